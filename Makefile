@@ -1,0 +1,163 @@
+# monostamp: build, test, benchmark.
+#
+#   make            libmonostamp.a, libmonostamp.so, monostamp.pc in $(BUILD)
+#   make test       every suite: C (plain, ASan+UBSan, TSan), Python, Lua
+#   make demo       the examples
+#   make bench      the benchmarks (ratios against baselines of the same run)
+#   make fuzz       the libFuzzer targets, FUZZ_SECONDS each
+#   make install PREFIX=/usr/local
+#
+# Every target that needs a tool runs tools/install-deps.sh first, which
+# installs what is missing on a Debian machine and does nothing otherwise.
+
+BUILD    ?= build
+PREFIX   ?= /usr/local
+CC       ?= cc
+PYTHON   ?= python3
+LUA      ?= lua5.4
+FUZZ_SECONDS ?= 20
+
+CSTD     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+OPT      ?= -O2 -g
+CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) -fPIC -fvisibility=hidden -Icsrc $(CFLAGS)
+LDLIBS_ALL := -lpthread $(LDLIBS)
+
+CORE_SRC := $(sort $(wildcard csrc/*.c))
+CORE_HDR := $(wildcard csrc/*.h)
+TEST_SRC := $(sort $(wildcard tests/c/test_*.c))
+TEST_HDR := $(wildcard tests/c/*.h)
+BENCH_SRC := $(sort $(wildcard bench/c/bench_*.c))
+FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
+
+DEPS := tools/install-deps.sh
+
+.PHONY: all lib test test-c test-asan test-tsan test-python test-pythons test-lua \
+        demo bench fuzz install lua python clean deps
+
+all: lib
+lib: $(BUILD)/libmonostamp.a $(BUILD)/libmonostamp.so $(BUILD)/monostamp.pc
+
+deps:
+	@sh $(DEPS)
+
+# ---------------------------------------------------------------- library
+# One object set per flavour: plain, asan (ASan+UBSan), tsan.
+define flavour
+$(BUILD)/$(1)/obj/%.o: csrc/%.c $(CORE_HDR) Makefile
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_ALL) $(2) -DMONOSTAMP_EXPORTS -c $$< -o $$@
+$(BUILD)/$(1)/libcore.a: $(patsubst csrc/%.c,$(BUILD)/$(1)/obj/%.o,$(CORE_SRC))
+	@rm -f $$@
+	$$(AR) rcs $$@ $$^
+$(BUILD)/$(1)/tests/%: tests/c/%.c $(BUILD)/$(1)/libcore.a $(TEST_HDR)
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_ALL) $(2) -Itests/c $$< $(BUILD)/$(1)/libcore.a -o $$@ $$(LDLIBS_ALL) $(3)
+endef
+
+SAN_ASAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SAN_TSAN := -fsanitize=thread -fno-omit-frame-pointer
+$(eval $(call flavour,plain,,))
+$(eval $(call flavour,asan,$(SAN_ASAN) -O1,$(SAN_ASAN)))
+$(eval $(call flavour,tsan,$(SAN_TSAN) -O1,$(SAN_TSAN)))
+
+$(BUILD)/libmonostamp.a: $(BUILD)/plain/libcore.a
+	cp $< $@
+
+$(BUILD)/libmonostamp.so: $(BUILD)/plain/libcore.a
+	$(CC) -shared -o $@ -Wl,--whole-archive $< -Wl,--no-whole-archive \
+	    -Wl,-soname,libmonostamp.so.$(shell sed -n 's/^#define MONOSTAMP_VERSION_MAJOR //p' csrc/monostamp.h) \
+	    -Wl,--no-undefined $(LDLIBS_ALL)
+
+VERSION := $(shell sed -n 's/^#define MONOSTAMP_VERSION "\(.*\)"/\1/p' csrc/monostamp.h)
+
+$(BUILD)/monostamp.pc: monostamp.pc.in csrc/monostamp.h Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+install: lib
+	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 csrc/monostamp.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 $(BUILD)/libmonostamp.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/libmonostamp.so $(DESTDIR)$(PREFIX)/lib/libmonostamp.so.$(VERSION)
+	ln -sf libmonostamp.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libmonostamp.so.$(firstword $(subst ., ,$(VERSION)))
+	ln -sf libmonostamp.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libmonostamp.so
+	install -m 644 $(BUILD)/monostamp.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+
+# ---------------------------------------------------------------- tests
+TESTS = $(patsubst tests/c/%.c,%,$(TEST_SRC))
+
+test: deps
+	@$(MAKE) --no-print-directory test-c test-asan test-tsan test-python test-pythons test-lua
+	@echo "make test: all suites passed"
+
+# Each C test binary prints its own "N passed, N failed" line.
+define run_c_tests
+	@mkdir -p $(BUILD)
+	@set -e; for t in $(TESTS); do \
+	    echo "== $(1) $$t"; $(2) $(BUILD)/$(1)/tests/$$t; \
+	done
+endef
+
+test-c: $(addprefix $(BUILD)/plain/tests/,$(TESTS))
+	$(call run_c_tests,plain,)
+test-asan: $(addprefix $(BUILD)/asan/tests/,$(TESTS))
+	$(call run_c_tests,asan,ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1)
+# TSan's own interceptors cannot follow fork() children well; tests that
+# fork check MONOSTAMP_TEST_TSAN and keep to threads.
+test-tsan: $(addprefix $(BUILD)/tsan/tests/,$(TESTS))
+	$(call run_c_tests,tsan,MONOSTAMP_TEST_TSAN=1 TSAN_OPTIONS=halt_on_error=1)
+
+# Python: the extension is built and installed for the default interpreter,
+# then every other CPython >= 3.8 on the machine is tried in its own venv.
+test-python:
+	@if [ -f setup.py ] && [ -d tests/python ]; then \
+	    $(PYTHON) -m pip install --quiet --no-build-isolation --force-reinstall --no-deps . && \
+	    cd tests/python && $(PYTHON) -m pytest -q -p no:cacheprovider; \
+	else echo "test-python: no Python binding yet"; fi
+test-pythons:
+	@if [ -f setup.py ] && [ -x tools/test-pythons.sh ]; then tools/test-pythons.sh; \
+	else echo "test-pythons: nothing to run"; fi
+
+# Lua: the module is built into $(BUILD)/lua and the busted specs load it.
+LUA_CFLAGS := $(shell pkg-config --cflags lua5.4 2>/dev/null)
+LUA_SRC := $(sort $(wildcard bindings/lua/*.c))
+lua: $(BUILD)/lua/monostamp.so
+$(BUILD)/lua/monostamp.so: $(LUA_SRC) $(CORE_SRC) $(CORE_HDR) $(wildcard bindings/lua/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) $(OPT) -fPIC -fvisibility=hidden -Icsrc $(LUA_CFLAGS) -shared \
+	    $(LUA_SRC) $(CORE_SRC) -o $@ -lpthread
+test-lua:
+	@if [ -n "$(LUA_SRC)" ] && [ -d tests/lua ]; then \
+	    $(MAKE) --no-print-directory lua && \
+	    MONOSTAMP_BUILD=$(abspath $(BUILD)) LUA_CPATH="$(abspath $(BUILD))/lua/?.so;;" \
+	    LUA_PATH="$(abspath bindings/lua)/?.lua;;" \
+	    $(LUA) /usr/bin/busted --pattern=_spec tests/lua; \
+	else echo "test-lua: no Lua binding yet"; fi
+
+# ---------------------------------------------------------------- demo, bench, fuzz
+demo: deps lib
+	@sh examples/run-all.sh $(BUILD)
+
+BENCHES = $(patsubst bench/c/%.c,%,$(BENCH_SRC))
+$(BUILD)/bench/%: bench/c/%.c $(BUILD)/plain/libcore.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -O2 $< $(BUILD)/plain/libcore.a -o $@ $(LDLIBS_ALL)
+bench: deps $(addprefix $(BUILD)/bench/,$(BENCHES))
+	@for b in $(BENCHES); do echo "== $$b"; $(BUILD)/bench/$$b || exit 1; done
+	@if [ -f bench/run-bindings.sh ]; then sh bench/run-bindings.sh $(BUILD); fi
+
+FUZZERS = $(patsubst fuzz/%.c,%,$(FUZZ_SRC))
+FUZZ_FLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -Icsrc \
+              -fsanitize=fuzzer,address,undefined
+$(BUILD)/fuzz/%: fuzz/%.c $(CORE_SRC) $(CORE_HDR)
+	@mkdir -p $(@D)
+	clang $(FUZZ_FLAGS) $< $(CORE_SRC) -o $@ -lpthread
+fuzz: deps $(addprefix $(BUILD)/fuzz/,$(FUZZERS))
+	@for f in $(FUZZERS); do echo "== $$f ($(FUZZ_SECONDS) s)"; \
+	    mkdir -p $(BUILD)/fuzz/corpus-$$f; \
+	    $(BUILD)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 \
+	        $(BUILD)/fuzz/corpus-$$f $$( [ -d fuzz/seeds/$$f ] && echo fuzz/seeds/$$f ) || exit 1; done
+
+clean:
+	rm -rf $(BUILD) build-* *.egg-info bindings/python/*.egg-info

@@ -1,0 +1,329 @@
+/*
+ * monostamp.h: unique, monotonic wall-clock timestamps that carry the local
+ * UTC offset.  This header is the manual: every function says its units, its
+ * range, whether it is thread-safe and what it returns.
+ *
+ * Conventions
+ *   - Instants are int64_t nanoseconds since 1970-01-01T00:00:00Z (`*_ns`),
+ *     offsets are int32_t seconds east of UTC (`*_offset_s`).
+ *   - Functions that can fail return 0 or a negative MONOSTAMP_E* code;
+ *     monostamp_strerror() names it.  The library never prints, exits or
+ *     aborts, and a failed call leaves every clock as it was.
+ *   - MONOSTAMP_ESYSTEM means an OS call failed and errno still holds why.
+ */
+#ifndef MONOSTAMP_H
+#define MONOSTAMP_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(MONOSTAMP_EXPORTS) && defined(__GNUC__)
+#define MONOSTAMP_API __attribute__((visibility("default")))
+#else
+#define MONOSTAMP_API
+#endif
+
+#define MONOSTAMP_VERSION_MAJOR 0
+#define MONOSTAMP_VERSION_MINOR 1
+#define MONOSTAMP_VERSION_PATCH 0
+#define MONOSTAMP_VERSION "0.1.0"
+
+/* ---------------------------------------------------------------- errors */
+
+enum {
+    MONOSTAMP_OK = 0,
+    MONOSTAMP_EINVAL = -1,    /* an argument is outside its domain */
+    MONOSTAMP_ERANGE = -2,    /* a result would not fit in int64 ns or years 1..9999 */
+    MONOSTAMP_ENOTSUP = -3,   /* the operation does not apply to this clock's source */
+    MONOSTAMP_ELEAD = -4,     /* the stamp would lead its source by more than max_lead_ns */
+    MONOSTAMP_ESYSTEM = -5,   /* an OS call failed; errno says why */
+    MONOSTAMP_EFOREIGN = -6,  /* a shared state file that is not monostamp's, or truncated */
+    MONOSTAMP_EVERSION = -7,  /* a shared state file of another layout version */
+    MONOSTAMP_ENOZONE = -8,   /* an unknown, unreadable or malformed time zone */
+    MONOSTAMP_ESYNTAX = -9,   /* malformed ISO 8601 text */
+    MONOSTAMP_ENOMEM = -10    /* out of memory */
+};
+
+/* A static, human-readable sentence for `code` ("unknown error" for codes
+ * this version does not know).  Thread-safe. */
+MONOSTAMP_API const char *monostamp_strerror(int code);
+
+/* ------------------------------------------------------------- policies */
+
+/* What a clock does with a reading r, given the last value it handed out.
+ * Names and meaning follow Squeak Smalltalk's `Time clockPolicy:`. */
+typedef enum monostamp_policy {
+    /* r as read: may repeat, may go backwards. */
+    MONOSTAMP_ACCEPT_PLATFORM_TIME = 0,
+    /* max(r, last): never backwards, may repeat. */
+    MONOSTAMP_MONOTONIC_ALLOW_DUPLICATES = 1,
+    /* r floored to a whole microsecond, or the next whole microsecond after
+     * last when that is not greater (last + 1000 when last is whole). */
+    MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT = 2,
+    /* r if greater than last, else last + 1: strictly increasing. */
+    MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT = 3
+} monostamp_policy;
+
+#define MONOSTAMP_DEFAULT_POLICY MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT
+
+/* The Squeak name ("acceptPlatformTime", ...), or NULL if `policy` is not a
+ * policy. */
+MONOSTAMP_API const char *monostamp_policy_name(int policy);
+/* Looks a Squeak name up; MONOSTAMP_EINVAL if `name` is none of the four. */
+MONOSTAMP_API int monostamp_policy_from_name(const char *name,
+                                             monostamp_policy *out);
+
+/* -------------------------------------------------------------- sources */
+
+typedef enum monostamp_source {
+    MONOSTAMP_SOURCE_REALTIME = 0,        /* the precise wall clock */
+    MONOSTAMP_SOURCE_REALTIME_COARSE = 1, /* the tick-grained wall clock: cheap */
+    MONOSTAMP_SOURCE_MANUAL = 2           /* a value the caller sets: for tests */
+} monostamp_source;
+
+/* "realtime", "realtime_coarse", "manual"; NULL if not a source. */
+MONOSTAMP_API const char *monostamp_source_name(int source);
+/* Looks a source name up; MONOSTAMP_EINVAL if unknown. */
+MONOSTAMP_API int monostamp_source_from_name(const char *name,
+                                             monostamp_source *out);
+
+/* Facts about a source, in the manner of Python's time.get_clock_info(). */
+typedef struct monostamp_clock_info {
+    const char *name;           /* "realtime", ... */
+    const char *implementation; /* "clock_gettime(CLOCK_REALTIME)", ... */
+    int64_t resolution_ns;      /* the step between two distinct readings */
+    int adjustable;             /* 1 if the system (or caller) may step it */
+    int monotonic;              /* 1 if it can never go backwards */
+} monostamp_clock_info;
+
+/* Fills `out` for `source`.  MONOSTAMP_EINVAL for an unknown source,
+ * MONOSTAMP_ENOTSUP if this platform lacks it.  Thread-safe. */
+MONOSTAMP_API int monostamp_clock_info_get(int source,
+                                           monostamp_clock_info *out);
+
+/* One raw reading of a platform source, in ns since the epoch, no policy
+ * applied.  For benchmarks and tests; MONOSTAMP_ENOTSUP for "manual". */
+MONOSTAMP_API int monostamp_source_read(int source, int64_t *out_ns);
+
+/* ------------------------------------------------------------ the zones */
+
+/* A time zone: the UTC offset at any instant.  Opened zones are immutable
+ * from the caller's view and safe to share between threads; the engine
+ * caches, per zone, the window of instants over which the offset holds. */
+typedef struct monostamp_zone monostamp_zone;
+
+#define MONOSTAMP_ZONE_NAME_MAX 255
+
+/* Opens a zone by name: NULL or "" for the process's local zone (TZ, else
+ * /etc/localtime), "UTC", an IANA name such as "Europe/Berlin" (read from
+ * TZDIR, else the system tz database), or a POSIX TZ string such as
+ * "CET-1CEST,M3.5.0,M10.5.0/3".  The local zone follows TZ and
+ * /etc/localtime changes; named zones are fixed.  MONOSTAMP_ENOZONE if the
+ * name is unknown or the data malformed, MONOSTAMP_EINVAL if the name is
+ * longer than MONOSTAMP_ZONE_NAME_MAX.  Thread-safe. */
+MONOSTAMP_API int monostamp_zone_open(const char *name, monostamp_zone **out);
+/* Releases a zone from monostamp_zone_open (NULL is fine). */
+MONOSTAMP_API void monostamp_zone_close(monostamp_zone *zone);
+/* The name the zone was opened with ("" for the local zone).  Valid until
+ * the zone is closed. */
+MONOSTAMP_API const char *monostamp_zone_name(const monostamp_zone *zone);
+/* The offset, in seconds east of UTC, in force at `utc_ns`.  Steady state:
+ * one range compare against a cached window; readers never write shared
+ * memory.  Thread-safe. */
+MONOSTAMP_API int monostamp_zone_offset(monostamp_zone *zone, int64_t utc_ns,
+                                        int32_t *out_offset_s);
+/* Says that TZ or the local zone file changed: the next offset of every
+ * local zone re-reads its source.  Without this call a change is noticed
+ * within the re-check interval.  Thread-safe, async-signal-unsafe. */
+MONOSTAMP_API void monostamp_zone_changed(void);
+/* Sets how often (ns, > 0) the local zone's source is re-checked; default
+ * 1 s.  MONOSTAMP_EINVAL if not positive. */
+MONOSTAMP_API int monostamp_zone_set_recheck_ns(int64_t interval_ns);
+
+/* ------------------------------------------------------------ the clock */
+
+typedef enum monostamp_on_lead {
+    MONOSTAMP_ON_LEAD_WAIT = 0,  /* sleep until the source catches up */
+    MONOSTAMP_ON_LEAD_ERROR = 1  /* fail with MONOSTAMP_ELEAD, state unchanged */
+} monostamp_on_lead;
+
+/* How to build a clock.  Start from monostamp_options_init(). */
+typedef struct monostamp_options {
+    int policy;              /* a monostamp_policy; default nanosecond increment */
+    int source;              /* a monostamp_source; default realtime */
+    const char *zone;        /* zone name for monostamp_zone_open; NULL: local */
+    int64_t max_lead_ns;     /* how far stamps may run ahead of the source; 0: unbounded */
+    int on_lead;             /* a monostamp_on_lead; manual sources always error */
+    const char *shared_path; /* state file shared across processes; NULL: private */
+    int has_start_ns;        /* manual source only: start at start_ns ... */
+    int64_t start_ns;        /* ... else at 0 */
+} monostamp_options;
+
+/* Fills `options` with the defaults.  Thread-safe. */
+MONOSTAMP_API void monostamp_options_init(monostamp_options *options);
+
+/* The counters a clock keeps.  All are cumulative since the clock began. */
+typedef struct monostamp_stats {
+    uint64_t readings;             /* source readings taken */
+    uint64_t backward_steps;       /* readings below the clock's previous reading */
+    int64_t largest_backward_ns;   /* the largest such step */
+    uint64_t duplicates;           /* readings not above the last stamp */
+    uint64_t forced_increments;    /* stamps raised above their reading */
+    int64_t lead_ns;               /* the last stamp minus its reading */
+    int64_t max_lead_ns;           /* the largest lead seen */
+    uint64_t lead_waits;           /* times the lead bound made a call wait */
+    uint64_t lead_errors;          /* times the lead bound failed a call */
+} monostamp_stats;
+
+/* A stamp: an instant and the offset in force at it. */
+typedef struct monostamp_stamp {
+    int64_t utc_ns;
+    int32_t offset_s;
+} monostamp_stamp;
+
+/* The last value handed out: a private atomic, or one in shared memory. */
+typedef struct monostamp_state monostamp_state;
+
+/* A clock.  The caller owns the struct (embed it anywhere); the fields are
+ * private.  Every function on an initialised clock is thread-safe, except
+ * monostamp_clock_destroy, which must be the last call. */
+typedef struct monostamp_clock {
+    monostamp_state *state;      /* points at own_last or at a mapping */
+    _Atomic int64_t own_last;    /* private state when not shared */
+    _Atomic int policy;
+    int source;
+    int on_lead;
+    int64_t max_lead_ns;
+    _Atomic int64_t manual_ns;   /* the manual source's reading */
+    monostamp_zone *zone;
+    void *mapping;               /* the shared file's mapping, or NULL */
+    size_t mapping_size;
+    /* Counters: relaxed atomics, off the fast path where they can be. */
+    _Atomic uint64_t readings;
+    _Atomic int64_t previous_reading;
+    _Atomic uint64_t backward_steps;
+    _Atomic int64_t largest_backward_ns;
+    _Atomic uint64_t duplicates;
+    _Atomic uint64_t forced_increments;
+    _Atomic int64_t lead_ns;
+    _Atomic int64_t max_lead_seen_ns;
+    _Atomic uint64_t lead_waits;
+    _Atomic uint64_t lead_errors;
+} monostamp_clock;
+
+/* Builds a clock from `options` (NULL: the defaults).  Fails with
+ * MONOSTAMP_EINVAL for a bad policy, source, on_lead, negative max_lead_ns
+ * or start_ns on a non-manual source; MONOSTAMP_ENOZONE for a bad zone;
+ * EFOREIGN/EVERSION/ESYSTEM for a shared file it cannot use.  On failure
+ * the clock needs no destroy. */
+MONOSTAMP_API int monostamp_clock_init(monostamp_clock *clock,
+                                       const monostamp_options *options);
+/* Releases what the clock holds.  Safe on a zeroed struct. */
+MONOSTAMP_API void monostamp_clock_destroy(monostamp_clock *clock);
+
+/* The next stamp: its instant under the clock's policy and the offset in
+ * force at that instant.  MONOSTAMP_ELEAD under the lead bound's error
+ * action, MONOSTAMP_ERANGE if the instant would pass INT64_MAX. */
+MONOSTAMP_API int monostamp_now(monostamp_clock *clock, monostamp_stamp *out);
+/* The next stamp's instant alone (no offset work): same rules as
+ * monostamp_now, one sequence with it. */
+MONOSTAMP_API int monostamp_time_ns(monostamp_clock *clock, int64_t *out_ns);
+
+/* The clock's policy, and a new one (takes effect for the next stamp;
+ * MONOSTAMP_EINVAL if `policy` is not a policy). */
+MONOSTAMP_API monostamp_policy monostamp_clock_policy(monostamp_clock *clock);
+MONOSTAMP_API int monostamp_clock_set_policy(monostamp_clock *clock,
+                                             int policy);
+/* The clock's source, zone (never NULL once initialised) and lead bound. */
+MONOSTAMP_API monostamp_source monostamp_clock_source(const monostamp_clock *clock);
+MONOSTAMP_API monostamp_zone *monostamp_clock_zone(const monostamp_clock *clock);
+/* 1 if the clock's state lives in a shared file. */
+MONOSTAMP_API int monostamp_clock_is_shared(const monostamp_clock *clock);
+
+/* Manual source: sets the reading to `ns`, or moves it by `delta_ns`
+ * (negative steps back).  MONOSTAMP_ENOTSUP on other sources,
+ * MONOSTAMP_ERANGE if the sum overflows (reading unchanged). */
+MONOSTAMP_API int monostamp_manual_set(monostamp_clock *clock, int64_t ns);
+MONOSTAMP_API int monostamp_manual_advance(monostamp_clock *clock,
+                                           int64_t delta_ns);
+
+/* Copies the counters.  Each is read atomically, the set is not a
+ * snapshot.  Thread-safe. */
+MONOSTAMP_API void monostamp_clock_stats(monostamp_clock *clock,
+                                         monostamp_stats *out);
+
+/* ----------------------------------------------------- the default clock */
+
+/* The process-wide default clock: realtime source, local zone, policy
+ * MONOSTAMP_DEFAULT_POLICY.  Its state is made when the library loads, in
+ * memory that fork() shares, so a parent and its children draw from one
+ * sequence; when the environment variable MONOSTAMP_SHARED names a file it
+ * uses that file instead, joining every process that does the same.
+ * Returns 0 and the clock, or the error that made it unusable (a bad
+ * MONOSTAMP_SHARED file, say) on every call.  Thread-safe. */
+MONOSTAMP_API int monostamp_default_clock(monostamp_clock **out);
+/* Shortcuts on the default clock. */
+MONOSTAMP_API int monostamp_default_now(monostamp_stamp *out);
+MONOSTAMP_API int monostamp_default_time_ns(int64_t *out_ns);
+/* Squeak's `Time clockPolicy`: the default clock's policy, and a new one. */
+MONOSTAMP_API monostamp_policy monostamp_get_policy(void);
+MONOSTAMP_API int monostamp_set_policy(int policy);
+
+/* --------------------------------------------------- ISO 8601 / RFC 3339 */
+
+/* The longest text monostamp_format_iso8601 writes, without the NUL:
+ * "9999-12-31T23:59:59.999999999+99:59". */
+#define MONOSTAMP_ISO8601_MAX 35
+
+/* Writes the local time of `utc_ns` at `offset_s` as
+ * "2026-12-02T15:11:20.123456789+01:00": `digits` (0..9) fractional
+ * digits, truncated, and "Z" for a zero offset when `use_z` is set.
+ * Writes a NUL if it fits and returns the length (without NUL);
+ * MONOSTAMP_EINVAL for bad digits or an offset beyond +-23:59:59 that is
+ * not whole minutes, MONOSTAMP_ERANGE if the local year is outside
+ * 1..9999 or `size` is too small (buffer untouched). */
+MONOSTAMP_API int monostamp_format_iso8601(char *buf, size_t size,
+                                           int64_t utc_ns, int32_t offset_s,
+                                           int digits, int use_z);
+
+/* Where and why a parse failed. */
+typedef struct monostamp_parse_error {
+    size_t position;     /* byte offset into the text */
+    const char *reason;  /* static text, e.g. "expected ':' between hour and minute" */
+} monostamp_parse_error;
+
+/* Parses "YYYY-MM-DDThh:mm:ss[.f{1,9}](Z|+hh:mm|-hh:mm|+hhmm|-hhmm)" ('T',
+ * 't' or ' ' between date and time) back to the instant and its offset,
+ * exactly.  The whole `len` bytes must match.  On MONOSTAMP_ESYNTAX or
+ * MONOSTAMP_ERANGE, `error` (if not NULL) says where and why. */
+MONOSTAMP_API int monostamp_parse_iso8601(const char *text, size_t len,
+                                          int64_t *out_utc_ns,
+                                          int32_t *out_offset_s,
+                                          monostamp_parse_error *error);
+
+/* ------------------------------------------------------------- sleeping */
+
+/* Sleeps until CLOCK_MONOTONIC reaches `deadline_ns`, waking no earlier
+ * and at most `tolerance_ns` later when the machine allows it.  Resumes
+ * after signals.  MONOSTAMP_EINVAL for a negative tolerance.  Thread-safe. */
+MONOSTAMP_API int monostamp_sleep_until(int64_t deadline_ns,
+                                        int64_t tolerance_ns);
+/* Sleeps for `duration_ns` (>= 0) with the same contract; MONOSTAMP_EINVAL
+ * if negative, MONOSTAMP_ERANGE if the deadline overflows. */
+MONOSTAMP_API int monostamp_sleep_for(int64_t duration_ns,
+                                      int64_t tolerance_ns);
+/* CLOCK_MONOTONIC in ns: the time base of monostamp_sleep_until. */
+MONOSTAMP_API int64_t monostamp_monotonic_ns(void);
+/* The tolerance used when a binding is given none. */
+#define MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS 50000
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MONOSTAMP_H */

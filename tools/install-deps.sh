@@ -1,0 +1,48 @@
+#!/bin/sh
+# Installs what monostamp's build, tests, demo and benchmarks need and this
+# machine lacks: Debian packages with apt-get, Python packages with pip.
+# Says what it installs; does nothing when everything is present.
+set -eu
+
+PYTHON=${PYTHON:-python3}
+
+# Debian package, and a command or file that proves it is present.
+debs=""
+need_deb() { # package probe
+    case "$2" in
+        /*) [ -e "$2" ] && return 0 ;;
+        *) command -v "$2" >/dev/null 2>&1 && return 0 ;;
+    esac
+    debs="$debs $1"
+}
+need_deb gcc gcc
+need_deb make make
+need_deb pkg-config pkg-config
+need_deb lua5.4 lua5.4
+need_deb liblua5.4-dev /usr/include/lua5.4/lua.h
+need_deb lua-busted /usr/bin/busted
+need_deb lua-socket /usr/share/lua/5.4/socket.lua
+need_deb luarocks luarocks
+need_deb clang clang
+need_deb libclang-rt-14-dev /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
+need_deb tzdata /usr/share/zoneinfo/Europe/Berlin
+
+if [ -n "$debs" ]; then
+    echo "install-deps: installing Debian packages:$debs"
+    sudo=""
+    [ "$(id -u)" = 0 ] || sudo="sudo"
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    # shellcheck disable=SC2086
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $debs >/dev/null
+fi
+
+pips=""
+for mod in pytest:pytest hypothesis:hypothesis xdist:pytest-xdist setuptools:setuptools wheel:wheel; do
+    "$PYTHON" -c "import ${mod%%:*}" 2>/dev/null || pips="$pips ${mod#*:}"
+done
+if [ -n "$pips" ]; then
+    echo "install-deps: installing Python packages for $PYTHON:$pips"
+    # shellcheck disable=SC2086
+    "$PYTHON" -m pip install --quiet --disable-pip-version-check $pips
+fi
+exit 0
