@@ -186,15 +186,16 @@ typedef struct monostamp_stamp {
     int32_t offset_s;
 } monostamp_stamp;
 
-/* The last value handed out: a private atomic, or one in shared memory. */
-typedef struct monostamp_state monostamp_state;
-
 /* A clock.  The caller owns the struct (embed it anywhere); the fields are
  * private.  Every function on an initialised clock is thread-safe, except
  * monostamp_clock_destroy, which must be the last call. */
-typedef struct monostamp_clock {
-    monostamp_state *state;      /* points at own_last or at a mapping */
-    _Atomic int64_t own_last;    /* private state when not shared */
+typedef struct monostamp_clock monostamp_clock;
+struct monostamp_clock {
+    /* The last value handed out: own_last, or an atomic in shared memory. */
+    _Atomic int64_t *last_ns;
+    _Atomic int64_t own_last;
+    /* The source's raw read: the seam between platform and manual time. */
+    int (*read_ns)(const monostamp_clock *clock, int64_t *out_ns);
     _Atomic int policy;
     int source;
     int on_lead;
@@ -205,7 +206,8 @@ typedef struct monostamp_clock {
     size_t mapping_size;
     /* Counters: relaxed atomics, off the fast path where they can be. */
     _Atomic uint64_t readings;
-    _Atomic int64_t previous_reading;
+    _Atomic int64_t slow_reading;  /* the last reading that took the slow path */
+    _Atomic int64_t slow_stamp;    /* and the stamp it got */
     _Atomic uint64_t backward_steps;
     _Atomic int64_t largest_backward_ns;
     _Atomic uint64_t duplicates;
@@ -214,7 +216,7 @@ typedef struct monostamp_clock {
     _Atomic int64_t max_lead_seen_ns;
     _Atomic uint64_t lead_waits;
     _Atomic uint64_t lead_errors;
-} monostamp_clock;
+};
 
 /* Builds a clock from `options` (NULL: the defaults).  Fails with
  * MONOSTAMP_EINVAL for a bad policy, source, on_lead, negative max_lead_ns

@@ -1,0 +1,371 @@
+/*
+ * clock.c: the policies, over one atomic "last value handed out".
+ *
+ * Every stamp is a compare-and-swap on *last_ns, so stamps from any number
+ * of threads, or processes sharing the atomic, are ordered by the atomic's
+ * modification order.  Relaxed ordering is enough for that: coherence alone
+ * makes a read-modify-write see every earlier write to the same atomic, so
+ * a stamp that happens after another (in any thread) is larger.  No other
+ * memory is published through *last_ns, so nothing stronger is needed.
+ */
+#include <limits.h>
+#include <string.h>
+
+#include "clock_internal.h"
+#include "source.h"
+
+#define RELAXED memory_order_relaxed
+
+static int read_manual(const monostamp_clock *clock, int64_t *out_ns)
+{
+    /* const on the clock, but the atomic itself may change under us. */
+    *out_ns = atomic_load_explicit(&((monostamp_clock *)clock)->manual_ns, RELAXED);
+    return MONOSTAMP_OK;
+}
+
+static void store_max(_Atomic int64_t *target, int64_t value)
+{
+    int64_t seen = atomic_load_explicit(target, RELAXED);
+    while (value > seen &&
+           !atomic_compare_exchange_weak_explicit(target, &seen, value, RELAXED, RELAXED))
+        ;
+}
+
+static void count(_Atomic uint64_t *counter)
+{
+    atomic_fetch_add_explicit(counter, 1, RELAXED);
+}
+
+/* The whole microsecond at or below ns (floor, also before 1970). */
+static inline int64_t floor_us(int64_t ns)
+{
+    int64_t r = ns % 1000;
+    return r < 0 ? ns - r - 1000 : ns - r;
+}
+
+/*
+ * Counts what a reading at or below the last stamp says about the source.
+ * The previous reading is the last slow-path reading if no stamp was taken
+ * on the fast path since (the last stamp is still the one it got), else the
+ * last stamp itself, which the fast path sets to its reading.  Exact for a
+ * clock used by one thread at a time; with several, readings interleave and
+ * "previous" is the one ordered last.
+ */
+static void note_slow_reading(monostamp_clock *clock, int64_t reading,
+                              int64_t last)
+{
+    int64_t previous = last;
+    if (atomic_load_explicit(&clock->slow_stamp, RELAXED) == last)
+        previous = atomic_load_explicit(&clock->slow_reading, RELAXED);
+    count(&clock->duplicates);
+    if (reading < previous) {
+        count(&clock->backward_steps);
+        store_max(&clock->largest_backward_ns, previous - reading);
+    }
+    atomic_store_explicit(&clock->slow_reading, reading, RELAXED);
+}
+
+/* The candidate a policy makes of `reading` given `last`, or ERANGE. */
+static inline int candidate(int policy, int64_t reading, int64_t last,
+                            int64_t *out)
+{
+    if (policy == MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT) {
+        if (reading > last) {
+            *out = reading;
+            return MONOSTAMP_OK;
+        }
+        if (last == INT64_MAX)
+            return MONOSTAMP_ERANGE;
+        *out = last + 1;
+        return MONOSTAMP_OK;
+    }
+    if (policy == MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT) {
+        int64_t us = floor_us(reading);
+        if (us > last) {
+            *out = us;
+            return MONOSTAMP_OK;
+        }
+        if (last > INT64_MAX - 1000)
+            return MONOSTAMP_ERANGE;
+        /* The next whole µs after last: last + 1000 when last is whole. */
+        *out = floor_us(last) + 1000;
+        return MONOSTAMP_OK;
+    }
+    /* MONOSTAMP_MONOTONIC_ALLOW_DUPLICATES */
+    *out = reading > last ? reading : last;
+    return MONOSTAMP_OK;
+}
+
+/* Says whether `stamp` may be handed out for `reading` under the lead
+ * bound; waits for the source when that is the clock's action. */
+static int check_lead(monostamp_clock *clock, int64_t stamp, int64_t reading,
+                      int *retry)
+{
+    int64_t lead = stamp - reading;
+    *retry = 0;
+    if (clock->max_lead_ns == 0 || lead <= clock->max_lead_ns)
+        return MONOSTAMP_OK;
+    if (clock->on_lead == MONOSTAMP_ON_LEAD_ERROR ||
+        clock->source == MONOSTAMP_SOURCE_MANUAL) {
+        count(&clock->lead_errors);
+        return MONOSTAMP_ELEAD;
+    }
+    count(&clock->lead_waits);
+    /* Naps of at most 10 ms, so a wall clock stepped back meanwhile is
+     * re-read rather than waited out blindly. */
+    int64_t behind = lead - clock->max_lead_ns;
+    monostamp__nap_ns(behind < 10000000 ? behind : 10000000);
+    *retry = 1;
+    return MONOSTAMP_OK;
+}
+
+int monostamp__next_ns(monostamp_clock *clock, int64_t *out_ns)
+{
+    for (;;) {
+        int64_t reading, last, stamp;
+        int rc = clock->read_ns(clock, &reading);
+        if (rc != MONOSTAMP_OK)
+            return rc;
+        count(&clock->readings);
+
+        int policy = atomic_load_explicit(&clock->policy, RELAXED);
+        if (policy == MONOSTAMP_ACCEPT_PLATFORM_TIME) {
+            *out_ns = reading;
+            return MONOSTAMP_OK;
+        }
+
+        last = atomic_load_explicit(clock->last_ns, RELAXED);
+        for (;;) {
+            rc = candidate(policy, reading, last, &stamp);
+            if (rc != MONOSTAMP_OK)
+                return rc;
+            if (stamp == last)
+                break; /* allowDuplicates at or below last: nothing to write */
+            if (stamp > reading) {
+                int retry;
+                rc = check_lead(clock, stamp, reading, &retry);
+                if (rc != MONOSTAMP_OK)
+                    return rc;
+                if (retry)
+                    goto reread;
+            }
+            /* On failure the CAS reloads `last` and the candidate is redone. */
+            if (atomic_compare_exchange_weak_explicit(clock->last_ns, &last, stamp,
+                                                      RELAXED, RELAXED))
+                break;
+        }
+
+        if (reading <= last) {
+            /* The slow path: the source did not move past the last stamp. */
+            note_slow_reading(clock, reading, last);
+            if (stamp > reading) {
+                count(&clock->forced_increments);
+                atomic_store_explicit(&clock->lead_ns, stamp - reading, RELAXED);
+                store_max(&clock->max_lead_seen_ns, stamp - reading);
+            }
+            atomic_store_explicit(&clock->slow_stamp, stamp, RELAXED);
+        } else if (atomic_load_explicit(&clock->lead_ns, RELAXED) != 0) {
+            atomic_store_explicit(&clock->lead_ns, 0, RELAXED);
+        }
+        *out_ns = stamp;
+        return MONOSTAMP_OK;
+    reread:;
+    }
+}
+
+int monostamp_time_ns(monostamp_clock *clock, int64_t *out_ns)
+{
+    if (clock == NULL || out_ns == NULL)
+        return MONOSTAMP_EINVAL;
+    return monostamp__next_ns(clock, out_ns);
+}
+
+int monostamp_now(monostamp_clock *clock, monostamp_stamp *out)
+{
+    if (clock == NULL || out == NULL)
+        return MONOSTAMP_EINVAL;
+    int64_t ns;
+    int32_t offset_s;
+    int rc = monostamp__next_ns(clock, &ns);
+    if (rc != MONOSTAMP_OK)
+        return rc;
+    rc = monostamp__zone_offset(clock->zone, ns, &offset_s);
+    if (rc != MONOSTAMP_OK)
+        return rc;
+    out->utc_ns = ns;
+    out->offset_s = offset_s;
+    return MONOSTAMP_OK;
+}
+
+void monostamp_options_init(monostamp_options *options)
+{
+    memset(options, 0, sizeof *options);
+    options->policy = MONOSTAMP_DEFAULT_POLICY;
+    options->source = MONOSTAMP_SOURCE_REALTIME;
+    options->on_lead = MONOSTAMP_ON_LEAD_WAIT;
+}
+
+static int check_options(const monostamp_options *o)
+{
+    if (monostamp_policy_name(o->policy) == NULL ||
+        monostamp_source_name(o->source) == NULL ||
+        (o->on_lead != MONOSTAMP_ON_LEAD_WAIT && o->on_lead != MONOSTAMP_ON_LEAD_ERROR) ||
+        o->max_lead_ns < 0 ||
+        (o->has_start_ns && o->source != MONOSTAMP_SOURCE_MANUAL))
+        return MONOSTAMP_EINVAL;
+    return MONOSTAMP_OK;
+}
+
+int monostamp_clock_init(monostamp_clock *clock, const monostamp_options *options)
+{
+    monostamp_options defaults;
+    int rc;
+
+    if (clock == NULL)
+        return MONOSTAMP_EINVAL;
+    if (options == NULL) {
+        monostamp_options_init(&defaults);
+        options = &defaults;
+    }
+    if ((rc = check_options(options)) != MONOSTAMP_OK)
+        return rc;
+
+    memset(clock, 0, sizeof *clock);
+    clock->source = options->source;
+    clock->on_lead = options->on_lead;
+    clock->max_lead_ns = options->max_lead_ns;
+    atomic_init(&clock->policy, options->policy);
+    atomic_init(&clock->manual_ns, options->has_start_ns ? options->start_ns : 0);
+    /* No stamp yet: the first reading of any value is above "last". */
+    atomic_init(&clock->own_last, INT64_MIN);
+    atomic_init(&clock->slow_stamp, INT64_MIN);
+    clock->last_ns = &clock->own_last;
+    switch (options->source) {
+    case MONOSTAMP_SOURCE_REALTIME: clock->read_ns = monostamp__read_realtime; break;
+    case MONOSTAMP_SOURCE_REALTIME_COARSE: clock->read_ns = monostamp__read_realtime_coarse; break;
+    default: clock->read_ns = read_manual; break;
+    }
+
+    if ((rc = monostamp_zone_open(options->zone, &clock->zone)) != MONOSTAMP_OK) {
+        clock->zone = NULL;
+        return rc;
+    }
+    if (options->shared_path != NULL) {
+        rc = monostamp__shared_open(options->shared_path, &clock->last_ns,
+                                    &clock->mapping, &clock->mapping_size);
+        if (rc != MONOSTAMP_OK) {
+            monostamp_zone_close(clock->zone);
+            clock->zone = NULL;
+            clock->last_ns = &clock->own_last;
+            return rc;
+        }
+    }
+    return MONOSTAMP_OK;
+}
+
+void monostamp_clock_destroy(monostamp_clock *clock)
+{
+    if (clock == NULL)
+        return;
+    if (clock->mapping != NULL)
+        monostamp__shared_close(clock->mapping, clock->mapping_size);
+    if (clock->zone != NULL)
+        monostamp_zone_close(clock->zone);
+    clock->mapping = NULL;
+    clock->zone = NULL;
+    clock->last_ns = &clock->own_last;
+}
+
+monostamp_policy monostamp_clock_policy(monostamp_clock *clock)
+{
+    return (monostamp_policy)atomic_load_explicit(&clock->policy, RELAXED);
+}
+
+int monostamp_clock_set_policy(monostamp_clock *clock, int policy)
+{
+    if (clock == NULL || monostamp_policy_name(policy) == NULL)
+        return MONOSTAMP_EINVAL;
+    atomic_store_explicit(&clock->policy, policy, RELAXED);
+    return MONOSTAMP_OK;
+}
+
+monostamp_source monostamp_clock_source(const monostamp_clock *clock)
+{
+    return (monostamp_source)clock->source;
+}
+
+monostamp_zone *monostamp_clock_zone(const monostamp_clock *clock)
+{
+    return clock->zone;
+}
+
+int monostamp_clock_is_shared(const monostamp_clock *clock)
+{
+    return clock->mapping != NULL;
+}
+
+int monostamp_manual_set(monostamp_clock *clock, int64_t ns)
+{
+    if (clock == NULL)
+        return MONOSTAMP_EINVAL;
+    if (clock->source != MONOSTAMP_SOURCE_MANUAL)
+        return MONOSTAMP_ENOTSUP;
+    atomic_store_explicit(&clock->manual_ns, ns, RELAXED);
+    return MONOSTAMP_OK;
+}
+
+int monostamp_manual_advance(monostamp_clock *clock, int64_t delta_ns)
+{
+    if (clock == NULL)
+        return MONOSTAMP_EINVAL;
+    if (clock->source != MONOSTAMP_SOURCE_MANUAL)
+        return MONOSTAMP_ENOTSUP;
+    int64_t now = atomic_load_explicit(&clock->manual_ns, RELAXED);
+    for (;;) {
+        if ((delta_ns > 0 && now > INT64_MAX - delta_ns) ||
+            (delta_ns < 0 && now < INT64_MIN - delta_ns))
+            return MONOSTAMP_ERANGE;
+        if (atomic_compare_exchange_weak_explicit(&clock->manual_ns, &now, now + delta_ns,
+                                                  RELAXED, RELAXED))
+            return MONOSTAMP_OK;
+    }
+}
+
+void monostamp_clock_stats(monostamp_clock *clock, monostamp_stats *out)
+{
+    out->readings = atomic_load_explicit(&clock->readings, RELAXED);
+    out->backward_steps = atomic_load_explicit(&clock->backward_steps, RELAXED);
+    out->largest_backward_ns = atomic_load_explicit(&clock->largest_backward_ns, RELAXED);
+    out->duplicates = atomic_load_explicit(&clock->duplicates, RELAXED);
+    out->forced_increments = atomic_load_explicit(&clock->forced_increments, RELAXED);
+    out->lead_ns = atomic_load_explicit(&clock->lead_ns, RELAXED);
+    out->max_lead_ns = atomic_load_explicit(&clock->max_lead_seen_ns, RELAXED);
+    out->lead_waits = atomic_load_explicit(&clock->lead_waits, RELAXED);
+    out->lead_errors = atomic_load_explicit(&clock->lead_errors, RELAXED);
+}
+
+int monostamp_clock_info_get(int source, monostamp_clock_info *out)
+{
+    if (out == NULL || monostamp_source_name(source) == NULL)
+        return MONOSTAMP_EINVAL;
+    if (source == MONOSTAMP_SOURCE_MANUAL) {
+        out->name = "manual";
+        out->implementation = "set by the caller";
+        out->resolution_ns = 1;
+        out->adjustable = 1;
+        out->monotonic = 0;
+        return MONOSTAMP_OK;
+    }
+    return monostamp__platform_clock_info(source, out);
+}
+
+int monostamp_source_read(int source, int64_t *out_ns)
+{
+    if (out_ns == NULL || monostamp_source_name(source) == NULL)
+        return MONOSTAMP_EINVAL;
+    if (source == MONOSTAMP_SOURCE_REALTIME)
+        return monostamp__read_realtime(NULL, out_ns);
+    if (source == MONOSTAMP_SOURCE_REALTIME_COARSE)
+        return monostamp__read_realtime_coarse(NULL, out_ns);
+    return MONOSTAMP_ENOTSUP;
+}

@@ -1,0 +1,95 @@
+/*
+ * default_clock.c: the process-wide clock behind monostamp_default_now() and
+ * Squeak's `Time clockPolicy:`.
+ *
+ * It is made when the library loads (a constructor, so before the program
+ * can fork) and its "last value" lives in an anonymous MAP_SHARED page:
+ * after fork() parent and children keep drawing from one sequence.  When
+ * MONOSTAMP_SHARED names a file, that file's atomic is used instead, which
+ * joins unrelated processes too.  A bad file makes the default clock fail
+ * every call with the same error rather than quietly fall back to private
+ * state, which would break the uniqueness the variable asked for.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "clock_internal.h"
+
+static monostamp_clock default_clock;
+static pthread_once_t default_once = PTHREAD_ONCE_INIT;
+static int default_rc;
+static int default_errno;
+/* Set (release) once default_clock is usable, to skip pthread_once. */
+static atomic_bool default_ready;
+
+static void init_default_clock(void)
+{
+    monostamp_options options;
+    const char *shared = getenv("MONOSTAMP_SHARED");
+    int rc;
+
+    monostamp_options_init(&options);
+    if (shared != NULL && shared[0] != '\0')
+        options.shared_path = shared;
+    rc = monostamp_clock_init(&default_clock, &options);
+    if (rc == MONOSTAMP_OK && options.shared_path == NULL) {
+        rc = monostamp__shared_anonymous(&default_clock.last_ns, &default_clock.mapping,
+                                         &default_clock.mapping_size);
+        if (rc != MONOSTAMP_OK)
+            monostamp_clock_destroy(&default_clock);
+    }
+    default_rc = rc;
+    default_errno = errno;
+    atomic_store_explicit(&default_ready, 1, memory_order_release);
+}
+
+__attribute__((constructor)) static void make_default_clock_at_load(void)
+{
+    int saved = errno;
+    pthread_once(&default_once, init_default_clock);
+    errno = saved;
+}
+
+int monostamp_default_clock(monostamp_clock **out)
+{
+    if (!atomic_load_explicit(&default_ready, memory_order_acquire))
+        pthread_once(&default_once, init_default_clock);
+    if (default_rc != MONOSTAMP_OK) {
+        errno = default_errno;
+        return default_rc;
+    }
+    *out = &default_clock;
+    return MONOSTAMP_OK;
+}
+
+int monostamp_default_now(monostamp_stamp *out)
+{
+    monostamp_clock *clock;
+    int rc = monostamp_default_clock(&clock);
+    return rc != MONOSTAMP_OK ? rc : monostamp_now(clock, out);
+}
+
+int monostamp_default_time_ns(int64_t *out_ns)
+{
+    monostamp_clock *clock;
+    int rc = monostamp_default_clock(&clock);
+    return rc != MONOSTAMP_OK ? rc : monostamp_time_ns(clock, out_ns);
+}
+
+monostamp_policy monostamp_get_policy(void)
+{
+    monostamp_clock *clock;
+    if (monostamp_default_clock(&clock) != MONOSTAMP_OK)
+        return MONOSTAMP_DEFAULT_POLICY;
+    return monostamp_clock_policy(clock);
+}
+
+int monostamp_set_policy(int policy)
+{
+    monostamp_clock *clock;
+    if (monostamp_policy_name(policy) == NULL)
+        return MONOSTAMP_EINVAL;
+    int rc = monostamp_default_clock(&clock);
+    return rc != MONOSTAMP_OK ? rc : monostamp_clock_set_policy(clock, policy);
+}
