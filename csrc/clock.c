@@ -159,7 +159,8 @@ int monostamp__next_ns(monostamp_clock *clock, int64_t *out_ns)
             /* The slow path: the source did not move past the last stamp. */
             note_slow_reading(clock, reading, last);
             if (stamp > reading) {
-                count(&clock->forced_increments);
+                if (stamp != last) /* raised, not merely held at last */
+                    count(&clock->forced_increments);
                 atomic_store_explicit(&clock->lead_ns, stamp - reading, RELAXED);
                 store_max(&clock->max_lead_seen_ns, stamp - reading);
             }

@@ -1,0 +1,250 @@
+/* test_shared.c: clocks on one state file across processes, files that are
+ * not ours, and MONOSTAMP_SHARED joining the default clocks of processes. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "monostamp.h"
+
+static char dir[] = "/tmp/monostamp-test-XXXXXX";
+
+static const char *path_in_dir(const char *name)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return path;
+}
+
+static int open_shared(monostamp_clock *clock, const char *path)
+{
+    monostamp_options o;
+    monostamp_options_init(&o);
+    o.zone = "UTC";
+    o.shared_path = path;
+    return monostamp_clock_init(clock, &o);
+}
+
+static void write_file(const char *path, const void *bytes, size_t size)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd >= 0) {
+        if (write(fd, bytes, size) != (ssize_t)size)
+            abort();
+        close(fd);
+    }
+}
+
+static void test_new_file_is_created_private(void)
+{
+    const char *path = path_in_dir("new.state");
+    monostamp_clock c;
+    struct stat st;
+    CHECK_OK(open_shared(&c, path));
+    CHECK_EQ(monostamp_clock_is_shared(&c), 1);
+    CHECK_EQ(stat(path, &st), 0);
+    CHECK_EQ(st.st_mode & 0777, 0600);
+    CHECK_EQ(st.st_size, 128);
+    int64_t a, b;
+    CHECK_OK(monostamp_time_ns(&c, &a));
+    monostamp_clock_destroy(&c);
+    /* A second clock on the file continues the sequence. */
+    CHECK_OK(open_shared(&c, path));
+    CHECK_OK(monostamp_time_ns(&c, &b));
+    CHECK_GT(b, a);
+    monostamp_clock_destroy(&c);
+}
+
+static void test_two_clocks_in_one_process_share(void)
+{
+    const char *path = path_in_dir("pair.state");
+    monostamp_clock c1, c2;
+    monostamp_options o;
+    CHECK_OK(open_shared(&c1, path));
+    /* The second is manual and frozen in the past: only the shared state
+     * can push its stamps above c1's. */
+    monostamp_options_init(&o);
+    o.source = MONOSTAMP_SOURCE_MANUAL;
+    o.zone = "UTC";
+    o.shared_path = path;
+    CHECK_OK(monostamp_clock_init(&c2, &o));
+    int64_t a, b, c;
+    CHECK_OK(monostamp_time_ns(&c1, &a));
+    CHECK_OK(monostamp_time_ns(&c2, &b));
+    CHECK_OK(monostamp_time_ns(&c1, &c));
+    CHECK_EQ(b, a + 1);
+    CHECK_GT(c, b);
+    monostamp_clock_destroy(&c1);
+    monostamp_clock_destroy(&c2);
+}
+
+static int compare_ns(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+static void test_two_processes_on_one_file(void)
+{
+    enum { EACH = 200000 };
+    const char *path = path_in_dir("procs.state");
+    int64_t *all = mmap(NULL, 2 * EACH * sizeof *all, PROT_READ | PROT_WRITE,
+                        MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    CHECK(all != MAP_FAILED);
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    /* Each process opens its own clock on the file after the fork, as
+     * unrelated processes would, and checks its own stamps increase. */
+    int64_t *mine = pid == 0 ? all + EACH : all;
+    monostamp_clock c;
+    int bad = open_shared(&c, path) != 0;
+    for (size_t i = 0; i < EACH && !bad; i++)
+        bad |= monostamp_time_ns(&c, &mine[i]) != 0 || (i > 0 && mine[i] <= mine[i - 1]);
+    monostamp_clock_destroy(&c);
+    if (pid == 0)
+        _exit(bad);
+    int status;
+    CHECK_EQ(waitpid(pid, &status, 0), pid);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK_EQ(bad, 0);
+    qsort(all, 2 * EACH, sizeof *all, compare_ns);
+    size_t duplicates = 0;
+    for (size_t i = 1; i < 2 * EACH; i++)
+        duplicates += all[i] == all[i - 1];
+    munmap(all, 2 * EACH * sizeof *all);
+    CHECK_EQ(duplicates, 0);
+}
+
+static void test_foreign_short_and_other_version_files_are_refused(void)
+{
+    monostamp_clock c;
+    char bytes[128];
+
+    memset(bytes, 'x', sizeof bytes);
+    write_file(path_in_dir("foreign"), bytes, sizeof bytes);
+    CHECK_RC(open_shared(&c, path_in_dir("foreign")), MONOSTAMP_EFOREIGN);
+
+    write_file(path_in_dir("empty"), bytes, 0);
+    CHECK_RC(open_shared(&c, path_in_dir("empty")), MONOSTAMP_EFOREIGN);
+
+    /* A real state file cut short. */
+    CHECK_OK(open_shared(&c, path_in_dir("real")));
+    monostamp_clock_destroy(&c);
+    int fd = open(path_in_dir("real"), O_RDONLY);
+    CHECK(fd >= 0);
+    CHECK_EQ(read(fd, bytes, sizeof bytes), 128);
+    close(fd);
+    write_file(path_in_dir("short"), bytes, 100);
+    CHECK_RC(open_shared(&c, path_in_dir("short")), MONOSTAMP_EFOREIGN);
+
+    /* The same header with another version number. */
+    bytes[8] = 99;
+    write_file(path_in_dir("v99"), bytes, sizeof bytes);
+    CHECK_RC(open_shared(&c, path_in_dir("v99")), MONOSTAMP_EVERSION);
+    /* None of these files was changed by the refusal. */
+    struct stat st;
+    CHECK_EQ(stat(path_in_dir("foreign"), &st), 0);
+    CHECK_EQ(st.st_size, 128);
+    CHECK_EQ(stat(path_in_dir("empty"), &st), 0);
+    CHECK_EQ(st.st_size, 0);
+}
+
+static void test_system_errors_keep_errno(void)
+{
+    monostamp_clock c;
+    errno = 0;
+    CHECK_RC(open_shared(&c, path_in_dir("no/such/dir/state")), MONOSTAMP_ESYSTEM);
+    CHECK_EQ(errno, ENOENT);
+    CHECK_RC(open_shared(&c, dir), MONOSTAMP_ESYSTEM); /* a directory */
+    CHECK_EQ(errno, EISDIR);
+    CHECK_RC(open_shared(&c, ""), MONOSTAMP_EINVAL);
+}
+
+/* Runs this binary again as `child` with MONOSTAMP_SHARED=path; the child
+ * prints its default clock's stamp (or error code) on stdout. */
+static int run_child(const char *self, const char *path, int64_t *out)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        close(fds[0]);
+        setenv("MONOSTAMP_SHARED", path, 1);
+        execl(self, self, "child", (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    char buf[64] = {0};
+    ssize_t got = read(fds[0], buf, sizeof buf - 1);
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    if (got <= 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return -1;
+    *out = strtoll(buf, NULL, 10);
+    return 0;
+}
+
+static char self_path[4096];
+
+static void test_environment_joins_default_clocks(void)
+{
+    const char *path = path_in_dir("env.state");
+    monostamp_clock c;
+    int64_t mine, child1, child2;
+    /* A manual clock frozen at 0 on the file: each stamp is last + 1. */
+    monostamp_options o;
+    monostamp_options_init(&o);
+    o.source = MONOSTAMP_SOURCE_MANUAL;
+    o.zone = "UTC";
+    o.shared_path = path;
+    CHECK_OK(monostamp_clock_init(&c, &o));
+    CHECK_OK(run_child(self_path, path, &child1));
+    CHECK_OK(monostamp_time_ns(&c, &mine));
+    CHECK_OK(run_child(self_path, path, &child2));
+    monostamp_clock_destroy(&c);
+    CHECK_EQ(mine, child1 + 1);
+    CHECK_GT(child2, mine);
+    /* A foreign file makes the child's default clock fail: code printed. */
+    int64_t code;
+    CHECK_OK(run_child(self_path, path_in_dir("foreign"), &code));
+    CHECK_EQ(code, MONOSTAMP_EFOREIGN);
+}
+
+static int child_main(void)
+{
+    int64_t ns;
+    int rc = monostamp_default_time_ns(&ns);
+    printf("%lld\n", (long long)(rc == 0 ? ns : rc));
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "child") == 0)
+        return child_main();
+    ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
+    if (n <= 0 || mkdtemp(dir) == NULL) {
+        perror("test_shared setup");
+        return 1;
+    }
+    self_path[n] = '\0';
+    RUN(test_new_file_is_created_private);
+    RUN(test_two_clocks_in_one_process_share);
+    RUN(test_two_processes_on_one_file);
+    RUN(test_foreign_short_and_other_version_files_are_refused);
+    RUN(test_system_errors_keep_errno);
+    RUN(test_environment_joins_default_clocks);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return check_summary();
+}
