@@ -167,7 +167,9 @@ typedef struct monostamp_options {
 /* Fills `options` with the defaults.  Thread-safe. */
 MONOSTAMP_API void monostamp_options_init(monostamp_options *options);
 
-/* The counters a clock keeps.  All are cumulative since the clock began. */
+/* The counters a clock keeps, cumulative since the clock began.  They cost
+ * no locked instruction, so they are exact while one thread at a time uses
+ * the clock and lower bounds when threads race on it. */
 typedef struct monostamp_stats {
     uint64_t readings;             /* source readings taken */
     uint64_t backward_steps;       /* readings below the clock's previous reading */
@@ -204,7 +206,7 @@ struct monostamp_clock {
     monostamp_zone *zone;
     void *mapping;               /* the shared file's mapping, or NULL */
     size_t mapping_size;
-    /* Counters: relaxed atomics, off the fast path where they can be. */
+    /* Counters: relaxed atomics, updated without locked instructions. */
     _Atomic uint64_t readings;
     _Atomic int64_t slow_reading;  /* the last reading that took the slow path */
     _Atomic int64_t slow_stamp;    /* and the stamp it got */
@@ -300,7 +302,8 @@ typedef struct monostamp_parse_error {
 } monostamp_parse_error;
 
 /* Parses "YYYY-MM-DDThh:mm:ss[.f{1,9}](Z|+hh:mm|-hh:mm|+hhmm|-hhmm)" ('T',
- * 't' or ' ' between date and time) back to the instant and its offset,
+ * 't' or ' ' between date and time; 'z' too for Z, as RFC 3339 allows)
+ * back to the instant and its offset,
  * exactly.  The whole `len` bytes must match.  On MONOSTAMP_ESYNTAX or
  * MONOSTAMP_ERANGE, `error` (if not NULL) says where and why. */
 MONOSTAMP_API int monostamp_parse_iso8601(const char *text, size_t len,
