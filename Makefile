@@ -16,6 +16,7 @@ CC       ?= cc
 PYTHON   ?= python3
 LUA      ?= lua5.4
 FUZZ_SECONDS ?= 20
+TEST_FUZZ_SECONDS ?= 10
 
 CSTD     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
@@ -89,6 +90,7 @@ TESTS = $(patsubst tests/c/%.c,%,$(TEST_SRC))
 
 test: deps
 	@$(MAKE) --no-print-directory test-c test-asan test-tsan test-python test-pythons test-lua
+	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 	@echo "make test: all suites passed"
 
 # Each C test binary prints its own "N passed, N failed" line.
@@ -154,6 +156,7 @@ $(BUILD)/fuzz/%: fuzz/%.c $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)
 	clang $(FUZZ_FLAGS) $< $(CORE_SRC) -o $@ -lpthread
 fuzz: deps $(addprefix $(BUILD)/fuzz/,$(FUZZERS))
+	@[ -n "$(FUZZERS)" ] || echo "fuzz: no fuzz targets"
 	@for f in $(FUZZERS); do echo "== $$f ($(FUZZ_SECONDS) s)"; \
 	    mkdir -p $(BUILD)/fuzz/corpus-$$f; \
 	    $(BUILD)/fuzz/$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=0 \

@@ -1,0 +1,45 @@
+#!/bin/sh
+# make demo: runs every example, from C, Python and Lua.  $1 is the build
+# folder, where the library was built; it is installed into $1/prefix so
+# that the C example is compiled exactly as a user would, with pkg-config.
+set -eu
+build=${1:-build}
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+prefix="$top/$build/prefix"
+
+echo "== C (examples/c, linked with pkg-config)"
+make --no-print-directory -s install BUILD="$build" PREFIX="$prefix" >/dev/null
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+for src in examples/c/*.c; do
+    bin="$build/examples/$(basename "$src" .c)"
+    mkdir -p "$(dirname "$bin")"
+    # shellcheck disable=SC2046
+    cc -std=c11 -Wall -Wextra -Werror "$src" $(pkg-config --cflags monostamp) \
+        $(pkg-config --libs --static monostamp) -Wl,-rpath,"$prefix/lib" -o "$bin"
+    echo "-- $src"
+    "$bin"
+done
+
+if [ -f setup.py ] && ls examples/python/*.py >/dev/null 2>&1; then
+    echo "== Python (examples/python)"
+    python3 -m pip install --quiet --no-build-isolation . >/dev/null
+    for ex in examples/python/*.py; do
+        echo "-- $ex"
+        python3 "$ex"
+    done
+fi
+
+if ls bindings/lua/*.c >/dev/null 2>&1 && ls examples/lua/*.lua >/dev/null 2>&1; then
+    echo "== Lua 5.4 (examples/lua)"
+    make --no-print-directory -s lua BUILD="$build" >/dev/null
+    for ex in examples/lua/*.lua; do
+        echo "-- $ex"
+        LUA_CPATH="$top/$build/lua/?.so;;" LUA_PATH="$top/bindings/lua/?.lua;;" lua5.4 "$ex"
+    done
+fi
+
+if [ -d examples/pytest ] && [ -f setup.py ]; then
+    echo "== pytest fixtures (examples/pytest, two workers)"
+    (cd examples/pytest && python3 -m pytest -q -n 2 -p no:cacheprovider)
+fi
