@@ -1,0 +1,48 @@
+/* calendar.c: Gregorian date <-> day number, integers only (see calendar.h). */
+#include "calendar.h"
+
+int monostamp__is_leap(int64_t year)
+{
+    return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+}
+
+int monostamp__days_in_month(int64_t year, int month)
+{
+    static const int days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (month < 1 || month > 12) return 0;
+    return days[month - 1] + (month == 2 && monostamp__is_leap(year));
+}
+
+/* Years are shifted to start in March so that the leap day ends the year;
+ * an era is 400 years = 146097 days. */
+int64_t monostamp__days_from_civil(int64_t year, int month, int day)
+{
+    int64_t y = year - (month <= 2);
+    int64_t era = monostamp__floor_div(y, 400);
+    int64_t yoe = y - era * 400;                                  /* 0..399 */
+    int64_t mp = (month + 9) % 12;                                /* March = 0 */
+    int64_t doy = (153 * mp + 2) / 5 + day - 1;                   /* 0..365 */
+    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;          /* 0..146096 */
+    return era * 146097 + doe - 719468;
+}
+
+void monostamp__civil_from_days(int64_t days, int64_t *year, int *month,
+                                int *day)
+{
+    int64_t z = days + 719468;
+    int64_t era = monostamp__floor_div(z, 146097);
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    int d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    int m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *year = yoe + era * 400 + (m <= 2);
+    *month = m;
+    *day = d;
+}
+
+int monostamp__weekday(int64_t days)
+{
+    return (int)monostamp__floor_mod(days + 4, 7); /* 1970-01-01 was a Thursday */
+}

@@ -1,0 +1,50 @@
+/* calendar.h: proleptic Gregorian calendar arithmetic on integers.
+ *
+ * Pure functions, no libc time calls (gmtime/localtime shift by leap seconds
+ * under right/ zones and stop at 2038 with a 32-bit time_t).  Days count
+ * from 1970-01-01 (day 0); the algorithms are Howard Hinnant's
+ * days_from_civil / civil_from_days, valid far beyond the years 1..9999
+ * used here. */
+#ifndef MONOSTAMP_CALENDAR_H
+#define MONOSTAMP_CALENDAR_H
+
+#include <stdint.h>
+
+#define MONOSTAMP__NS_PER_S INT64_C(1000000000)
+#define MONOSTAMP__S_PER_DAY INT64_C(86400)
+
+/* 1 if `year` is a Gregorian leap year. */
+int monostamp__is_leap(int64_t year);
+/* Days in `month` (1..12) of `year`; 0 for a month out of range. */
+int monostamp__days_in_month(int64_t year, int month);
+/* Days since 1970-01-01 of year/month/day.  |year| must stay below 2^40
+ * (no overflow); month 1..12, day 1..31 (not checked against the month). */
+int64_t monostamp__days_from_civil(int64_t year, int month, int day);
+/* The civil date of `days` since 1970-01-01; |days| below 2^45. */
+void monostamp__civil_from_days(int64_t days, int64_t *year, int *month,
+                                int *day);
+/* Day of the week of `days` since 1970-01-01: 0 = Sunday .. 6. */
+int monostamp__weekday(int64_t days);
+
+/* Floor division and the matching non-negative remainder (b > 0). */
+static inline int64_t monostamp__floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b < 0) ? q - 1 : q;
+}
+static inline int64_t monostamp__floor_mod(int64_t a, int64_t b)
+{
+    int64_t r = a % b;
+    return r < 0 ? r + b : r;
+}
+
+/* s * 1e9 clamped to [INT64_MIN, INT64_MAX]: window ends past the ns range
+ * become "forever". */
+static inline int64_t monostamp__s_to_ns_sat(int64_t s)
+{
+    if (s > INT64_MAX / MONOSTAMP__NS_PER_S) return INT64_MAX;
+    if (s < INT64_MIN / MONOSTAMP__NS_PER_S) return INT64_MIN;
+    return s * MONOSTAMP__NS_PER_S;
+}
+
+#endif

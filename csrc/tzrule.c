@@ -1,0 +1,250 @@
+/* tzrule.c: parse and evaluate POSIX TZ strings (see tzrule.h). */
+#include "tzrule.h"
+
+#include "calendar.h"
+
+typedef struct cursor {
+    const char *p, *end;
+} cursor;
+
+static int peek(const cursor *c)
+{
+    return c->p < c->end ? (unsigned char)*c->p : -1;
+}
+
+static int is_digit(int ch) { return ch >= '0' && ch <= '9'; }
+static int is_alpha(int ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+}
+
+/* Reads 1..3 digits into *out; more digits would be absurd anywhere here. */
+static int parse_uint(cursor *c, int max_digits, int *out)
+{
+    int v = 0, n = 0;
+    while (n < max_digits && is_digit(peek(c))) {
+        v = v * 10 + (*c->p++ - '0');
+        n++;
+    }
+    if (n == 0 || is_digit(peek(c))) return -1;
+    *out = v;
+    return 0;
+}
+
+/* A zone abbreviation: 3+ letters, or <...> of letters, digits, + and -. */
+static int parse_name(cursor *c)
+{
+    int n = 0;
+    if (peek(c) == '<') {
+        c->p++;
+        for (;;) {
+            int ch = peek(c);
+            if (ch == '>') break;
+            if (!(is_alpha(ch) || is_digit(ch) || ch == '+' || ch == '-')) return -1;
+            c->p++;
+            n++;
+        }
+        c->p++; /* '>' */
+    } else {
+        while (is_alpha(peek(c))) {
+            c->p++;
+            n++;
+        }
+    }
+    return n >= 3 ? 0 : -1;
+}
+
+/* [+-]hh[:mm[:ss]] with hh <= max_h; returns seconds in POSIX sense
+ * (positive west for offsets, plain for times). */
+static int parse_hms(cursor *c, int max_h, int32_t *out)
+{
+    int sign = 1, h, m = 0, s = 0;
+    if (peek(c) == '+' || peek(c) == '-') sign = (*c->p++ == '-') ? -1 : 1;
+    if (parse_uint(c, 3, &h) != 0 || h > max_h) return -1;
+    if (peek(c) == ':') {
+        c->p++;
+        if (parse_uint(c, 2, &m) != 0 || m > 59) return -1;
+        if (peek(c) == ':') {
+            c->p++;
+            if (parse_uint(c, 2, &s) != 0 || s > 59) return -1;
+        }
+    }
+    *out = sign * (h * 3600 + m * 60 + s);
+    return 0;
+}
+
+static int parse_date(cursor *c, monostamp__tzrule_date *d)
+{
+    int a, b, w;
+    if (peek(c) == 'J') {
+        c->p++;
+        if (parse_uint(c, 3, &a) != 0 || a < 1 || a > 365) return -1;
+        d->kind = 'J';
+        d->n = (int16_t)a;
+    } else if (peek(c) == 'M') {
+        c->p++;
+        if (parse_uint(c, 2, &a) != 0 || a < 1 || a > 12) return -1;
+        if (peek(c) != '.') return -1;
+        c->p++;
+        if (parse_uint(c, 1, &b) != 0 || b < 1 || b > 5) return -1;
+        if (peek(c) != '.') return -1;
+        c->p++;
+        if (parse_uint(c, 1, &w) != 0 || w > 6) return -1;
+        d->kind = 'M';
+        d->n = (int16_t)a;
+        d->week = (int16_t)b;
+        d->wday = (int16_t)w;
+    } else {
+        if (parse_uint(c, 3, &a) != 0 || a > 365) return -1;
+        d->kind = 'N';
+        d->n = (int16_t)a;
+    }
+    d->time_s = 7200; /* POSIX default 02:00:00 */
+    if (peek(c) == '/') {
+        c->p++;
+        if (parse_hms(c, 167, &d->time_s) != 0) return -1;
+    }
+    return 0;
+}
+
+int monostamp__tzrule_parse(const char *text, size_t len,
+                            monostamp__tzrule *out)
+{
+    cursor c = {text, text + len};
+    monostamp__tzrule r = {0};
+    int32_t west;
+    if (text == NULL || out == NULL) return -1;
+    if (parse_name(&c) != 0) return -1;
+    if (parse_hms(&c, 24, &west) != 0) return -1;
+    r.std_offset_s = -west;
+    r.dst_offset_s = r.std_offset_s;
+    if (c.p == c.end) {
+        *out = r;
+        return 0;
+    }
+    if (parse_name(&c) != 0) return -1;
+    r.has_dst = 1;
+    r.dst_offset_s = r.std_offset_s + 3600;
+    if (peek(&c) != ',' && c.p != c.end) {
+        if (parse_hms(&c, 24, &west) != 0) return -1;
+        r.dst_offset_s = -west;
+    }
+    if (c.p == c.end) {
+        /* No rules: the US rules, as glibc does without posixrules. */
+        r.start = (monostamp__tzrule_date){'M', 3, 2, 0, 7200};
+        r.end = (monostamp__tzrule_date){'M', 11, 1, 0, 7200};
+    } else {
+        if (peek(&c) != ',') return -1;
+        c.p++;
+        if (parse_date(&c, &r.start) != 0) return -1;
+        if (peek(&c) != ',') return -1;
+        c.p++;
+        if (parse_date(&c, &r.end) != 0) return -1;
+        if (c.p != c.end) return -1;
+    }
+    if (r.dst_offset_s == r.std_offset_s) r.has_dst = 0; /* nothing ever changes */
+    *out = r;
+    return 0;
+}
+
+/* The local (wall) second of `year` at which date `d` happens, counted
+ * from 1970-01-01T00:00 of that local time scale. */
+static int64_t date_local_s(const monostamp__tzrule_date *d, int64_t year)
+{
+    int64_t days;
+    if (d->kind == 'J') {
+        days = monostamp__days_from_civil(year, 1, 1) + d->n - 1 +
+               (monostamp__is_leap(year) && d->n >= 60);
+    } else if (d->kind == 'N') {
+        days = monostamp__days_from_civil(year, 1, 1) + d->n;
+    } else {
+        int64_t first = monostamp__days_from_civil(year, d->n, 1);
+        int mdays = monostamp__days_in_month(year, d->n);
+        int dom = (d->wday - monostamp__weekday(first) + 7) % 7 + (d->week - 1) * 7;
+        while (dom >= mdays) dom -= 7; /* week 5 means the last one */
+        days = first + dom;
+    }
+    return days * MONOSTAMP__S_PER_DAY + d->time_s;
+}
+
+typedef struct event {
+    int64_t at_s; /* UTC second of the change */
+    int dst;      /* state from then on */
+} event;
+
+void monostamp__tzrule_window(const monostamp__tzrule *rule, int64_t t_s,
+                              int32_t *offset_s, int64_t *from_s,
+                              int64_t *until_s)
+{
+    /* Five years of changes around t.  A change is at most 167 h + a day
+     * away from its nominal year, so the years next to t's always hold the
+     * state in force at t and the next change. */
+    enum { SPAN = 2, N = 2 * (2 * SPAN + 1) };
+    event ev[N];
+    int n = 0, i, last = -1, cur;
+    int64_t year;
+    int month, day;
+    if (!rule->has_dst) {
+        *offset_s = rule->std_offset_s;
+        *from_s = INT64_MIN;
+        *until_s = INT64_MAX;
+        return;
+    }
+    monostamp__civil_from_days(monostamp__floor_div(t_s, MONOSTAMP__S_PER_DAY),
+                               &year, &month, &day);
+    for (int64_t y = year - SPAN; y <= year + SPAN; y++) {
+        /* The start is given in standard time, the end in DST. */
+        event s = {date_local_s(&rule->start, y) - rule->std_offset_s, 1};
+        event e = {date_local_s(&rule->end, y) - rule->dst_offset_s, 0};
+        /* Within a year the changes keep their calendar order, so a
+         * zero-length DST period (start == end) means no DST. */
+        int start_first = date_local_s(&rule->start, y) <= date_local_s(&rule->end, y);
+        ev[n++] = start_first ? s : e;
+        ev[n++] = start_first ? e : s;
+    }
+    /* Stable insertion sort by instant: at equal instants the later one in
+     * calendar order wins, so year y's end meeting year y+1's start
+     * (EST5EDT,0/0,J365/25) leaves DST on, as RFC 8536 reads it. */
+    for (i = 1; i < n; i++) {
+        event x = ev[i];
+        int j = i - 1;
+        while (j >= 0 && ev[j].at_s > x.at_s) {
+            ev[j + 1] = ev[j];
+            j--;
+        }
+        ev[j + 1] = x;
+    }
+    /* Collapse equal instants, keeping the last state. */
+    {
+        int m = 0;
+        for (i = 0; i < n; i++) {
+            if (m > 0 && ev[m - 1].at_s == ev[i].at_s) ev[m - 1] = ev[i];
+            else ev[m++] = ev[i];
+        }
+        n = m;
+    }
+    for (i = 0; i < n; i++)
+        if (ev[i].at_s <= t_s) last = i;
+    /* last >= 0 always holds given SPAN; stay safe regardless. */
+    cur = last >= 0 ? ev[last].dst : ev[0].dst ^ 1;
+    *offset_s = cur ? rule->dst_offset_s : rule->std_offset_s;
+    /* The window runs from the latest change into `cur` to the next change
+     * out of it; unseen ends are clipped to the span (narrower is fine). */
+    *from_s = ev[0].at_s;
+    for (i = last; i >= 1; i--) {
+        if (ev[i].dst == cur && ev[i - 1].dst != cur) {
+            *from_s = ev[i].at_s;
+            break;
+        }
+    }
+    if (last < 0) *from_s = t_s;
+    *until_s = ev[n - 1].at_s;
+    for (i = last + 1; i < n; i++) {
+        if (ev[i].dst != cur) {
+            *until_s = ev[i].at_s;
+            break;
+        }
+    }
+    if (*until_s <= t_s) *until_s = t_s + 1;
+    if (*from_s > t_s) *from_s = t_s;
+}
