@@ -1,0 +1,130 @@
+-- api_spec.lua: the module's surface and the default clock.
+local monostamp = require "monostamp"
+
+describe("the module", function()
+  it("has its name, version and constants", function()
+    assert.equal("monostamp", monostamp._NAME)
+    assert.matches("^%d+%.%d+%.%d+$", monostamp._VERSION)
+    assert.equal("monotonicForceNanosecondIncrement", monostamp.DEFAULT_POLICY)
+    assert.equal(50000, monostamp.DEFAULT_SLEEP_TOLERANCE_NS)
+    assert.equal(-1, monostamp.EINVAL)
+    assert.equal(-4, monostamp.ELEAD)
+    assert.equal(-6, monostamp.EFOREIGN)
+    assert.equal(-9, monostamp.ESYNTAX)
+  end)
+
+  it("touches no globals", function()
+    assert.is_nil(rawget(_G, "monostamp"))
+  end)
+
+  it("returns the same table from a second require", function()
+    assert.equal(monostamp, require "monostamp")
+  end)
+end)
+
+describe("the default clock", function()
+  local saved
+  before_each(function() saved = monostamp.get_policy() end)
+  after_each(function() monostamp.set_policy(saved) end)
+
+  it("now() gives integer ns near the system clock and an integer offset", function()
+    local ns, offset = monostamp.now()
+    assert.equal("integer", math.type(ns))
+    assert.equal("integer", math.type(offset))
+    assert.is_true(math.abs(ns // 1000000000 - os.time()) <= 2,
+                   "now() = " .. ns .. " is far from os.time() = " .. os.time())
+    assert.is_true(offset > -86400 and offset < 86400, "offset " .. offset)
+  end)
+
+  it("now() and time_ns() are one strictly increasing sequence", function()
+    local last = monostamp.time_ns()
+    for i = 1, 20000 do
+      local ns
+      if i % 2 == 0 then ns = monostamp.now() else ns = monostamp.time_ns() end
+      assert(ns > last, "stamp " .. i .. ": " .. ns .. " not above " .. last)
+      last = ns
+    end
+  end)
+
+  it("starts with the default policy and switches by name", function()
+    assert.equal("monotonicForceNanosecondIncrement", monostamp.get_policy())
+    for _, name in ipairs{ "acceptPlatformTime", "monotonicAllowDuplicates",
+                           "monotonicForceMicrosecondIncrement",
+                           "monotonicForceNanosecondIncrement" } do
+      assert.is_true(monostamp.set_policy(name))
+      assert.equal(name, monostamp.get_policy())
+    end
+  end)
+
+  it("under monotonicForceMicrosecondIncrement hands out whole, distinct microseconds", function()
+    monostamp.set_policy("monotonicForceMicrosecondIncrement")
+    local last = monostamp.time_ns()
+    for _ = 1, 5000 do
+      local ns = monostamp.time_ns()
+      assert.equal(0, ns % 1000)
+      assert(ns > last, ns .. " not above " .. last)
+      last = ns
+    end
+  end)
+
+  it("under monotonicAllowDuplicates never goes backwards", function()
+    monostamp.set_policy("monotonicAllowDuplicates")
+    local last = monostamp.time_ns()
+    for _ = 1, 5000 do
+      local ns = monostamp.time_ns()
+      assert(ns >= last, ns .. " below " .. last)
+      last = ns
+    end
+  end)
+end)
+
+describe("clock_info", function()
+  it("describes realtime", function()
+    local info = monostamp.clock_info("realtime")
+    assert.equal("realtime", info.name)
+    assert.matches("CLOCK_REALTIME", info.implementation)
+    assert.equal("integer", math.type(info.resolution_ns))
+    assert.is_true(info.resolution_ns >= 1)
+    assert.is_true(info.adjustable)
+    assert.is_false(info.monotonic)
+  end)
+
+  it("describes realtime_coarse and manual", function()
+    local coarse = monostamp.clock_info("realtime_coarse")
+    assert.equal("realtime_coarse", coarse.name)
+    assert.is_true(coarse.resolution_ns >= monostamp.clock_info("realtime").resolution_ns)
+    local manual = monostamp.clock_info("manual")
+    assert.equal("manual", manual.name)
+    assert.equal(1, manual.resolution_ns)
+  end)
+end)
+
+describe("monotonic_ns and sleep", function()
+  it("monotonic_ns is an integer that never goes back", function()
+    local a = monostamp.monotonic_ns()
+    local b = monostamp.monotonic_ns()
+    assert.equal("integer", math.type(a))
+    assert.is_true(b >= a)
+  end)
+
+  it("sleep waits at least the duration, with the default tolerance", function()
+    local t0 = monostamp.monotonic_ns()
+    assert.is_true(monostamp.sleep(2000000))
+    local slept = monostamp.monotonic_ns() - t0
+    assert.is_true(slept >= 2000000, "slept only " .. slept .. " ns")
+  end)
+
+  it("sleep takes an explicit tolerance and zero", function()
+    local t0 = monostamp.monotonic_ns()
+    assert.is_true(monostamp.sleep(500000, 1000000))
+    assert.is_true(monostamp.monotonic_ns() - t0 >= 500000)
+    assert.is_true(monostamp.sleep(0))
+  end)
+end)
+
+describe("zone_changed", function()
+  it("can be called at any time and returns nothing", function()
+    assert.equal(0, select("#", monostamp.zone_changed()))
+    assert.equal("integer", math.type((monostamp.now())))
+  end)
+end)

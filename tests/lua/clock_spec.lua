@@ -1,0 +1,205 @@
+-- clock_spec.lua: every policy on a manual clock, the counters, the lead bound.
+local monostamp = require "monostamp"
+
+local function manual(policy, start_ns, extra)
+  local options = { source = "manual", policy = policy, start_ns = start_ns, zone = "UTC" }
+  for k, v in pairs(extra or {}) do options[k] = v end
+  return assert(monostamp.clock(options))
+end
+
+-- Takes one stamp per reading in `readings` and returns the stamps.
+local function run(c, readings)
+  local out = {}
+  for i, r in ipairs(readings) do
+    c:set(r)
+    out[i] = c:time_ns()
+  end
+  return out
+end
+
+describe("a manual clock", function()
+  it("reports what it was made with", function()
+    local c = manual("monotonicAllowDuplicates", 5)
+    assert.equal("manual", c:source())
+    assert.equal("monotonicAllowDuplicates", c:policy())
+    assert.equal("UTC", c:zone())
+    assert.is_false(c:is_shared())
+    assert.equal(5, c:time_ns())
+  end)
+
+  it("defaults to the nanosecond policy, a 0 start and the local zone", function()
+    local c = assert(monostamp.clock{ source = "manual" })
+    assert.equal("monotonicForceNanosecondIncrement", c:policy())
+    assert.equal("", c:zone())
+    assert.equal(0, c:time_ns())
+    assert.equal(1, c:time_ns())
+  end)
+
+  it("set and advance move the reading, backwards too", function()
+    local c = manual("acceptPlatformTime", 1000)
+    assert.equal(1000, c:time_ns())
+    assert.equal(0, select("#", c:advance(500)))
+    assert.equal(1500, c:time_ns())
+    c:advance(-700)
+    assert.equal(800, c:time_ns())
+    assert.equal(0, select("#", c:set(-5)))
+    assert.equal(-5, c:time_ns())
+  end)
+
+  it("now() gives the zone's offset with the same sequence as time_ns()", function()
+    local c = manual("monotonicForceNanosecondIncrement", 10)
+    local ns, offset = c:now()
+    assert.same({ 10, 0 }, { ns, offset })
+    assert.equal(11, c:time_ns())
+    assert.same({ 12, 0 }, { c:now() })
+  end)
+end)
+
+describe("policies on a manual clock", function()
+  it("acceptPlatformTime hands out readings as read", function()
+    local c = manual("acceptPlatformTime", 0)
+    assert.same({ 1000, 1000, 500, 2000 }, run(c, { 1000, 1000, 500, 2000 }))
+  end)
+
+  it("monotonicAllowDuplicates never goes backwards, may repeat", function()
+    local c = manual("monotonicAllowDuplicates", 0)
+    assert.same({ 1000, 1000, 1000, 2000 }, run(c, { 1000, 1000, 500, 2000 }))
+  end)
+
+  it("monotonicForceMicrosecondIncrement floors to whole microseconds and steps past the last", function()
+    local c = manual("monotonicForceMicrosecondIncrement", 0)
+    assert.same({ 1000, 2000, 3000, 10000, 11000, 12000, 13000 },
+                run(c, { 1500, 1500, 1999, 10500, 10400, 11999, 900 }))
+  end)
+
+  it("monotonicForceMicrosecondIncrement floors below 1970 too", function()
+    local c = manual("monotonicForceMicrosecondIncrement", 0)
+    assert.same({ -2000, -1000 }, run(c, { -1500, -1500 }))
+  end)
+
+  it("monotonicForceNanosecondIncrement is strictly increasing", function()
+    local c = manual("monotonicForceNanosecondIncrement", 0)
+    assert.same({ 1000, 1001, 1002, 5000, 5001 }, run(c, { 1000, 1000, 500, 5000, 4000 }))
+  end)
+
+  it("a policy change takes effect at the next stamp, with the same last value", function()
+    local c = manual("monotonicForceNanosecondIncrement", 100)
+    assert.equal(100, c:time_ns())
+    assert.equal(101, c:time_ns())
+    assert.equal(0, select("#", c:set_policy("monotonicAllowDuplicates")))
+    assert.equal("monotonicAllowDuplicates", c:policy())
+    assert.equal(101, c:time_ns())
+    c:set_policy("acceptPlatformTime")
+    assert.equal(100, c:time_ns())
+    c:set_policy("monotonicForceMicrosecondIncrement")
+    assert.equal(1000, c:time_ns())
+  end)
+
+  it("every policy on many readings keeps its promise", function()
+    local readings = {}
+    local seed = 12345
+    for i = 1, 3000 do  -- a wandering source with steps back and repeats
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      readings[i] = (readings[i - 1] or 1000000) + (seed % 3000) - 1000
+    end
+    for _, policy in ipairs{ "monotonicAllowDuplicates", "monotonicForceMicrosecondIncrement",
+                             "monotonicForceNanosecondIncrement" } do
+      local stamps = run(manual(policy, 0), readings)
+      for i = 2, #stamps do
+        if policy == "monotonicAllowDuplicates" then
+          assert(stamps[i] >= stamps[i - 1], policy .. " went back at " .. i)
+          assert(stamps[i] >= readings[i], policy .. " below its reading at " .. i)
+        else
+          assert(stamps[i] > stamps[i - 1], policy .. " repeated at " .. i)
+        end
+        if policy == "monotonicForceMicrosecondIncrement" then
+          assert.equal(0, stamps[i] % 1000)
+        end
+      end
+    end
+  end)
+end)
+
+describe("stats", function()
+  it("counts readings, duplicates, backward steps and forced increments", function()
+    local c = manual("monotonicForceNanosecondIncrement", 1000)
+    assert.same({ 1000, 1001, 1002 }, run(c, { 1000, 1000, 500 }))
+    local st = c:stats()
+    assert.same({
+      readings = 3, duplicates = 2, backward_steps = 1, largest_backward_ns = 500,
+      forced_increments = 2, lead_ns = 502, max_lead_ns = 502, lead_waits = 0,
+      lead_errors = 0,
+    }, st)
+    for k, v in pairs(st) do
+      assert.equal("integer", math.type(v), k)
+    end
+    c:set(5000)
+    c:time_ns()
+    assert.equal(0, c:stats().lead_ns)
+  end)
+end)
+
+describe("the lead bound", function()
+  it("on a manual clock fails with nil, message, ELEAD and leaves the state", function()
+    local c = manual("monotonicForceNanosecondIncrement", 100, { max_lead_ns = 2 })
+    assert.same({ 100, 101, 102 }, { c:time_ns(), c:time_ns(), c:time_ns() })
+    local ns, msg, code = c:time_ns()
+    assert.is_nil(ns)
+    assert.matches("max_lead_ns", msg)
+    assert.equal(monostamp.ELEAD, code)
+    local a, b, d = c:now()
+    assert.same({ nil, msg, monostamp.ELEAD }, { a, b, d })
+    assert.equal(2, c:stats().lead_errors)
+    c:advance(1)
+    assert.equal(103, c:time_ns())
+  end)
+
+  it("with on_lead = 'error' fails on a realtime_coarse clock", function()
+    local c = assert(monostamp.clock{ source = "realtime_coarse", max_lead_ns = 1000,
+                                      on_lead = "error" })
+    local ok, msg, code
+    for _ = 1, 100000 do
+      ok, msg, code = c:time_ns()
+      if not ok then break end
+    end
+    assert.is_nil(ok, "1e5 coarse stamps never led by 1 us")
+    assert.equal(monostamp.ELEAD, code)
+    assert.is_string(msg)
+    assert.is_true(c:stats().lead_errors >= 1)
+  end)
+
+  it("with on_lead = 'wait' waits for the source and stays within the bound", function()
+    local c = assert(monostamp.clock{ source = "realtime_coarse", max_lead_ns = 1000,
+                                      on_lead = "wait" })
+    local last = c:time_ns()
+    for _ = 1, 3000 do
+      local ns = assert(c:time_ns())
+      assert(ns > last)
+      last = ns
+    end
+    local st = c:stats()
+    assert.is_true(st.lead_waits >= 1, "no waits")
+    assert.is_true(st.max_lead_ns <= 1000, "lead " .. st.max_lead_ns)
+  end)
+end)
+
+describe("a realtime clock", function()
+  it("is strictly increasing and near the default clock", function()
+    local c = assert(monostamp.clock())
+    assert.equal("realtime", c:source())
+    local last = c:time_ns()
+    for _ = 1, 10000 do
+      local ns = c:time_ns()
+      assert(ns > last)
+      last = ns
+    end
+    assert.is_true(math.abs(last - monostamp.time_ns()) < 1000000000)
+  end)
+
+  it("set and advance are refused", function()
+    local c = assert(monostamp.clock{ source = "realtime" })
+    assert.error_matches(function() c:set(0) end,
+      "set needs a clock with source 'manual', this one's is 'realtime'")
+    assert.error_matches(function() c:advance(1) end, "advance needs a clock with source 'manual'")
+  end)
+end)

@@ -1,0 +1,173 @@
+-- errors_spec.lua: the two kinds of error.  Bad arguments raise, naming the
+-- argument and the bad value; runtime failures return nil, message, code.
+local monostamp = require "monostamp"
+local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.lua")
+
+-- Asserts that f raises an error containing `text` (plain, not a pattern).
+local function raises(text, f, ...)
+  local ok, err = pcall(f, ...)
+  assert(not ok, "no error; expected: " .. text)
+  err = tostring(err)
+  assert(err:find(text, 1, true), "error\n  " .. err .. "\nlacks\n  " .. text)
+end
+
+describe("bad arguments raise", function()
+  it("unknown names, naming the bad value", function()
+    raises("bad argument #1 to 'set_policy' (unknown policy 'monotonicForceFemtosecond')",
+           function() monostamp.set_policy("monotonicForceFemtosecond") end)
+    raises("bad argument #1 to 'clock' (unknown policy 'nope')",
+           function() monostamp.clock{ policy = "nope" } end)
+    raises("bad argument #1 to 'clock' (unknown source 'sundial')",
+           function() monostamp.clock{ source = "sundial" } end)
+    raises("bad argument #1 to 'clock' (on_lead: expected 'wait' or 'error', got 'panic')",
+           function() monostamp.clock{ on_lead = "panic" } end)
+    raises("bad argument #1 to 'clock_info' (unknown source 'sundial')",
+           function() monostamp.clock_info("sundial") end)
+    raises("bad argument #1 to 'clock' (unknown option 'polcy')",
+           function() monostamp.clock{ polcy = "acceptPlatformTime" } end)
+    local c = assert(monostamp.clock{ source = "manual" })
+    raises("bad argument #1 to 'set_policy' (unknown policy 'x')", function() c:set_policy("x") end)
+  end)
+
+  it("wrong types", function()
+    raises("bad argument #1 to 'set_policy' (string expected, got no value)",
+           function() monostamp.set_policy() end)
+    raises("bad argument #1 to 'clock' (table expected, got string)",
+           function() monostamp.clock("manual") end)
+    raises("bad argument #1 to 'clock' (zone: string expected, got number)",
+           function() monostamp.clock{ zone = 1 } end)
+    raises("bad argument #1 to 'clock' (policy: string expected, got boolean)",
+           function() monostamp.clock{ policy = true } end)
+    raises("bad argument #1 to 'clock' (option names are strings, got number)",
+           function() monostamp.clock{ "manual" } end)
+    raises("bad argument #1 to 'parse' (string expected, got nil)",
+           function() monostamp.parse(nil) end)
+  end)
+
+  it("a float, or anything else but an integer, where nanoseconds are needed", function()
+    local c = assert(monostamp.clock{ source = "manual" })
+    raises("bad argument #1 to 'set' (integer nanoseconds expected, got float 1.5)",
+           function() c:set(1.5) end)
+    raises("bad argument #1 to 'advance' (integer nanoseconds expected, got float 1000000000.0)",
+           function() c:advance(1e9) end)
+    raises("bad argument #1 to 'set' (integer expected, got string)", function() c:set("5") end)
+    raises("bad argument #1 to 'set' (integer expected, got no value)", function() c:set() end)
+    raises("bad argument #1 to 'isoformat' (integer nanoseconds expected, got float 0.5)",
+           function() monostamp.isoformat(0.5, 0) end)
+    raises("bad argument #1 to 'sleep' (integer nanoseconds expected, got float 1000.0)",
+           function() monostamp.sleep(1000.0) end)
+    raises("bad argument #1 to 'clock' (max_lead_ns: integer nanoseconds expected, got float 1.5)",
+           function() monostamp.clock{ max_lead_ns = 1.5 } end)
+    raises("bad argument #1 to 'clock' (start_ns: integer expected, got string)",
+           function() monostamp.clock{ source = "manual", start_ns = "0" } end)
+  end)
+
+  it("values outside their domain", function()
+    raises("bad argument #1 to 'clock' (max_lead_ns must not be negative, got -1)",
+           function() monostamp.clock{ max_lead_ns = -1 } end)
+    raises("bad argument #1 to 'clock' (start_ns needs source 'manual', not 'realtime')",
+           function() monostamp.clock{ start_ns = 0 } end)
+    raises("bad argument #1 to 'clock' (zone name longer than 255 bytes)",
+           function() monostamp.clock{ zone = ("x"):rep(300) } end)
+    raises("bad argument #1 to 'clock' (shared: empty path)",
+           function() monostamp.clock{ shared = "" } end)
+    raises("bad argument #3 to 'isoformat' (digits must be 0..9, got 10)",
+           function() monostamp.isoformat(0, 0, 10) end)
+    raises("bad argument #2 to 'isoformat' (offset 4294967296 s out of range)",
+           function() monostamp.isoformat(0, 1 << 32) end)
+    raises("bad argument #2 to 'isoformat' (offset 86400 s cannot be written as +hh:mm)",
+           function() monostamp.isoformat(0, 86400) end)
+    -- int64 ns span the years 1677..2262, so the core's ERANGE for a year
+    -- outside 1..9999 cannot be reached from here.
+    assert.equal("2262-04-11T23:47:16.854775807+00:00", monostamp.isoformat(math.maxinteger, 0))
+    assert.equal("1677-09-21T00:12:43.145224192+00:00", monostamp.isoformat(math.mininteger, 0))
+    raises("bad argument #1 to 'sleep' (cannot sleep for -1 ns", function() monostamp.sleep(-1) end)
+    raises("bad argument #2 to 'sleep' (tolerance must not be negative, got -1)",
+           function() monostamp.sleep(0, -1) end)
+    local c = assert(monostamp.clock{ source = "manual", start_ns = math.maxinteger })
+    raises("bad argument #1 to 'advance' (advance by 1 ns would overflow the manual reading)",
+           function() c:advance(1) end)
+  end)
+
+  it("set and advance on a clock whose source is not manual", function()
+    local c = assert(monostamp.clock{ source = "realtime_coarse" })
+    raises("calling 'set' on bad self (set needs a clock with source 'manual', this one's is 'realtime_coarse')",
+           function() c:set(0) end)
+    raises("set needs a clock with source 'manual'",
+           function() local set = c.set; set(c, 0) end)
+  end)
+
+  it("a method on something that is not a clock names the type", function()
+    local c = assert(monostamp.clock())
+    raises("monostamp.Clock expected, got table", function() c.now({}) end)
+    raises("monostamp.Clock expected, got no value", function() c.time_ns() end)
+  end)
+end)
+
+describe("runtime failures return nil, message, code", function()
+  after_each(helper.cleanup)
+
+  it("a shared file that is not monostamp's", function()
+    local path = helper.tmpdir() .. "/foreign"
+    local f = assert(io.open(path, "w"))
+    f:write(("not a state file\n"):rep(16))
+    f:close()
+    local c, msg, code = monostamp.clock{ shared = path }
+    assert.is_nil(c)
+    assert.equal(path .. ": not a monostamp state file, or truncated", msg)
+    assert.equal(monostamp.EFOREIGN, code)
+  end)
+
+  it("a truncated shared file", function()
+    local path = helper.tmpdir() .. "/short"
+    assert(io.open(path, "w")):close()
+    local c, msg, code = monostamp.clock{ shared = path }
+    assert.same({ nil, path .. ": not a monostamp state file, or truncated", monostamp.EFOREIGN },
+                { c, msg, code })
+  end)
+
+  it("a shared file the system refuses, with errno fourth", function()
+    local path = helper.tmpdir() .. "/no/such/dir/state"
+    local c, msg, code, errno = monostamp.clock{ shared = path }
+    assert.is_nil(c)
+    assert.equal(path .. ": No such file or directory", msg)
+    assert.equal(monostamp.ESYSTEM, code)
+    assert.equal(2, errno)
+  end)
+
+  it("the default clock on a foreign MONOSTAMP_SHARED file, in every call", function()
+    local path = helper.tmpdir() .. "/foreign"
+    local f = assert(io.open(path, "w"))
+    f:write(("x"):rep(4096))
+    f:close()
+    local script = [[
+      local m = require "monostamp"
+      local a, b, c = m.now()
+      local d, e, f = m.time_ns()
+      local g, h, i = m.set_policy("acceptPlatformTime")
+      io.write(tostring(a), "|", b, "|", c, "\n", tostring(d), "|", e, "|", f, "\n",
+               tostring(g), "|", h, "|", i, "\n")
+    ]]
+    local out, ok = helper.sh("MONOSTAMP_SHARED=" .. helper.q(path) .. " " .. helper.lua
+                              .. " -e " .. helper.q(script))
+    assert.is_true(ok, out)
+    local line = "nil|MONOSTAMP_SHARED=" .. path .. ": not a monostamp state file, or truncated|"
+                 .. monostamp.EFOREIGN .. "\n"
+    assert.equal(line:rep(3), out)
+  end)
+
+  it("the lead bound's error action (see clock_spec) and an unknown zone (see zone_spec)", function()
+    local c = assert(monostamp.clock{ source = "manual", max_lead_ns = 1, on_lead = "error" })
+    c:time_ns(); c:time_ns()
+    local ns, msg, code = c:time_ns()
+    assert.same({ nil, "stamp would lead its source by more than max_lead_ns", monostamp.ELEAD },
+                { ns, msg, code })
+  end)
+
+  it("a stamp past the end of int64", function()
+    local c = assert(monostamp.clock{ source = "manual", start_ns = math.maxinteger })
+    assert.equal(math.maxinteger, c:time_ns())
+    local ns, msg, code = c:time_ns()
+    assert.same({ nil, "value out of range", monostamp.ERANGE }, { ns, msg, code })
+  end)
+end)

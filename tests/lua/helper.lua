@@ -1,0 +1,95 @@
+-- helper.lua: what the monostamp specs share (loaded with dofile, not a spec).
+local helper = {}
+
+-- The repository root, from this file's own path (busted runs from anywhere).
+local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
+helper.root = here .. "/../.."
+
+-- The Lua interpreter for child processes: this one, as the Makefile named it.
+helper.lua = os.getenv("MONOSTAMP_LUA") or "lua5.4"
+helper.python = os.getenv("PYTHON") or "python3"
+
+-- Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
+-- days_from_civil), so the specs need no libc time functions.
+function helper.days(y, m, d)
+  if m <= 2 then y = y - 1 end
+  local era = (y >= 0 and y or y - 399) // 400
+  local yoe = y - era * 400
+  local mp = (m + 9) % 12
+  local doy = (153 * mp + 2) // 5 + d - 1
+  local doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+  return era * 146097 + doe - 719468
+end
+
+-- ns since the epoch of a UTC date and time.
+function helper.utc_ns(y, m, d, hh, mm, ss, frac_ns)
+  local s = helper.days(y, m, d) * 86400 + (hh or 0) * 3600 + (mm or 0) * 60 + (ss or 0)
+  return s * 1000000000 + (frac_ns or 0)
+end
+
+-- Rows of tests/vectors/<name>.tsv: '#' lines and blank lines skipped, each
+-- row a list of tab-separated fields.  Raises when the file is missing: the
+-- shared vectors are part of the suite, not optional.
+function helper.vectors(name)
+  local path = helper.root .. "/tests/vectors/" .. name
+  local f, err = io.open(path, "r")
+  if not f then
+    error("shared vectors missing: " .. err, 2)
+  end
+  local rows = {}
+  local lineno = 0
+  for line in f:lines() do
+    lineno = lineno + 1
+    if line ~= "" and not line:match("^#") then
+      local fields = {}
+      for field in (line .. "\t"):gmatch("([^\t]*)\t") do
+        fields[#fields + 1] = field
+      end
+      fields.line = lineno
+      rows[#rows + 1] = fields
+    end
+  end
+  f:close()
+  return rows, path
+end
+
+-- A fresh path in a fresh private directory; removed by helper.cleanup().
+local dirs = {}
+function helper.tmpdir()
+  local p = io.popen("mktemp -d")
+  local dir = p:read("l")
+  p:close()
+  dirs[#dirs + 1] = dir
+  return dir
+end
+
+function helper.cleanup()
+  for _, dir in ipairs(dirs) do
+    os.execute("rm -rf '" .. dir .. "'")
+  end
+  dirs = {}
+end
+
+-- Quotes a string for sh.
+function helper.q(s)
+  return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
+end
+
+-- Runs a sh command line and returns its stdout and whether it succeeded.
+function helper.sh(cmd)
+  local p = io.popen(cmd, "r")
+  local out = p:read("a")
+  local ok = p:close()
+  return out, ok
+end
+
+-- The lines of a file as integers.
+function helper.read_integers(path)
+  local t = {}
+  for line in io.lines(path) do
+    t[#t + 1] = math.tointeger(tonumber(line))
+  end
+  return t
+end
+
+return helper

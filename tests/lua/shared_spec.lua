@@ -1,0 +1,138 @@
+-- shared_spec.lua: clocks on one state file, in one process, across Lua
+-- processes, and between a Lua process and a Python process.
+local monostamp = require "monostamp"
+local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.lua")
+
+local COUNT = 50000
+
+-- A sh command that runs Lua child `id` of `total`: it opens the file at
+-- `path`, says it is ready (`ready`..id), waits until all are, then takes
+-- COUNT stamps, one per line into `out`.  The barrier, rather than a
+-- deadline, keeps a slow starter (python3 importing) from running alone.
+local function lua_child(path, ready, id, total, out)
+  local script = string.format([[
+    local m = require "monostamp"
+    local c = assert(m.clock{ shared = %q })
+    assert(c:is_shared())
+    local ready, total = %q, %d
+    assert(io.open(ready .. %d, "w")):close()
+    local function all()
+      for i = 1, total do
+        local f = io.open(ready .. i)
+        if not f then return false end
+        f:close()
+      end
+      return true
+    end
+    local give_up = m.monotonic_ns() + 30000000000  -- a sibling that died
+    while not all() do
+      assert(m.monotonic_ns() < give_up, "the other children never became ready")
+      m.sleep(100000)
+    end
+    local t = {}
+    for i = 1, %d do t[i] = c:time_ns() end
+    local f = assert(io.open(%q, "w"))
+    f:write(table.concat(t, "\n"), "\n")
+    f:close()
+  ]], path, ready, total, id, COUNT, out)
+  return helper.lua .. " -e " .. helper.q(script)
+end
+
+-- The same in Python, through the Python binding's Clock(shared=...).
+local PY_CHILD = [[
+import os, sys, time, monostamp
+path, ready, my_id, total, count, out = sys.argv[1:7]
+c = monostamp.Clock(shared=path)
+open(ready + my_id, "w").close()
+give_up = time.monotonic() + 30  # a sibling that died
+while not all(os.path.exists(ready + str(i)) for i in range(1, int(total) + 1)):
+    assert time.monotonic() < give_up, "the other children never became ready"
+    time.sleep(0.0001)
+t = [c.time_ns() for _ in range(int(count))]
+with open(out, "w") as f:
+    f.write("\n".join(map(str, t)) + "\n")
+]]
+
+local function python_child(path, ready, id, total, out)
+  return table.concat({ helper.python, "-c", helper.q(PY_CHILD), helper.q(path), helper.q(ready),
+                        tostring(id), tostring(total), tostring(COUNT), helper.q(out) }, " ")
+end
+
+-- Runs the children at once and checks: each strictly increasing, no
+-- stamp twice across all, and the sequences interleaved, or the test
+-- proved nothing.
+local function run_together(makers)
+  local dir = helper.tmpdir()
+  local path = dir .. "/state"
+  local ready = dir .. "/ready"
+  local parts, outs = {}, {}
+  for i, make in ipairs(makers) do
+    outs[i] = dir .. "/out" .. i
+    parts[i] = "( " .. make(path, ready, i, #makers, outs[i]) .. " ) &"
+  end
+  local log, ok = helper.sh("{ " .. table.concat(parts, " ") .. " wait; } 2>&1")
+  local seen, ranges = {}, {}
+  for i, out in ipairs(outs) do
+    local f = io.open(out)
+    assert(f, "child " .. i .. " wrote nothing; its output:\n" .. log)
+    f:close()
+    local stamps = helper.read_integers(out)
+    assert.equal(COUNT, #stamps, "child " .. i .. " output:\n" .. log)
+    for j, ns in ipairs(stamps) do
+      assert(j == 1 or ns > stamps[j - 1],
+             string.format("child %d: stamp %d (%d) not above %d", i, j, ns, stamps[j - 1] or 0))
+      assert(not seen[ns], string.format("%d handed out to child %d and child %d", ns, seen[ns] or 0, i))
+      seen[ns] = i
+    end
+    ranges[i] = { stamps[1], stamps[#stamps] }
+  end
+  assert(ok, log)
+  -- Interleaving: each child's range overlaps another's.
+  for i, r in ipairs(ranges) do
+    local overlaps = false
+    for j, s in ipairs(ranges) do
+      if i ~= j and r[1] < s[2] and s[1] < r[2] then overlaps = true end
+    end
+    assert(overlaps, "child " .. i .. " ran alone; the test proved nothing")
+  end
+  return seen
+end
+
+describe("a shared state file", function()
+  after_each(helper.cleanup)
+
+  it("joins two clocks of one process into one sequence", function()
+    local path = helper.tmpdir() .. "/state"
+    local a = assert(monostamp.clock{ shared = path })
+    local b = assert(monostamp.clock{ shared = path, policy = "monotonicForceNanosecondIncrement" })
+    assert.is_true(a:is_shared())
+    assert.matches(", shared%)", tostring(a))
+    local last = a:time_ns()
+    for i = 1, 10000 do
+      local ns = (i % 2 == 0) and a:time_ns() or b:time_ns()
+      assert(ns > last)
+      last = ns
+    end
+  end)
+
+  it("carries the sequence to a clock opened later", function()
+    local path = helper.tmpdir() .. "/state"
+    local a = assert(monostamp.clock{ shared = path })
+    local last = a:time_ns()
+    a:close()
+    local b = assert(monostamp.clock{ shared = path, source = "manual" })
+    -- A manual reading of 0 is far below the last stamp: forced past it.
+    assert.equal(last + 1, b:time_ns())
+  end)
+
+  it("gives no stamp twice to three Lua processes", function()
+    run_together{ lua_child, lua_child, lua_child }
+  end)
+
+  it("gives no stamp twice to a Lua process and a Python process", function()
+    local out, ok = helper.sh(helper.python .. " -c 'import monostamp; monostamp.Clock' 2>&1")
+    assert(ok, "this spec needs the Python binding: `" .. helper.python
+               .. " -c 'import monostamp'` failed (install it with `pip install .`):\n" .. out)
+    run_together{ lua_child, python_child }
+  end)
+end)
