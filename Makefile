@@ -33,7 +33,7 @@ FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 
 DEPS := tools/install-deps.sh
 
-.PHONY: all lib test test-c test-asan test-tsan test-python test-pythons test-lua \
+.PHONY: all lib test test-c test-asan test-tsan test-python test-pythons test-lua test-lua53 \
         demo bench fuzz install lua python clean deps
 
 all: lib
@@ -89,7 +89,7 @@ install: lib
 TESTS = $(patsubst tests/c/%.c,%,$(TEST_SRC))
 
 test: deps
-	@$(MAKE) --no-print-directory test-c test-asan test-tsan test-python test-pythons test-lua
+	@$(MAKE) --no-print-directory test-c test-asan test-tsan test-python test-pythons test-lua test-lua53
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 	@echo "make test: all suites passed"
 
@@ -136,6 +136,10 @@ test-lua:
 	    LUA_PATH="$(abspath bindings/lua)/?.lua;;" \
 	    $(LUA) /usr/bin/busted --pattern=_spec tests/lua; \
 	else echo "test-lua: no Lua binding yet"; fi
+
+# Lua 5.3: the same module built against 5.3 and a smoke test (no busted there).
+test-lua53:
+	@tools/test-lua53.sh $(BUILD)
 
 # ---------------------------------------------------------------- demo, bench, fuzz
 demo: deps lib

@@ -21,6 +21,8 @@ need_deb pkg-config pkg-config
 need_deb lua5.4 lua5.4
 need_deb liblua5.4-dev /usr/include/lua5.4/lua.h
 need_deb lua-busted /usr/bin/busted
+need_deb lua5.3 lua5.3
+need_deb liblua5.3-dev /usr/include/lua5.3/lua.h
 need_deb lua-socket /usr/share/lua/5.4/socket.lua
 need_deb luarocks luarocks
 need_deb clang clang
