@@ -17,11 +17,23 @@
 
 #define RELAXED memory_order_relaxed
 
-static int read_manual(const monostamp_clock *clock, int64_t *out_ns)
+/* Rare paths stay out of line, so the common one keeps few registers. */
+#if defined(__GNUC__)
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE
+#endif
+
+/* The source's raw reading.  A switch rather than a function pointer: the
+ * platform reads inline into it (see source_posix.h), and "manual", the
+ * seam tests use, is one atomic load. */
+static inline int read_source(monostamp_clock *clock, int64_t *out_ns)
 {
-    /* const on the clock, but the atomic itself may change under us. */
-    *out_ns = atomic_load_explicit(&((monostamp_clock *)clock)->manual_ns, RELAXED);
-    return MONOSTAMP_OK;
+    if (clock->source == MONOSTAMP_SOURCE_MANUAL) {
+        *out_ns = atomic_load_explicit(&clock->manual_ns, RELAXED);
+        return MONOSTAMP_OK;
+    }
+    return monostamp__read_platform(clock->source, out_ns);
 }
 
 /*
@@ -105,7 +117,7 @@ static inline int candidate(int policy, int64_t reading, int64_t last,
 enum { AGAIN = 1 }; /* internal: the lead bound waited; read again */
 
 /* The lead bound is exceeded by `lead`: fail, or wait for the source. */
-static int lead_exceeded(monostamp_clock *clock, int64_t lead)
+static NOINLINE int lead_exceeded(monostamp_clock *clock, int64_t lead)
 {
     if (clock->on_lead == MONOSTAMP_ON_LEAD_ERROR ||
         clock->source == MONOSTAMP_SOURCE_MANUAL) {
@@ -122,7 +134,7 @@ static int lead_exceeded(monostamp_clock *clock, int64_t lead)
 
 /* Bookkeeping for a reading at or below the last stamp, done after the
  * compare-and-swap so that its stores do not delay the locked one. */
-static void note_slow_path(monostamp_clock *clock, int64_t reading, int64_t last,
+static NOINLINE void note_slow_path(monostamp_clock *clock, int64_t reading, int64_t last,
                            int64_t stamp)
 {
     note_slow_reading(clock, reading, last);
@@ -164,23 +176,36 @@ static inline int settle(monostamp_clock *clock, int policy, int64_t reading,
     return MONOSTAMP_OK;
 }
 
+/* One reading turned into a stamp; AGAIN if the lead bound waited. */
+static inline int next_once(monostamp_clock *clock, int64_t *out_ns)
+{
+    int64_t reading;
+    int rc = read_source(clock, &reading);
+    if (rc != MONOSTAMP_OK)
+        return rc;
+    int policy = atomic_load_explicit(&clock->policy, RELAXED);
+    if (policy == MONOSTAMP_ACCEPT_PLATFORM_TIME) {
+        bump(&clock->readings);
+        *out_ns = reading;
+        return MONOSTAMP_OK;
+    }
+    return settle(clock, policy, reading, out_ns);
+}
+
+/* Kept out of line so that the common call needs no loop and few saved
+ * registers. */
+static NOINLINE int next_after_wait(monostamp_clock *clock, int64_t *out_ns)
+{
+    int rc;
+    while ((rc = next_once(clock, out_ns)) == AGAIN)
+        ;
+    return rc;
+}
+
 int monostamp__next_ns(monostamp_clock *clock, int64_t *out_ns)
 {
-    for (;;) {
-        int64_t reading;
-        int rc = clock->read_ns(clock, &reading);
-        if (rc != MONOSTAMP_OK)
-            return rc;
-        int policy = atomic_load_explicit(&clock->policy, RELAXED);
-        if (policy == MONOSTAMP_ACCEPT_PLATFORM_TIME) {
-            bump(&clock->readings);
-            *out_ns = reading;
-            return MONOSTAMP_OK;
-        }
-        rc = settle(clock, policy, reading, out_ns);
-        if (rc != AGAIN)
-            return rc;
-    }
+    int rc = next_once(clock, out_ns);
+    return rc == AGAIN ? next_after_wait(clock, out_ns) : rc;
 }
 
 int monostamp_time_ns(monostamp_clock *clock, int64_t *out_ns)
@@ -250,11 +275,6 @@ int monostamp_clock_init(monostamp_clock *clock, const monostamp_options *option
     atomic_init(&clock->own_last, INT64_MIN);
     atomic_init(&clock->slow_stamp, INT64_MIN);
     clock->last_ns = &clock->own_last;
-    switch (options->source) {
-    case MONOSTAMP_SOURCE_REALTIME: clock->read_ns = monostamp__read_realtime; break;
-    case MONOSTAMP_SOURCE_REALTIME_COARSE: clock->read_ns = monostamp__read_realtime_coarse; break;
-    default: clock->read_ns = read_manual; break;
-    }
 
     if ((rc = monostamp_zone_open(options->zone, &clock->zone)) != MONOSTAMP_OK) {
         clock->zone = NULL;
@@ -373,9 +393,7 @@ int monostamp_source_read(int source, int64_t *out_ns)
 {
     if (out_ns == NULL || monostamp_source_name(source) == NULL)
         return MONOSTAMP_EINVAL;
-    if (source == MONOSTAMP_SOURCE_REALTIME)
-        return monostamp__read_realtime(NULL, out_ns);
-    if (source == MONOSTAMP_SOURCE_REALTIME_COARSE)
-        return monostamp__read_realtime_coarse(NULL, out_ns);
-    return MONOSTAMP_ENOTSUP;
+    if (source == MONOSTAMP_SOURCE_MANUAL)
+        return MONOSTAMP_ENOTSUP;
+    return monostamp__read_platform(source, out_ns);
 }

@@ -196,8 +196,6 @@ struct monostamp_clock {
     /* The last value handed out: own_last, or an atomic in shared memory. */
     _Atomic int64_t *last_ns;
     _Atomic int64_t own_last;
-    /* The source's raw read: the seam between platform and manual time. */
-    int (*read_ns)(const monostamp_clock *clock, int64_t *out_ns);
     _Atomic int policy;
     int source;
     int on_lead;
