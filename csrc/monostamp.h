@@ -4,8 +4,11 @@
  * range, whether it is thread-safe and what it returns.
  *
  * Conventions
- *   - Instants are int64_t nanoseconds since 1970-01-01T00:00:00Z (`*_ns`),
- *     offsets are int32_t seconds east of UTC (`*_offset_s`).
+ *   - Instants are int64_t nanoseconds since 1970-01-01T00:00:00Z (`*_ns`,
+ *     years 1677..2262), offsets are int32_t seconds east of UTC
+ *     (`*_offset_s`).  INT64_MIN stands for "no stamp yet" in a clock's
+ *     state, so the monotonic policies never hand it out (a manual reading
+ *     of INT64_MIN becomes INT64_MIN + 1).
  *   - Functions that can fail return 0 or a negative MONOSTAMP_E* code;
  *     monostamp_strerror() names it.  The library never prints, exits or
  *     aborts, and a failed call leaves every clock as it was.
