@@ -69,5 +69,6 @@ build = {
          defines = { "_POSIX_C_SOURCE=200809L", "_DEFAULT_SOURCE" },
          libraries = { "pthread" },
       },
+      ["monostamp.testing"] = "bindings/lua/monostamp/testing.lua",
    },
 }
