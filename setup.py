@@ -1,0 +1,51 @@
+"""Builds monostamp._monostamp: the binding plus the core's C sources.
+
+Metadata lives in pyproject.toml; this file only lists sources and flags.
+The extension uses the stable ABI (one cp38-abi3 wheel for CPython 3.8+)
+unless the interpreter is a free-threaded build, which has no stable ABI,
+or MONOSTAMP_LIMITED_API=0 asks for a version-specific build.
+"""
+import os
+import sys
+import sysconfig
+from glob import glob
+
+from setuptools import Extension, setup
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+os.chdir(HERE)  # the globs and paths below are relative to the checkout
+
+free_threaded = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
+limited = os.environ.get("MONOSTAMP_LIMITED_API", "1") != "0" and not free_threaded
+
+macros = []
+if limited:
+    macros.append(("Py_LIMITED_API", "0x03080000"))
+
+if sys.platform == "win32":
+    cflags = ["/std:c11", "/experimental:c11atomics"]
+    libraries = ["synchronization"]
+else:
+    # The core is C11 with POSIX 2008; every symbol but PyInit__monostamp
+    # stays hidden, so the core cannot clash with the Lua module's copy.
+    cflags = ["-std=c11", "-D_POSIX_C_SOURCE=200809L", "-D_DEFAULT_SOURCE",
+              "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-missing-field-initializers",
+              "-Wno-unused-parameter"]
+    libraries = ["pthread"]
+
+ext = Extension(
+    "monostamp._monostamp",
+    sources=sorted(glob("bindings/python/*.c")) + sorted(glob("csrc/*.c")),
+    depends=sorted(glob("bindings/python/*.h")) + sorted(glob("csrc/*.h")),
+    include_dirs=["csrc", "bindings/python"],
+    define_macros=macros,
+    extra_compile_args=cflags,
+    libraries=libraries,
+    py_limited_api=limited,
+)
+
+options = {"build": {"build_base": "build-python"}}  # not the C build's build/
+if limited:
+    options["bdist_wheel"] = {"py_limited_api": "cp38"}
+
+setup(ext_modules=[ext], options=options)

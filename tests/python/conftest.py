@@ -1,0 +1,58 @@
+"""Shared helpers for the Python binding's tests.
+
+MONOSTAMP_TEST_SCALE (default 1) scales the loops of the tests marked
+`heavy` (threads, leak check): tools/test-pythons.sh runs every other
+interpreter at a tenth of the work.
+"""
+import os
+from pathlib import Path
+
+import pytest
+
+# test_pytest_plugin.py runs pytest inside pytest.
+pytest_plugins = ["pytester"]
+
+try:  # no example database, and hypothesis' caches outside the checkout
+    import tempfile
+
+    from hypothesis import settings
+    settings.register_profile("monostamp", database=None)
+    settings.load_profile("monostamp")
+    from hypothesis.configuration import set_hypothesis_home_dir
+    set_hypothesis_home_dir(os.path.join(tempfile.gettempdir(), "monostamp-hypothesis"))
+except ImportError:
+    pass
+
+VECTORS = Path(__file__).resolve().parent.parent / "vectors"
+SCALE = float(os.environ.get("MONOSTAMP_TEST_SCALE", "1"))
+
+
+def scaled(n, minimum=1):
+    """n scaled by MONOSTAMP_TEST_SCALE, at least `minimum`."""
+    return max(minimum, int(n * SCALE))
+
+
+def read_vectors(name):
+    """The rows of tests/vectors/<name> as lists of str, or skip if absent.
+
+    Lines starting with '#' are comments; fields are separated by one TAB.
+    """
+    path = VECTORS / name
+    if not path.exists():
+        pytest.skip("%s not there yet" % path)
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            rows.append(line.split("\t"))
+    return rows
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "heavy: long loops shortened by MONOSTAMP_TEST_SCALE")
+
+
+def pytest_report_header(config):
+    import monostamp
+    return "monostamp %s from %s, MONOSTAMP_TEST_SCALE=%g" % (
+        monostamp.__version__, monostamp._monostamp.__file__, SCALE)

@@ -1,0 +1,139 @@
+"""Uniqueness across threads, fork(), multiprocessing and a shared file."""
+import multiprocessing
+import os
+import sys
+import threading
+
+import pytest
+
+import monostamp
+from monostamp import Clock
+from conftest import scaled
+
+posix_only = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
+
+
+def draw(n, fn=monostamp.time_ns):
+    return [fn() for _ in range(n)]
+
+
+def assert_unique_increasing_per_source(lists):
+    for values in lists:
+        assert values == sorted(values)
+    allv = [v for values in lists for v in values]
+    assert len(set(allv)) == len(allv), "%d duplicates" % (len(allv) - len(set(allv)))
+
+
+@pytest.mark.heavy
+def test_four_threads_draw_unique_stamps():
+    n = scaled(200_000, 1000)
+    results = [None] * 4
+    barrier = threading.Barrier(4)
+
+    def work(i):
+        barrier.wait()
+        results[i] = [monostamp.now().utc_ns if j & 1 else monostamp.time_ns()
+                      for j in range(n)]
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert_unique_increasing_per_source(results)
+
+
+@pytest.mark.heavy
+def test_four_threads_on_one_clock_with_policy_changes():
+    c = Clock()
+    n = scaled(100_000, 1000)
+    results = [None] * 4
+
+    def work(i):
+        results[i] = draw(n, c.time_ns)
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert_unique_increasing_per_source(results)
+
+
+def _child_draw(n, queue):
+    queue.put(draw(n))
+
+
+def _child_draw_shared(path, n, queue):
+    queue.put(draw(n, Clock(shared=path).time_ns))
+
+
+def _run_children(ctx, target, args, count=3):
+    queue = ctx.Queue()
+    procs = [ctx.Process(target=target, args=args + (queue,)) for _ in range(count)]
+    for p in procs:
+        p.start()
+    lists = [queue.get(timeout=120) for _ in procs]
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    return lists
+
+
+@posix_only
+def test_fork_parent_and_child_share_the_default_sequence():
+    n = scaled(20_000, 500)
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: write its stamps and leave without pytest's atexit
+        try:
+            data = ",".join(map(str, draw(n))).encode()
+            with os.fdopen(w, "wb") as f:
+                f.write(data)
+        finally:
+            os._exit(0)
+    os.close(w)
+    mine = draw(n)
+    with os.fdopen(r, "rb") as f:
+        theirs = [int(x) for x in f.read().split(b",")]
+    _, status = os.waitpid(pid, 0)
+    assert status == 0
+    assert len(theirs) == n
+    assert_unique_increasing_per_source([mine, theirs])
+
+
+@posix_only
+def test_multiprocessing_fork_children_share_the_default_sequence():
+    ctx = multiprocessing.get_context("fork")
+    n = scaled(20_000, 500)
+    lists = _run_children(ctx, _child_draw, (n,))
+    lists.append(draw(n))
+    assert_unique_increasing_per_source(lists)
+
+
+def test_multiprocessing_spawn_children_share_a_named_file(tmp_path, monkeypatch):
+    path = str(tmp_path / "state")
+    # Spawned children start fresh: MONOSTAMP_SHARED joins their default
+    # clocks through the file.  The parent uses a Clock on the same file.
+    monkeypatch.setenv("MONOSTAMP_SHARED", path)
+    ctx = multiprocessing.get_context("spawn")
+    n = scaled(20_000, 500)
+    lists = _run_children(ctx, _child_draw, (n,))
+    lists.append(draw(n, Clock(shared=path).time_ns))
+    assert_unique_increasing_per_source(lists)
+
+
+def test_two_processes_on_one_shared_file(tmp_path):
+    path = str(tmp_path / "state")
+    ctx = multiprocessing.get_context("spawn")
+    n = scaled(20_000, 500)
+    lists = _run_children(ctx, _child_draw_shared, (path, n), count=2)
+    assert_unique_increasing_per_source(lists)
+    c = Clock(shared=path)
+    assert c.shared == path
+    assert c.time_ns() > max(max(v) for v in lists)
+
+
+def test_two_clocks_on_one_file_in_one_process(tmp_path):
+    path = tmp_path / "state"
+    a = Clock(source="manual", start_ns=100, shared=path)
+    b = Clock(source="manual", start_ns=100, shared=path)
+    assert [a.time_ns(), b.time_ns(), a.time_ns()] == [100, 101, 102]

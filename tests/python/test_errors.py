@@ -1,0 +1,212 @@
+"""Bad arguments: TypeError for a wrong type, ValueError naming the value,
+and no clock left in a wrong state."""
+import os
+
+import pytest
+
+import monostamp
+from monostamp import Clock, Stamp
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    ({"policy": "foo"}, ValueError, "unknown policy 'foo'"),
+    ({"policy": 3}, TypeError, "policy must be str, not int"),
+    ({"policy": None}, TypeError, "policy"),
+    ({"source": "sundial"}, ValueError, "unknown source 'sundial'"),
+    ({"source": b"realtime"}, TypeError, "source must be str, not bytes"),
+    ({"zone": "Mars/Olympus_Mons"}, ValueError, "Mars/Olympus_Mons"),
+    ({"zone": "x" * 300}, ValueError, "zone"),
+    ({"zone": "UTC\0"}, ValueError, "NUL"),
+    ({"zone": 5}, TypeError, "zone must be str"),
+    ({"max_lead_ns": -1}, ValueError, "max_lead_ns=-1"),
+    ({"max_lead_ns": 1.5}, TypeError, "max_lead_ns must be int, not float"),
+    ({"max_lead_ns": 2**64}, ValueError, "max_lead_ns=18446744073709551616"),
+    ({"on_lead": "panic"}, ValueError, "unknown on_lead 'panic'"),
+    ({"on_lead": 1}, TypeError, "on_lead must be str"),
+    ({"start_ns": 5}, ValueError, "start_ns=5"),
+    ({"source": "manual", "start_ns": "5"}, TypeError, "start_ns must be int"),
+    ({"source": "manual", "start_ns": -2**63 - 1}, ValueError, "out of range"),
+    ({"shared": 5}, TypeError, "int"),
+    ({"bogus": 1}, TypeError, "bogus"),
+])
+def test_clock_arguments(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        Clock(**kwargs)
+
+
+def test_clock_keyword_only_after_policy():
+    with pytest.raises(TypeError):
+        Clock("acceptPlatformTime", "manual")
+
+
+def test_set_and_advance_need_a_manual_clock():
+    c = Clock()
+    with pytest.raises(ValueError, match="set\\(\\) needs a manual clock; this clock's source is 'realtime'"):
+        c.set(5)
+    with pytest.raises(ValueError, match="advance\\(\\) needs a manual clock"):
+        c.advance(5)
+    c.now()
+
+
+def test_manual_arguments():
+    c = Clock(source="manual", start_ns=10)
+    with pytest.raises(TypeError, match="ns must be int, not float"):
+        c.set(1.0)
+    with pytest.raises(ValueError, match="out of range"):
+        c.set(2**63)
+    with pytest.raises(TypeError):
+        c.advance("1")
+    c.set(2**63 - 1)
+    with pytest.raises(ValueError, match="advance\\(1\\)"):
+        c.advance(1)
+    assert c.time_ns() == 2**63 - 1  # the failed advance left the reading
+
+
+def test_policy_arguments_leave_the_policy():
+    c = Clock(source="manual")
+    before = c.policy
+    with pytest.raises(ValueError, match="unknown policy 'nope'"):
+        c.policy = "nope"
+    with pytest.raises(TypeError):
+        c.policy = 1
+    with pytest.raises((AttributeError, TypeError)):
+        del c.policy
+    assert c.policy is before
+    old = monostamp.get_policy()
+    with pytest.raises(ValueError, match="unknown policy 'foo'"):
+        monostamp.set_policy("foo")
+    with pytest.raises(TypeError):
+        monostamp.set_policy(None)
+    assert monostamp.get_policy() is old
+
+
+def test_read_only_attributes():
+    c = Clock()
+    for name in ("source", "zone", "shared", "max_lead_ns", "on_lead"):
+        with pytest.raises(AttributeError):
+            setattr(c, name, None)
+
+
+def test_stamp_constructor():
+    with pytest.raises(TypeError):
+        Stamp()
+    with pytest.raises(TypeError, match="utc_ns must be int"):
+        Stamp(1.0)
+    with pytest.raises(TypeError, match="offset must be int"):
+        Stamp(1, "0")
+    with pytest.raises(ValueError, match="offset=86400"):
+        Stamp(1, 86400)
+    with pytest.raises(ValueError, match="utc_ns=.*out of range"):
+        Stamp(2**63)
+    assert Stamp(utc_ns=1, offset=-86399).offset == -86399
+
+
+def test_isoformat_arguments():
+    s = Stamp(0, 0)
+    with pytest.raises(ValueError, match="digits=10"):
+        s.isoformat(10)
+    with pytest.raises(ValueError, match="digits=-1"):
+        s.isoformat(digits=-1)
+    with pytest.raises(TypeError):
+        s.isoformat("3")
+    with pytest.raises(TypeError):
+        s.isoformat(bogus=1)
+    # Offsets the text cannot carry (seconds) are refused, naming the stamp.
+    with pytest.raises(ValueError, match="offset=-2670"):
+        Stamp(0, -2670).isoformat()
+
+
+@pytest.mark.parametrize("text, pos", [
+    ("2026-12-02T15:11:20", 19),
+    ("2026-12-02X15:11:20Z", 10),
+    ("", 0),
+    ("2026-12-02T15:11:20Z ", 20),
+    ("2026-12-02T15:11:20.1234567890Z", 29),
+])
+def test_fromisoformat_names_position_and_reason(text, pos):
+    with pytest.raises(ValueError) as info:
+        Stamp.fromisoformat(text)
+    msg = str(info.value)
+    assert repr(text) in msg and ("position %d:" % pos) in msg, msg
+
+
+def test_fromisoformat_position_counts_characters():
+    with pytest.raises(ValueError, match="position 10:"):
+        Stamp.fromisoformat("2026-12-02\u00e915:11:20Z")
+
+
+def test_fromisoformat_types():
+    with pytest.raises(TypeError, match="text must be str, not bytes"):
+        Stamp.fromisoformat(b"2026-12-02T15:11:20Z")
+    with pytest.raises(TypeError):
+        Stamp.fromisoformat(None)
+
+
+def test_clock_info_arguments():
+    with pytest.raises(ValueError, match="unknown source 'sundial'"):
+        monostamp.clock_info("sundial")
+    with pytest.raises(TypeError):
+        monostamp.clock_info(0)
+
+
+def test_sleep_arguments():
+    with pytest.raises(ValueError, match="-1"):
+        monostamp.sleep(-1)
+    with pytest.raises(ValueError, match="nan"):
+        monostamp.sleep(float("nan"))
+    with pytest.raises(ValueError):
+        monostamp.sleep(1e300)
+    with pytest.raises(TypeError, match="seconds must be int or float, not str"):
+        monostamp.sleep("1")
+    with pytest.raises(ValueError, match="tolerance"):
+        monostamp.sleep(0, tolerance=-1.0)
+    with pytest.raises(TypeError):
+        monostamp.sleep_until_ns(1.0)
+    with pytest.raises(ValueError, match="tolerance_ns=-1"):
+        monostamp.sleep_until_ns(0, tolerance_ns=-1)
+
+
+def test_foreign_shared_file(tmp_path):
+    path = tmp_path / "not-ours"
+    path.write_bytes(b"hello, this is not a monostamp state file\n" * 200)
+    with pytest.raises(ValueError, match="is not a monostamp state file") as info:
+        Clock(shared=str(path))
+    assert str(path) in str(info.value)
+    with pytest.raises(ValueError, match="is not a monostamp state file"):
+        Clock(shared=path)  # os.PathLike too
+
+
+def test_truncated_shared_file(tmp_path):
+    path = tmp_path / "short"
+    path.write_bytes(b"x")
+    with pytest.raises(ValueError, match="short"):
+        Clock(shared=path)
+
+
+def test_unusable_shared_path_is_os_error(tmp_path):
+    missing = tmp_path / "no" / "such" / "dir" / "state"
+    with pytest.raises(OSError) as info:
+        Clock(shared=missing)
+    assert os.fspath(info.value.filename) == str(missing)
+    assert info.value.errno is not None
+    with pytest.raises(ValueError, match="null"):
+        Clock(shared="a\0b")
+
+
+def test_foreign_default_shared_file_names_the_path(tmp_path):
+    import subprocess
+    import sys
+    path = tmp_path / "foreign"
+    path.write_bytes(b"#" * 4096)
+    env = dict(os.environ, MONOSTAMP_SHARED=str(path))
+    code = ("import monostamp\n"
+            "for f in (monostamp.now, monostamp.time_ns, monostamp.get_policy):\n"
+            "    try:\n"
+            "        f()\n"
+            "    except ValueError as e:\n"
+            "        print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
+                         universal_newlines=True, check=True).stdout.splitlines()
+    assert len(out) == 3
+    for line in out:
+        assert str(path) in line and "not a monostamp state file" in line

@@ -1,0 +1,106 @@
+"""Every policy on a manual clock: steps back, frozen time, the lead bound."""
+import pytest
+
+import monostamp
+from monostamp import Clock, LeadError, Policy
+
+T0 = 1796224280123456789
+
+
+def stamps(clock, readings):
+    """The clock's stamp for each manual reading in turn."""
+    out = []
+    for r in readings:
+        clock.set(r)
+        out.append(clock.time_ns())
+    return out
+
+
+@pytest.mark.parametrize("policy, expected", [
+    (Policy.ACCEPT_PLATFORM_TIME, [T0, T0, T0 - 5000, T0 + 1]),
+    (Policy.MONOTONIC_ALLOW_DUPLICATES, [T0, T0, T0, T0 + 1]),
+    # Floored to whole µs; after last, the next whole µs.
+    (Policy.MONOTONIC_FORCE_MICROSECOND_INCREMENT,
+     [T0 - 789, T0 - 789 + 1000, T0 - 789 + 2000, T0 - 789 + 3000]),
+    (Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT, [T0, T0 + 1, T0 + 2, T0 + 3]),
+])
+def test_frozen_then_stepped_back_then_on(policy, expected):
+    c = Clock(policy, source="manual")
+    assert stamps(c, [T0, T0, T0 - 5000, T0 + 1]) == expected
+
+
+@pytest.mark.parametrize("policy", list(Policy))
+def test_policy_names_are_accepted_as_strings(policy):
+    c = Clock(policy.value, source="manual", start_ns=7)
+    assert c.policy is policy
+
+
+def test_backward_step_is_counted():
+    c = Clock(source="manual", start_ns=T0)
+    c.now()
+    c.advance(-3000)
+    s = c.now()
+    assert s.utc_ns == T0 + 1
+    st = c.stats()
+    assert st["backward_steps"] == 1 and st["largest_backward_ns"] == 3000
+    assert st["forced_increments"] == 1 and st["lead_ns"] == 3001
+
+
+def test_frozen_source_gives_strictly_increasing_stamps():
+    c = Clock(source="manual", start_ns=0)
+    got = [c.time_ns() for _ in range(10000)]
+    assert got == list(range(10000))
+
+
+def test_changing_the_policy_keeps_the_sequence():
+    c = Clock(Policy.ACCEPT_PLATFORM_TIME, source="manual", start_ns=T0)
+    assert c.time_ns() == T0
+    c.policy = Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT
+    assert c.time_ns() == T0
+    assert c.time_ns() == T0 + 1
+
+
+def test_lead_bound_errors_on_manual_clocks_and_leaves_state():
+    c = Clock(source="manual", start_ns=T0, max_lead_ns=2)
+    assert [c.time_ns() for _ in range(3)] == [T0, T0 + 1, T0 + 2]
+    with pytest.raises(LeadError, match="max_lead_ns=2"):
+        c.time_ns()
+    with pytest.raises(LeadError):
+        c.now()
+    assert c.stats()["lead_errors"] == 2
+    c.advance(10)
+    assert c.time_ns() == T0 + 10  # nothing of the failed calls was kept
+    assert issubclass(LeadError, RuntimeError)
+    assert LeadError is monostamp._monostamp.LeadError
+
+
+def test_lead_bound_error_action_on_a_real_clock():
+    c = Clock(source="realtime_coarse", max_lead_ns=1, on_lead="error")
+    # The coarse clock ticks every few ms: stamps soon lead it by > 1 ns.
+    with pytest.raises(LeadError):
+        for _ in range(10**6):
+            c.time_ns()
+
+
+def test_lead_bound_wait_action_waits_for_the_source():
+    c = Clock(source="realtime_coarse", max_lead_ns=1000, on_lead="wait")
+    values = [c.time_ns() for _ in range(3000)]
+    assert values == sorted(set(values))
+    assert c.stats()["lead_waits"] > 0
+
+
+def test_range_end_is_an_error_not_a_wrap():
+    c = Clock(source="manual", start_ns=2**63 - 1)
+    assert c.time_ns() == 2**63 - 1
+    with pytest.raises(ValueError, match="int64"):
+        c.time_ns()
+    with pytest.raises(ValueError, match="advance"):
+        c.advance(1)
+    c.policy = Policy.MONOTONIC_ALLOW_DUPLICATES
+    assert c.time_ns() == 2**63 - 1
+
+
+def test_clocks_are_independent_of_the_default_clock():
+    a = Clock(source="manual", start_ns=5)
+    b = Clock(source="manual", start_ns=5)
+    assert a.time_ns() == b.time_ns() == 5
