@@ -1,0 +1,216 @@
+"""The pytest plugin: fixtures, the marker, session-wide sharing under xdist,
+and a Lua subprocess drawing from the same sequence as the test."""
+import datetime
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import monostamp
+
+ENV = "MONOSTAMP_SHARED"
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def test_fixtures_and_marker_in_a_subprocess_run(pytester, monkeypatch):
+    monkeypatch.delenv(ENV, raising=False)
+    pytester.makepyfile(
+        """
+        import datetime, pytest, monostamp
+
+        def test_strict(monostamp_clock):
+            assert monostamp_clock.policy == monostamp.Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT
+            assert monostamp_clock.shared is not None
+            stamps = [monostamp_clock.time_ns() for _ in range(10000)]
+            assert stamps == sorted(set(stamps))
+
+        def test_manual_defaults(manual_clock):
+            assert manual_clock.source == "manual"
+            assert manual_clock.zone == "UTC"
+            assert manual_clock.now().isoformat() == "2000-01-01T00:00:00.000000000+00:00"
+
+        def test_step_back(manual_clock):
+            a = manual_clock.time_ns()
+            manual_clock.step_back(10**9)
+            assert manual_clock.time_ns() == a + 1
+            manual_clock.advance(2 * 10**9)
+            assert manual_clock.time_ns() == a + 10**9
+            with pytest.raises(ValueError, match="-1"):
+                manual_clock.step_back(-1)
+            with pytest.raises(TypeError):
+                manual_clock.step_back(1.5)
+
+        @pytest.mark.monostamp(start="2026-10-25T00:59:59Z", zone="Europe/Berlin",
+                               policy="acceptPlatformTime")
+        def test_marker_iso_start(manual_clock):
+            assert manual_clock.policy == monostamp.Policy.ACCEPT_PLATFORM_TIME
+            assert manual_clock.now().isoformat(digits=0) == "2026-10-25T02:59:59+02:00"
+            manual_clock.advance(10**9)
+            assert manual_clock.now().isoformat(digits=0) == "2026-10-25T02:00:00+01:00"
+
+        @pytest.mark.monostamp(start=123)
+        def test_marker_int_start(manual_clock):
+            assert manual_clock.time_ns() == 123
+
+        @pytest.mark.monostamp(start=datetime.datetime(2001, 2, 3, 4, 5, 6, 7,
+                                                       tzinfo=datetime.timezone.utc))
+        def test_marker_datetime_start(manual_clock):
+            assert manual_clock.now().isoformat() == "2001-02-03T04:05:06.000007000+00:00"
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=6)
+    header = result.stdout.str()
+    match = re.search(r"monostamp: monostamp_clock is monotonicForceNanosecondIncrement, "
+                      r"shared through MONOSTAMP_SHARED=(\S+)", header)
+    assert match, header
+    # The controller made the state file in a directory of its own and
+    # removed it when the session ended.
+    assert not os.path.exists(os.path.dirname(match.group(1)))
+
+
+@pytest.mark.parametrize("options, message", [
+    ("bogus=1", "unknown option 'bogus'"),
+    ("start=datetime.datetime(2001, 1, 1)", "naive"),
+    ("start=1.5", "not float"),
+    ("zone='Mars/Olympus'", "Mars/Olympus"),
+    ("policy='sometimes'", "sometimes"),
+])
+def test_bad_marker_options_name_the_value(pytester, options, message):
+    pytester.makepyfile(
+        """
+        import datetime, pytest
+
+        @pytest.mark.monostamp({})
+        def test_it(manual_clock):
+            pass
+        """.format(options)
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1)
+    assert message in result.stdout.str()
+
+
+def test_no_share_option_keeps_clocks_private(pytester, monkeypatch):
+    monkeypatch.delenv(ENV, raising=False)
+    pytester.makepyfile(
+        """
+        import os
+
+        def test_private(monostamp_clock):
+            assert monostamp_clock.shared is None
+            assert "MONOSTAMP_SHARED" not in os.environ
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--monostamp-no-share")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["monostamp: session sharing off*"])
+
+
+def test_an_outer_shared_file_is_joined_and_kept(pytester, monkeypatch, tmp_path):
+    outer = tmp_path / "outer.state"
+    last = tmp_path / "last"
+    monkeypatch.setenv(ENV, str(outer))
+    monkeypatch.setenv("LAST_STAMP", str(last))
+    pytester.makepyfile(
+        """
+        import os
+
+        def test_joins(monostamp_clock):
+            assert str(monostamp_clock.shared) == os.environ["MONOSTAMP_SHARED"]
+            with open(os.environ["LAST_STAMP"], "w") as f:
+                f.write(str(monostamp_clock.time_ns()))
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert outer.exists()
+    # A clock frozen at 0 on the outer file continues right after the inner
+    # run's last stamp: the inner run really used that file.
+    frozen = monostamp.Clock(source="manual", start_ns=0, shared=str(outer))
+    assert frozen.time_ns() == int(last.read_text()) + 1
+
+
+def test_xdist_workers_draw_from_one_sequence(pytester, monkeypatch, tmp_path):
+    monkeypatch.delenv(ENV, raising=False)
+    out = tmp_path / "stamps"
+    out.mkdir()
+    monkeypatch.setenv("STAMPS_DIR", str(out))
+    pytester.makepyfile(
+        """
+        import os, pytest
+
+        @pytest.mark.parametrize("n", range(8))
+        def test_write_stamps(monostamp_clock, n):
+            worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+            stamps = [monostamp_clock.time_ns() for _ in range(20000)]
+            path = os.path.join(os.environ["STAMPS_DIR"], "{}-{}".format(worker, n))
+            with open(path, "w") as f:
+                f.write("\\n".join(map(str, stamps)))
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2")
+    result.assert_outcomes(passed=8)
+    workers = {p.name.split("-")[0] for p in out.iterdir()}
+    assert workers == {"gw0", "gw1"}
+    stamps = []
+    for p in out.iterdir():
+        mine = [int(x) for x in p.read_text().split()]
+        assert mine == sorted(mine)
+        stamps.extend(mine)
+    assert len(stamps) == 8 * 20000
+    assert len(set(stamps)) == len(stamps), "duplicate stamps across xdist workers"
+
+
+def _lua_cpath():
+    """Where make built the Lua module: MONOSTAMP_LUA_CPATH, else build/lua."""
+    cpath = os.environ.get("MONOSTAMP_LUA_CPATH")
+    if cpath:
+        return cpath
+    built = os.path.join(REPO, "build", "lua", "monostamp.so")
+    return os.path.join(REPO, "build", "lua", "?.so") if os.path.exists(built) else None
+
+
+def test_a_lua_subprocess_interleaves_uniquely(monostamp_clock):
+    """The test's own stamps and a Lua child's alternate strictly."""
+    lua = shutil.which("lua5.4")
+    cpath = _lua_cpath()
+    if lua is None or cpath is None:
+        if os.environ.get("MONOSTAMP_REQUIRE_LUA"):
+            pytest.fail("lua5.4 or the built Lua module is missing (run `make lua`)")
+        pytest.skip("lua5.4 or the built Lua module is missing (run `make lua`)")
+    if monostamp_clock.shared is None:
+        pytest.skip("session sharing is off (--monostamp-no-share)")
+    env = dict(os.environ,
+               LUA_CPATH=cpath + ";;",
+               LUA_PATH=os.path.join(REPO, "bindings", "lua", "?.lua") + ";;")
+    assert env[ENV] == str(monostamp_clock.shared)
+    child = subprocess.Popen(
+        [lua, "-e", """
+            local clock, path = require("monostamp.testing").strict_clock()
+            io.stdout:write(tostring(path), "\\n"); io.stdout:flush()
+            for _ in io.lines() do
+                io.stdout:write(clock:time_ns(), "\\n"); io.stdout:flush()
+            end
+        """],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, universal_newlines=True)
+    try:
+        assert child.stdout.readline().strip() == str(monostamp_clock.shared)
+        merged = [monostamp_clock.time_ns()]
+        for _ in range(500):
+            child.stdin.write("\n")
+            child.stdin.flush()
+            merged.append(int(child.stdout.readline()))
+            merged.append(monostamp_clock.time_ns())
+    finally:
+        child.stdin.close()
+        assert child.wait(timeout=30) == 0
+    assert all(a < b for a, b in zip(merged, merged[1:])), "stamps did not interleave"
+
+
+def test_plugin_is_registered_by_entry_point(pytestconfig):
+    plugin = pytestconfig.pluginmanager.get_plugin("monostamp")
+    assert plugin is not None and plugin.__name__ == "monostamp.pytest_plugin"
