@@ -152,7 +152,9 @@ static NOINLINE void note_slow_path(monostamp_clock *clock, int64_t reading, int
 static inline int settle(monostamp_clock *clock, int policy, int64_t reading,
                          int64_t *out_ns)
 {
-    int64_t last = atomic_load_explicit(clock->last_ns, RELAXED), stamp;
+    /* Acquire: a state moved by monostamp_default_share() is seen whole. */
+    _Atomic int64_t *cell = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
+    int64_t last = atomic_load_explicit(cell, RELAXED), stamp;
     for (;;) {
         int rc = candidate(policy, reading, last, &stamp);
         if (rc != MONOSTAMP_OK)
@@ -163,7 +165,7 @@ static inline int settle(monostamp_clock *clock, int policy, int64_t reading,
             stamp - reading > clock->max_lead_ns)
             return lead_exceeded(clock, stamp - reading);
         /* On failure the CAS reloads `last` and the candidate is redone. */
-        if (atomic_compare_exchange_weak_explicit(clock->last_ns, &last, stamp,
+        if (atomic_compare_exchange_weak_explicit(cell, &last, stamp,
                                                   RELAXED, RELAXED))
             break;
     }
@@ -274,21 +276,22 @@ int monostamp_clock_init(monostamp_clock *clock, const monostamp_options *option
     /* No stamp yet: the first reading of any value is above "last". */
     atomic_init(&clock->own_last, INT64_MIN);
     atomic_init(&clock->slow_stamp, INT64_MIN);
-    clock->last_ns = &clock->own_last;
+    atomic_init(&clock->last_ns, &clock->own_last);
 
     if ((rc = monostamp_zone_open(options->zone, &clock->zone)) != MONOSTAMP_OK) {
         clock->zone = NULL;
         return rc;
     }
     if (options->shared_path != NULL) {
-        rc = monostamp__shared_open(options->shared_path, &clock->last_ns,
-                                    &clock->mapping, &clock->mapping_size);
+        _Atomic int64_t *cell;
+        rc = monostamp__shared_open(options->shared_path, &cell, &clock->mapping,
+                                    &clock->mapping_size);
         if (rc != MONOSTAMP_OK) {
             monostamp_zone_close(clock->zone);
             clock->zone = NULL;
-            clock->last_ns = &clock->own_last;
             return rc;
         }
+        atomic_store_explicit(&clock->last_ns, cell, memory_order_release);
     }
     return MONOSTAMP_OK;
 }
@@ -303,7 +306,7 @@ void monostamp_clock_destroy(monostamp_clock *clock)
         monostamp_zone_close(clock->zone);
     clock->mapping = NULL;
     clock->zone = NULL;
-    clock->last_ns = &clock->own_last;
+    atomic_store_explicit(&clock->last_ns, &clock->own_last, memory_order_release);
 }
 
 monostamp_policy monostamp_clock_policy(monostamp_clock *clock)

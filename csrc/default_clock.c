@@ -18,6 +18,8 @@
 
 static monostamp_clock default_clock;
 static pthread_once_t default_once = PTHREAD_ONCE_INIT;
+/* Serialises monostamp_default_share() calls. */
+static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
 static int default_rc;
 static int default_errno;
 /* Set (release) once default_clock is usable, to skip pthread_once. */
@@ -34,9 +36,15 @@ static void init_default_clock(void)
         options.shared_path = shared;
     rc = monostamp_clock_init(&default_clock, &options);
     if (rc == MONOSTAMP_OK && options.shared_path == NULL) {
-        rc = monostamp__shared_anonymous(&default_clock.last_ns, &default_clock.mapping,
-                                         &default_clock.mapping_size);
-        if (rc != MONOSTAMP_OK)
+        /* The page lives as long as the process: it is not the clock's
+         * `mapping`, which marks a state file. */
+        _Atomic int64_t *cell;
+        void *page;
+        size_t size;
+        rc = monostamp__shared_anonymous(&cell, &page, &size);
+        if (rc == MONOSTAMP_OK)
+            atomic_store_explicit(&default_clock.last_ns, cell, memory_order_release);
+        else
             monostamp_clock_destroy(&default_clock);
     }
     default_rc = rc;
@@ -61,6 +69,45 @@ int monostamp_default_clock(monostamp_clock **out)
     }
     *out = &default_clock;
     return MONOSTAMP_OK;
+}
+
+/* Raises *cell to at least `floor`. */
+static void raise_cell(_Atomic int64_t *cell, int64_t floor)
+{
+    int64_t seen = atomic_load_explicit(cell, memory_order_relaxed);
+    while (seen < floor &&
+           !atomic_compare_exchange_weak_explicit(cell, &seen, floor, memory_order_relaxed,
+                                                  memory_order_relaxed))
+        ;
+}
+
+int monostamp_default_share(const char *path)
+{
+    monostamp_clock *clock;
+    _Atomic int64_t *cell, *old;
+    void *mapping;
+    size_t size;
+    int rc;
+
+    if (path == NULL || path[0] == '\0')
+        return MONOSTAMP_EINVAL;
+    if ((rc = monostamp_default_clock(&clock)) != MONOSTAMP_OK)
+        return rc;
+    pthread_mutex_lock(&share_lock);
+    rc = monostamp__shared_open(path, &cell, &mapping, &size);
+    if (rc == MONOSTAMP_OK) {
+        old = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
+        raise_cell(cell, atomic_load_explicit(old, memory_order_relaxed));
+        atomic_store_explicit(&clock->last_ns, cell, memory_order_release);
+        /* Stamps that were under way on the old state are counted in too. */
+        raise_cell(cell, atomic_load_explicit(old, memory_order_relaxed));
+        /* XXX: the old state stays mapped for good: a thread may still hold
+         * a pointer into it, and a page per move is cheap. */
+        clock->mapping = mapping;
+        clock->mapping_size = size;
+    }
+    pthread_mutex_unlock(&share_lock);
+    return rc;
 }
 
 int monostamp_default_now(monostamp_stamp *out)

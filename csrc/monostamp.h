@@ -196,8 +196,9 @@ typedef struct monostamp_stamp {
  * monostamp_clock_destroy, which must be the last call. */
 typedef struct monostamp_clock monostamp_clock;
 struct monostamp_clock {
-    /* The last value handed out: own_last, or an atomic in shared memory. */
-    _Atomic int64_t *last_ns;
+    /* The last value handed out: own_last, or an atomic in shared memory.
+     * The pointer is atomic because monostamp_default_share() moves it. */
+    _Atomic(_Atomic int64_t *) last_ns;
     _Atomic int64_t own_last;
     _Atomic int policy;
     int source;
@@ -272,6 +273,14 @@ MONOSTAMP_API void monostamp_clock_stats(monostamp_clock *clock,
  * Returns 0 and the clock, or the error that made it unusable (a bad
  * MONOSTAMP_SHARED file, say) on every call.  Thread-safe. */
 MONOSTAMP_API int monostamp_default_clock(monostamp_clock **out);
+/* Moves the default clock onto the state file at `path` (created if
+ * absent), as if MONOSTAMP_SHARED had named it when the library loaded: for
+ * programs that learn the path later, such as a test runner.  The file's
+ * sequence is first raised to the default clock's last stamp, so stamps
+ * keep increasing.  Call it while no other thread takes default stamps:
+ * one taken during the move may be repeated later.  Errors as for a
+ * clock's shared_path; on error the default clock is unchanged. */
+MONOSTAMP_API int monostamp_default_share(const char *path);
 /* Shortcuts on the default clock. */
 MONOSTAMP_API int monostamp_default_now(monostamp_stamp *out);
 MONOSTAMP_API int monostamp_default_time_ns(int64_t *out_ns);

@@ -1115,6 +1115,26 @@ static PyObject *ms_zone_changed(PyObject *module, PyObject *unused)
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(share_default_doc,
+"_share_default(path, /)\n--\n\n"
+"Moves the default clock onto the state file at path (created if absent),\n"
+"as MONOSTAMP_SHARED would have at import: for the pytest plugin, which\n"
+"makes the file after monostamp is imported.  Call it while no other\n"
+"thread takes default stamps.");
+
+static PyObject *ms_share_default(PyObject *module, PyObject *arg)
+{
+    ms_state *st = state_of(module);
+    PyObject *bytes = NULL;
+    if (default_clock(st) == NULL || !PyUnicode_FSConverter(arg, &bytes))
+        return NULL;
+    int rc = monostamp_default_share(PyBytes_AsString(bytes));
+    Py_DECREF(bytes);
+    if (rc != MONOSTAMP_OK)
+        return raise_core(st, rc, arg, "_share_default(%R): %s", arg, monostamp_strerror(rc));
+    Py_RETURN_NONE;
+}
+
 PyDoc_STRVAR(monotonic_ns_doc,
 "monotonic_ns()\n--\n\n"
 "CLOCK_MONOTONIC in int ns: the time base of sleep_until_ns().");
@@ -1239,6 +1259,7 @@ static PyMethodDef ms_methods[] = {
     {"sleep", (PyCFunction)(void (*)(void))ms_sleep, METH_VARARGS | METH_KEYWORDS, sleep_doc},
     {"sleep_until_ns", (PyCFunction)(void (*)(void))ms_sleep_until_ns,
      METH_VARARGS | METH_KEYWORDS, sleep_until_ns_doc},
+    {"_share_default", ms_share_default, METH_O, share_default_doc},
     {"_set_policy_enum", ms_set_policy_enum, METH_O,
      "Registers the Policy enum whose members policies are returned as."},
     {NULL, NULL, 0, NULL},

@@ -218,6 +218,41 @@ static void test_environment_joins_default_clocks(void)
     CHECK_EQ(code, MONOSTAMP_EFOREIGN);
 }
 
+/* Last: it moves this process's default clock for good. */
+static void test_default_clock_moves_onto_a_file(void)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s", path_in_dir("moved.state"));
+    monostamp_clock frozen;
+    monostamp_options o;
+    monostamp_clock *d;
+    int64_t a, b, c, e;
+
+    CHECK_RC(monostamp_default_share(path_in_dir("foreign")), MONOSTAMP_EFOREIGN);
+    CHECK_RC(monostamp_default_share(""), MONOSTAMP_EINVAL);
+    CHECK_OK(monostamp_default_clock(&d));
+    CHECK_EQ(monostamp_clock_is_shared(d), 0);
+    /* The default clock runs ahead of the file's other user (frozen at 0)... */
+    monostamp_options_init(&o);
+    o.source = MONOSTAMP_SOURCE_MANUAL;
+    o.zone = "UTC";
+    o.shared_path = path;
+    CHECK_OK(monostamp_clock_init(&frozen, &o));
+    CHECK_OK(monostamp_time_ns(&frozen, &b));
+    CHECK_EQ(b, 0);
+    CHECK_OK(monostamp_set_policy(MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT));
+    CHECK_OK(monostamp_default_time_ns(&a));
+    CHECK_GT(a, b);
+    /* ...and after the move both draw from one sequence above both. */
+    CHECK_OK(monostamp_default_share(path));
+    CHECK_EQ(monostamp_clock_is_shared(d), 1);
+    CHECK_OK(monostamp_time_ns(&frozen, &c));
+    CHECK_EQ(c, a + 1);
+    CHECK_OK(monostamp_default_time_ns(&e));
+    CHECK_GT(e, c);
+    monostamp_clock_destroy(&frozen);
+}
+
 static int child_main(void)
 {
     int64_t ns;
@@ -242,6 +277,7 @@ int main(int argc, char **argv)
     RUN(test_foreign_short_and_other_version_files_are_refused);
     RUN(test_system_errors_keep_errno);
     RUN(test_environment_joins_default_clocks);
+    RUN(test_default_clock_moves_onto_a_file);
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0)

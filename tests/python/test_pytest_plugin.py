@@ -72,6 +72,25 @@ def test_fixtures_and_marker_in_a_subprocess_run(pytester, monkeypatch):
     assert not os.path.exists(os.path.dirname(match.group(1)))
 
 
+def test_the_default_clock_joins_the_session_file(pytester, monkeypatch):
+    """monostamp.now() in the pytest process draws from the session's file."""
+    monkeypatch.delenv(ENV, raising=False)
+    pytester.makepyfile(
+        """
+        import os, monostamp
+
+        def test_default_clock_writes_the_file():
+            frozen = monostamp.Clock(source="manual", start_ns=0,
+                                     shared=os.environ["MONOSTAMP_SHARED"])
+            mine = monostamp.time_ns()
+            assert frozen.time_ns() == mine + 1
+            assert monostamp.now().utc_ns > mine + 1
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+
+
 @pytest.mark.parametrize("options, message", [
     ("bogus=1", "unknown option 'bogus'"),
     ("start=datetime.datetime(2001, 1, 1)", "naive"),

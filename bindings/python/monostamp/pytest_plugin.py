@@ -68,7 +68,12 @@ def pytest_configure(config):
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None:
         # An xdist worker: the controller decided, and said so in two ways.
-        _session = _Session(workerinput.get("monostamp_shared") or os.environ.get(ENV))
+        # With the variable inherited, the default clock joined at import.
+        path = workerinput.get("monostamp_shared")
+        if path and os.environ.get(ENV) != path:
+            os.environ[ENV] = path
+            monostamp._monostamp._share_default(path)
+        _session = _Session(path or os.environ.get(ENV))
         return
     if not _sharing_wanted(config):
         _session = _Session()
@@ -79,7 +84,9 @@ def pytest_configure(config):
         return
     directory = tempfile.mkdtemp(prefix="monostamp-pytest-")
     path = os.path.join(directory, "state")
-    monostamp.Clock(shared=path)  # creates the file now, in the controller
+    # This process imported monostamp before the file existed: move its
+    # default clock (monostamp.now()) onto the file, which also creates it.
+    monostamp._monostamp._share_default(path)
     _session = _Session(path, directory, os.environ.get(ENV))
     os.environ[ENV] = path
 
