@@ -1,0 +1,48 @@
+#!/bin/sh
+# The bindings' benchmarks, run by `make bench` as: sh bench/run-bindings.sh BUILD
+# Each binding has one delimited block; a block that cannot run says why
+# and the others still run.
+cd "$(dirname "$0")/.." || exit 1
+BUILD=${1:-build}
+status=0
+
+# ---------------------------------------------------------------- Python
+# Installs the binding for $PYTHON (default python3) and runs
+# `python -m monostamp.bench`: ns per call and the target ratios, each
+# against a baseline timed in the same run.
+PYTHON=${PYTHON:-python3}
+if [ -f setup.py ] && command -v "$PYTHON" >/dev/null 2>&1; then
+    echo "== Python binding ($PYTHON)"
+    if "$PYTHON" -m pip install --quiet --disable-pip-version-check --no-build-isolation \
+            --force-reinstall --no-deps . &&
+       (cd "$BUILD" 2>/dev/null || cd /tmp; "$PYTHON" -m monostamp.bench); then
+        :
+    else
+        echo "python bench: failed"; status=1
+    fi
+else
+    echo "== Python binding: skipped (no setup.py or no $PYTHON)"
+fi
+# ------------------------------------------------------------ end Python
+
+# --- Lua ---
+# Builds the module into $BUILD/lua (make lua) and runs bench/lua/bench.lua
+# under lua5.4: ns per call and the target ratios against LuaSocket's
+# socket.gettime(), timed in the same run.
+LUA=${LUA:-lua5.4}
+if command -v "$LUA" >/dev/null 2>&1 && [ -f bench/lua/bench.lua ]; then
+    echo "== Lua binding ($LUA)"
+    if ! "$LUA" -e 'require "socket"' 2>/dev/null; then
+        echo "lua bench: skipped (LuaSocket, the baseline, is missing: apt-get install lua-socket)"
+    elif ${MAKE:-make} --no-print-directory lua BUILD="$BUILD" >/dev/null &&
+         LUA_CPATH="$BUILD/lua/?.so;;" "$LUA" bench/lua/bench.lua; then
+        :
+    else
+        echo "lua bench: failed"; status=1
+    fi
+else
+    echo "== Lua binding: skipped (no $LUA)"
+fi
+# --- end Lua ---
+
+exit $status
