@@ -51,6 +51,13 @@ def test_fixtures_and_marker_in_a_subprocess_run(pytester, monkeypatch):
             manual_clock.advance(10**9)
             assert manual_clock.now().isoformat(digits=0) == "2026-10-25T02:00:00+01:00"
 
+        def test_default_clock_writes_the_session_file():
+            import os
+            frozen = monostamp.Clock(source="manual", start_ns=0,
+                                     shared=os.environ["MONOSTAMP_SHARED"])
+            mine = monostamp.time_ns()
+            assert frozen.time_ns() == mine + 1  # monostamp.now() draws from the file
+
         @pytest.mark.monostamp(start=123)
         def test_marker_int_start(manual_clock):
             assert manual_clock.time_ns() == 123
@@ -62,7 +69,7 @@ def test_fixtures_and_marker_in_a_subprocess_run(pytester, monkeypatch):
         """
     )
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=6)
+    result.assert_outcomes(passed=7)
     header = result.stdout.str()
     match = re.search(r"monostamp: monostamp_clock is monotonicForceNanosecondIncrement, "
                       r"shared through MONOSTAMP_SHARED=(\S+)", header)
@@ -72,45 +79,28 @@ def test_fixtures_and_marker_in_a_subprocess_run(pytester, monkeypatch):
     assert not os.path.exists(os.path.dirname(match.group(1)))
 
 
-def test_the_default_clock_joins_the_session_file(pytester, monkeypatch):
-    """monostamp.now() in the pytest process draws from the session's file."""
-    monkeypatch.delenv(ENV, raising=False)
-    pytester.makepyfile(
-        """
-        import os, monostamp
-
-        def test_default_clock_writes_the_file():
-            frozen = monostamp.Clock(source="manual", start_ns=0,
-                                     shared=os.environ["MONOSTAMP_SHARED"])
-            mine = monostamp.time_ns()
-            assert frozen.time_ns() == mine + 1
-            assert monostamp.now().utc_ns > mine + 1
-        """
-    )
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-    result.assert_outcomes(passed=1)
-
-
-@pytest.mark.parametrize("options, message", [
+BAD_MARKERS = [
     ("bogus=1", "unknown option 'bogus'"),
     ("start=datetime.datetime(2001, 1, 1)", "naive"),
     ("start=1.5", "not float"),
     ("zone='Mars/Olympus'", "Mars/Olympus"),
     ("policy='sometimes'", "sometimes"),
-])
-def test_bad_marker_options_name_the_value(pytester, options, message):
-    pytester.makepyfile(
-        """
-        import datetime, pytest
+]
 
-        @pytest.mark.monostamp({})
-        def test_it(manual_clock):
-            pass
-        """.format(options)
-    )
+
+def test_bad_marker_options_name_the_value(pytester):
+    pytester.makepyfile("import datetime, pytest\n" + "".join(
+        """
+@pytest.mark.monostamp({})
+def test_bad_{}(manual_clock):
+    pass
+""".format(options, i) for i, (options, _) in enumerate(BAD_MARKERS)))
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
-    result.assert_outcomes(errors=1)
-    assert message in result.stdout.str()
+    result.assert_outcomes(errors=len(BAD_MARKERS))
+    output = result.stdout.str()
+    for i, (options, message) in enumerate(BAD_MARKERS):
+        section = output.split("ERROR at setup of test_bad_{}".format(i))[1][:4000]
+        assert message in section, (options, message)
 
 
 def test_no_share_option_keeps_clocks_private(pytester, monkeypatch):
