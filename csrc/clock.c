@@ -204,7 +204,8 @@ static NOINLINE int next_after_wait(monostamp_clock *clock, int64_t *out_ns)
     return rc;
 }
 
-int monostamp__next_ns(monostamp_clock *clock, int64_t *out_ns)
+/* Inline into both entry points, so the stamp stays in a register. */
+static inline int next_ns(monostamp_clock *clock, int64_t *out_ns)
 {
     int rc = next_once(clock, out_ns);
     return rc == AGAIN ? next_after_wait(clock, out_ns) : rc;
@@ -214,7 +215,7 @@ int monostamp_time_ns(monostamp_clock *clock, int64_t *out_ns)
 {
     if (clock == NULL || out_ns == NULL)
         return MONOSTAMP_EINVAL;
-    return monostamp__next_ns(clock, out_ns);
+    return next_ns(clock, out_ns);
 }
 
 int monostamp_now(monostamp_clock *clock, monostamp_stamp *out)
@@ -223,7 +224,7 @@ int monostamp_now(monostamp_clock *clock, monostamp_stamp *out)
         return MONOSTAMP_EINVAL;
     int64_t ns;
     int32_t offset_s;
-    int rc = monostamp__next_ns(clock, &ns);
+    int rc = next_ns(clock, &ns);
     if (rc != MONOSTAMP_OK)
         return rc;
     rc = monostamp__zone_offset_fast(clock->zone, ns, &offset_s);

@@ -4,9 +4,6 @@
 
 #include "monostamp.h"
 
-/* The next instant under the clock's policy (monostamp_time_ns unchecked). */
-int monostamp__next_ns(monostamp_clock *clock, int64_t *out_ns);
-
 /* Opens (creating if absent, mode 0600) the state file at `path` and maps
  * it; *last_ns then points at the shared atomic.  EFOREIGN for a file that
  * is not ours or is truncated, EVERSION for another layout, ESYSTEM with

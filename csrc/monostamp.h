@@ -196,27 +196,35 @@ typedef struct monostamp_stamp {
  * monostamp_clock_destroy, which must be the last call. */
 typedef struct monostamp_clock monostamp_clock;
 struct monostamp_clock {
+    /* Read-mostly, set at init: cores keep shared copies of this line. */
     /* The last value handed out: own_last, or an atomic in shared memory.
      * The pointer is atomic because monostamp_default_share() moves it. */
     _Atomic(_Atomic int64_t *) last_ns;
-    _Atomic int64_t own_last;
     _Atomic int policy;
     int source;
     int on_lead;
     int64_t max_lead_ns;
-    _Atomic int64_t manual_ns;   /* the manual source's reading */
     monostamp_zone *zone;
     void *mapping;               /* the shared file's mapping, or NULL */
     size_t mapping_size;
-    /* Counters: relaxed atomics, updated without locked instructions. */
+    /* 64 bytes keep the groups on different cache lines wherever the
+     * caller put the struct (alignment is the caller's malloc's). */
+    char separate_read_mostly[64];
+    /* Written by every stamp, together, so that the compare-and-swap on
+     * own_last brings the counters' line along in the same transfer.
+     * Counters are relaxed atomics, updated without locked instructions. */
+    _Atomic int64_t own_last;
     _Atomic uint64_t readings;
+    _Atomic int64_t lead_ns;
+    _Atomic int64_t manual_ns;     /* the manual source's reading */
+    char separate_per_stamp[64];
+    /* Written on the slow path only. */
     _Atomic int64_t slow_reading;  /* the last reading that took the slow path */
     _Atomic int64_t slow_stamp;    /* and the stamp it got */
     _Atomic uint64_t backward_steps;
     _Atomic int64_t largest_backward_ns;
     _Atomic uint64_t duplicates;
     _Atomic uint64_t forced_increments;
-    _Atomic int64_t lead_ns;
     _Atomic int64_t max_lead_seen_ns;
     _Atomic uint64_t lead_waits;
     _Atomic uint64_t lead_errors;
