@@ -83,7 +83,8 @@ install: lib
 	install -m 755 $(BUILD)/libmonostamp.so $(DESTDIR)$(PREFIX)/lib/libmonostamp.so.$(VERSION)
 	ln -sf libmonostamp.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libmonostamp.so.$(firstword $(subst ., ,$(VERSION)))
 	ln -sf libmonostamp.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libmonostamp.so
-	install -m 644 $(BUILD)/monostamp.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' monostamp.pc.in \
+	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/monostamp.pc
 
 # ---------------------------------------------------------------- tests
 TESTS = $(patsubst tests/c/%.c,%,$(TEST_SRC))
