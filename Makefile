@@ -147,9 +147,9 @@ demo: deps lib
 	@sh examples/run-all.sh $(BUILD)
 
 BENCHES = $(patsubst bench/c/%.c,%,$(BENCH_SRC))
-$(BUILD)/bench/%: bench/c/%.c $(BUILD)/plain/libcore.a
+$(BUILD)/bench/%: bench/c/%.c bench/c/bench_util.h $(BUILD)/plain/libcore.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -O2 $< $(BUILD)/plain/libcore.a -o $@ $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) -O2 -Ibench/c $< $(BUILD)/plain/libcore.a -o $@ $(LDLIBS_ALL)
 bench: deps $(addprefix $(BUILD)/bench/,$(BENCHES))
 	@for b in $(BENCHES); do echo "== $$b"; $(BUILD)/bench/$$b || exit 1; done
 	@if [ -f bench/run-bindings.sh ]; then sh bench/run-bindings.sh $(BUILD); fi

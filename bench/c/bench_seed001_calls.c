@@ -16,32 +16,9 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "monostamp.h"
 
-#define NS_PER_S INT64_C(1000000000)
-
-/* The machine's load, printed with the figures: this bench is run on a
- * shared machine and its tails say more about the neighbours than about
- * the code when the load is high. */
-static void print_load(const char *when)
-{
-    char buf[128] = "";
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f != NULL) {
-        if (fgets(buf, sizeof buf, f) == NULL)
-            buf[0] = '\0';
-        fclose(f);
-    }
-    buf[strcspn(buf, "\n")] = '\0';
-    printf("load average %s: %s\n", when, buf[0] != '\0' ? buf : "unknown");
-}
-
-static int64_t mono_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
-}
 
 /* Results are folded into this so that no call can be optimised away. */
 static volatile int64_t sink;
