@@ -120,6 +120,24 @@ describe("monotonic_ns and sleep", function()
     assert.is_true(monostamp.monotonic_ns() - t0 >= 500000)
     assert.is_true(monostamp.sleep(0))
   end)
+
+  it("many short sleeps never end early, at every tolerance", function()
+    local early = {}
+    for _, tolerance in ipairs{ 0, 1000, monostamp.DEFAULT_SLEEP_TOLERANCE_NS } do
+      for _ = 1, 20 do
+        for _, length in ipairs{ 0, 1, 1000, 20000, 100000 } do
+          local t0 = monostamp.monotonic_ns()
+          assert.is_true(monostamp.sleep(length, tolerance))
+          local slept = monostamp.monotonic_ns() - t0
+          if slept < length then
+            early[#early + 1] = string.format("%d ns (tolerance %d) ended after %d", length,
+                                              tolerance, slept)
+          end
+        end
+      end
+    end
+    assert.same({}, early)
+  end)
 end)
 
 describe("zone_changed", function()

@@ -203,3 +203,21 @@ def test_stub_and_marker_are_shipped():
     pkg = os.path.dirname(monostamp.__file__)
     assert os.path.exists(os.path.join(pkg, "py.typed"))
     assert os.path.exists(os.path.join(pkg, "__init__.pyi"))
+
+
+@pytest.mark.parametrize("tolerance_ns", [0, 1_000, monostamp.DEFAULT_SLEEP_TOLERANCE_NS])
+def test_many_short_sleeps_never_end_early(tolerance_ns):
+    """Each sleep ends at or after its deadline, whatever the strategy the
+    tolerance picks (spin, narrowed slack, plain kernel sleep)."""
+    early = []
+    for length_ns in [0, 1, 1_000, 20_000, 100_000] * 20:
+        deadline = monostamp.monotonic_ns() + length_ns
+        monostamp.sleep_until_ns(deadline, tolerance_ns=tolerance_ns)
+        woke = monostamp.monotonic_ns()
+        if woke < deadline:
+            early.append((length_ns, deadline - woke))
+        start = monostamp.monotonic_ns()
+        monostamp.sleep(length_ns / 1e9, tolerance=tolerance_ns / 1e9)
+        if monostamp.monotonic_ns() - start < length_ns:
+            early.append((length_ns, "sleep()"))
+    assert early == []
