@@ -1,13 +1,20 @@
 """Benchmarks the binding against the standard library, in one run.
 
-    python -m monostamp.bench [--repeat N] [--quick]
+    python -m monostamp.bench [--repeat N] [--quick] [--no-sampling | --sampling-only]
 
 Prints ns per call (the minimum over the repeats: the least disturbed run)
 and the ratios the project targets, each against a baseline measured in
-the same run on the same machine.  Not a test: nothing here asserts.
+the same run on the same machine.  Then seed 000's tables from Python (see
+sampling()): stamps taken in one second and how many are distinct, per
+source x policy, and the time for 10 M stamps.  Not a test: nothing here
+asserts.
+
+    MONOSTAMP_BENCH_QUICK=1   (or --quick) 0.2 s sampling windows and 100 k
+                              timed stamps, figures scaled to 1 s and 10 M
 """
 import argparse
 import datetime
+import os
 import sys
 import time
 import timeit
@@ -83,13 +90,182 @@ def run(repeat=15, out=sys.stdout):
     return ok
 
 
+# ------------------------------------------------------------ seed 000
+# Seed 000 (squeak-dev, May 2020) from Python, by the method of
+# bench/c/bench_seed000_sampling.c: each row samples in a tight loop for a
+# window of CLOCK_MONOTONIC time (time.monotonic_ns(), checked every 256
+# samples) and counts on the fly, storing nothing: samples, distinct
+# values (strict increases + 1, exact for a sequence that never went
+# backwards), distinct values floored to whole microseconds, and the last
+# value minus CLOCK_REALTIME (time.time_ns()) read just after.  Should a
+# sequence go backwards, the row says so and gives the distinct counts as
+# bounds: at least the new running maxima, at most the changes + 1.
+
+POLICIES = [p.value for p in monostamp.Policy]  # in the C core's order
+SOURCES = ["realtime", "realtime_coarse"]
+
+# One sampling loop, compiled per kind of value so that the hot loop holds
+# the call and the bookkeeping only.  {US} is the value in whole
+# microseconds (floored), or the value itself where its resolution is 1 us
+# or coarser.  `top` is the running maximum as of the last step back (the
+# running maximum is max(top, prev)), so an increase to v <= top is one
+# that may repeat an earlier value; a step back may reach a new value.
+_SAMPLER = """
+def sample(read, window_ns, mono, realtime):
+    prev = read()
+    prev_us = {US_PREV}
+    top, top_us = prev, prev_us
+    samples = unique = unique_us = 1
+    below = below_us = down = down_us = 0
+    backwards = False
+    rng = range(256)
+    stop = mono() + window_ns
+    while True:
+        for _ in rng:
+            v = read()
+            if v > prev:
+                unique += 1
+                if v <= top:
+                    below += 1
+            elif v < prev:
+                backwards = True
+                down += 1
+                if prev > top:
+                    top = prev
+            us = {US}
+            if us > prev_us:
+                unique_us += 1
+                if us <= top_us:
+                    below_us += 1
+            elif us < prev_us:
+                down_us += 1
+                if prev_us > top_us:
+                    top_us = prev_us
+            prev_us = us
+            prev = v
+        samples += 256
+        if mono() >= stop:
+            break
+    now = realtime()
+    return (samples, unique + down, unique_us + down_us, unique - below,
+            unique_us - below_us, backwards, prev, now)
+"""
+
+
+def _compile_sampler(us_expr, us_prev_expr):
+    env = {}
+    exec(_SAMPLER.replace("{US_PREV}", us_prev_expr).replace("{US}", us_expr), env)
+    return env["sample"]
+
+
+_sample_ns = _compile_sampler("v // 1000", "prev // 1000")  # int ns: floor to us
+_sample_us = _compile_sampler("v", "prev")  # values of 1 us resolution or coarser
+
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+def _datetime_ns(dt):
+    """A naive local datetime as ns since the epoch (exact, via astimezone)."""
+    delta = dt.astimezone(datetime.timezone.utc) - _EPOCH
+    return delta // datetime.timedelta(microseconds=1) * 1000
+
+
+def _sampling_row(name, sampler, read, to_ns, window_ns, scale):
+    samples, unique, unique_us, low, low_us, backwards, last, now = sampler(
+        read, window_ns, time.monotonic_ns, time.time_ns)
+    lead_us = (to_ns(last) - now) / 1000.0
+    if backwards:
+        return ("| %s | %.0f | %.0f–%.0f | %.0f–%.0f | %.1f "
+                "| went backwards: distinct counts are bounds |") % (
+            name, samples * scale, low * scale, unique * scale, low_us * scale,
+            unique_us * scale, lead_us)
+    return "| %s | %.0f | %.0f | %.0f | %.1f | |" % (
+        name, samples * scale, unique * scale, unique_us * scale, lead_us)
+
+
+def _time_calls(read, n):
+    """ms for n calls of read() in a plain loop (after n // 10 unrecorded)."""
+    for _ in range(n // 10):
+        read()
+    rng = range(n)
+    t0 = time.monotonic_ns()
+    for _ in rng:
+        read()
+    return (time.monotonic_ns() - t0) / 1e6
+
+
+def _load():
+    try:
+        with open("/proc/loadavg") as f:
+            return f.read().strip()
+    except OSError:
+        return "unknown"
+
+
+def sampling(quick=False, out=sys.stdout):
+    """Seed 000's two tables from Python, as markdown; see the comment above.
+
+    1 s windows (0.2 s when quick, figures scaled to 1 s); the time for
+    10 M stamps is 1 M timed (100 k when quick) and scaled.
+    """
+    window_ns = 200_000_000 if quick else 1_000_000_000
+    scale = 1e9 / window_ns
+    stamps = 100_000 if quick else 1_000_000
+    stamp_scale = 10_000_000 / stamps
+    ident = lambda v: v  # noqa: E731
+    clocks = [(s, p, monostamp.Clock(policy=p, source=s)) for s in SOURCES for p in POLICIES]
+
+    print("", file=out)
+    print("Seed 000 from Python %s: load average before: %s" % (sys.version.split()[0], _load()),
+          file=out)
+    print("Sampling for %s s%s: samples, distinct ns values, distinct us values."
+          % ("0.2" if quick else "1", " (figures scaled to 1 s)" if quick else ""), file=out)
+    print("", file=out)
+    print("| sampled | samples | distinct (ns) | distinct (us) | last - realtime (us) | note |",
+          file=out)
+    print("|---|---:|---:|---:|---:|---|", file=out)
+    print(_sampling_row("time.time_ns()", _sample_ns, time.time_ns, ident, window_ns, scale),
+          file=out)
+    print(_sampling_row("datetime.datetime.now()", _sample_us, datetime.datetime.now,
+                        _datetime_ns, window_ns, scale), file=out)
+    for source, policy, clock in clocks:
+        print(_sampling_row("Clock(%s, %s).time_ns()" % (source, policy), _sample_ns,
+                            clock.time_ns, ident, window_ns, scale), file=out)
+
+    print("", file=out)
+    print("Time for 10 M stamps (%s timed, scaled), ms; ratio against acceptPlatformTime "
+          "on the same source." % ("100 k" if quick else "1 M"), file=out)
+    print("", file=out)
+    print("| stamps taken with | ms for 10 M | ns/stamp | ratio |", file=out)
+    print("|---|---:|---:|---:|", file=out)
+    for name, read in [("time.time_ns()", time.time_ns),
+                       ("datetime.datetime.now()", datetime.datetime.now)]:
+        ms = _time_calls(read, stamps) * stamp_scale
+        print("| %s | %.0f | %.1f | |" % (name, ms, ms * 1e6 / 1e7), file=out)
+    base = {}
+    for source, policy, clock in clocks:
+        ms = _time_calls(clock.time_ns, stamps) * stamp_scale
+        base.setdefault(source, ms)  # acceptPlatformTime comes first
+        print("| Clock(%s, %s).time_ns() | %.0f | %.1f | %.2f |" % (
+            source, policy, ms, ms * 1e6 / 1e7, ms / base[source]), file=out)
+    print("load average after: %s" % _load(), file=out)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m monostamp.bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=15, help="timing runs per case")
-    parser.add_argument("--quick", action="store_true", help="3 runs per case")
+    parser.add_argument("--quick", action="store_true",
+                        help="3 runs per case; seed 000's sampling as MONOSTAMP_BENCH_QUICK=1")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--no-sampling", action="store_true", help="skip seed 000's tables")
+    which.add_argument("--sampling-only", action="store_true", help="only seed 000's tables")
     args = parser.parse_args(argv)
-    run(3 if args.quick else args.repeat)
+    quick_sampling = args.quick or os.environ.get("MONOSTAMP_BENCH_QUICK") == "1"
+    if not args.sampling_only:
+        run(3 if args.quick else args.repeat)
+    if not args.no_sampling:
+        sampling(quick_sampling)
     return 0  # a benchmark reports; it does not fail the build
 
 
