@@ -20,8 +20,12 @@
 /* Rare paths stay out of line, so the common one keeps few registers. */
 #if defined(__GNUC__)
 #define NOINLINE __attribute__((noinline))
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#define LIKELY(x) __builtin_expect(!!(x), 1)
 #else
 #define NOINLINE
+#define ALWAYS_INLINE inline
+#define LIKELY(x) (x)
 #endif
 
 /* The source's raw reading.  A switch rather than a function pointer: the
@@ -61,26 +65,10 @@ static inline int64_t floor_us(int64_t ns)
     return r < 0 ? ns - r - 1000 : ns - r;
 }
 
-/*
- * Counts what a reading at or below the last stamp says about the source.
- * The previous reading is the last slow-path reading if no stamp was taken
- * on the fast path since (the last stamp is still the one it got), else the
- * last stamp itself, which the fast path sets to its reading.  Exact for a
- * clock used by one thread at a time; with several, readings interleave and
- * "previous" is the one ordered last.
- */
-static void note_slow_reading(monostamp_clock *clock, int64_t reading,
-                              int64_t last)
+/* a - b for a >= b, saturated at INT64_MAX (a reading far below 1970). */
+static inline int64_t distance(int64_t a, int64_t b)
 {
-    int64_t previous = last;
-    if (atomic_load_explicit(&clock->slow_stamp, RELAXED) == last)
-        previous = atomic_load_explicit(&clock->slow_reading, RELAXED);
-    bump(&clock->duplicates);
-    if (reading < previous) {
-        bump(&clock->backward_steps);
-        raise_to(&clock->largest_backward_ns, previous - reading);
-    }
-    atomic_store_explicit(&clock->slow_reading, reading, RELAXED);
+    return (b < 0 && a > INT64_MAX + b) ? INT64_MAX : a - b;
 }
 
 /* The candidate a policy makes of `reading` given `last`, or ERANGE. */
@@ -132,25 +120,47 @@ static NOINLINE int lead_exceeded(monostamp_clock *clock, int64_t lead)
     return AGAIN;
 }
 
-/* Bookkeeping for a reading at or below the last stamp, done after the
- * compare-and-swap so that its stores do not delay the locked one. */
-static NOINLINE void note_slow_path(monostamp_clock *clock, int64_t reading, int64_t last,
-                           int64_t stamp)
+/*
+ * Bookkeeping for a reading at or below the last stamp, done after the
+ * compare-and-swap so that its stores do not delay the locked one.  A
+ * frozen or coarse source takes this path on every stamp, so it stores as
+ * little as it can: the stamp, one counter, and the reading when it moved.
+ * The lead (stamp minus reading) is not stored per stamp: the current one
+ * is slow_stamp - slow_reading while slow_stamp is the last stamp, and a
+ * run's largest is folded into max_lead_seen_ns when the next run starts
+ * (monostamp_clock_stats() folds the latest).
+ *
+ * The previous reading is slow_reading if no stamp was taken on the fast
+ * path since (the last stamp is still slow_stamp), else the last stamp
+ * itself, which the fast path sets to its reading.  Exact for a clock used
+ * by one thread at a time; with several, "previous" is the one ordered last.
+ */
+static NOINLINE void note_slow_path(monostamp_clock *clock, int policy, int64_t reading,
+                                    int64_t last, int64_t stamp)
 {
-    note_slow_reading(clock, reading, last);
-    if (stamp > reading) {
-        if (stamp != last) /* raised, not merely held at last */
-            bump(&clock->forced_increments);
-        atomic_store_explicit(&clock->lead_ns, stamp - reading, RELAXED);
-        raise_to(&clock->max_lead_seen_ns, stamp - reading);
+    int64_t slow_reading = atomic_load_explicit(&clock->slow_reading, RELAXED);
+    int64_t slow_stamp = atomic_load_explicit(&clock->slow_stamp, RELAXED);
+    int64_t previous = slow_stamp == last ? slow_reading : last;
+
+    bump(&clock->duplicates);
+    if (policy == MONOSTAMP_MONOTONIC_ALLOW_DUPLICATES)
+        bump(&clock->holds);
+    if (reading < previous) {
+        bump(&clock->backward_steps);
+        raise_to(&clock->largest_backward_ns, distance(previous, reading));
+    }
+    if (reading != slow_reading || slow_stamp == INT64_MIN) {
+        if (slow_stamp != INT64_MIN)
+            raise_to(&clock->max_lead_seen_ns, distance(slow_stamp, slow_reading));
+        atomic_store_explicit(&clock->slow_reading, reading, RELAXED);
     }
     atomic_store_explicit(&clock->slow_stamp, stamp, RELAXED);
 }
 
 /* Turns a reading into a stamp under a monotonic policy: OK, an error, or
  * AGAIN when the lead bound made it wait. */
-static inline int settle(monostamp_clock *clock, int policy, int64_t reading,
-                         int64_t *out_ns)
+static ALWAYS_INLINE int settle(monostamp_clock *clock, int policy, int64_t reading,
+                                int64_t *out_ns)
 {
     /* Acquire: a state moved by monostamp_default_share() is seen whole. */
     _Atomic int64_t *cell = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
@@ -162,24 +172,32 @@ static inline int settle(monostamp_clock *clock, int policy, int64_t reading,
         if (stamp == last)
             break; /* allowDuplicates at or below last: nothing to write */
         if (stamp > reading && clock->max_lead_ns != 0 &&
-            stamp - reading > clock->max_lead_ns)
-            return lead_exceeded(clock, stamp - reading);
+            distance(stamp, reading) > clock->max_lead_ns)
+            return lead_exceeded(clock, distance(stamp, reading));
         /* On failure the CAS reloads `last` and the candidate is redone. */
         if (atomic_compare_exchange_weak_explicit(cell, &last, stamp,
                                                   RELAXED, RELAXED))
             break;
     }
-    if (reading <= last)
-        note_slow_path(clock, reading, last, stamp);
-    else if (atomic_load_explicit(&clock->lead_ns, RELAXED) != 0)
-        atomic_store_explicit(&clock->lead_ns, 0, RELAXED);
+    if (reading <= last) {
+        /* A frozen or coarse source repeats its reading for a whole tick:
+         * while it does, only the count and the stamp change. */
+        if (LIKELY(reading == atomic_load_explicit(&clock->slow_reading, RELAXED) &&
+                   last == atomic_load_explicit(&clock->slow_stamp, RELAXED) &&
+                   policy != MONOSTAMP_MONOTONIC_ALLOW_DUPLICATES)) {
+            bump(&clock->duplicates);
+            atomic_store_explicit(&clock->slow_stamp, stamp, RELAXED);
+        } else {
+            note_slow_path(clock, policy, reading, last, stamp);
+        }
+    }
     bump(&clock->readings);
     *out_ns = stamp;
     return MONOSTAMP_OK;
 }
 
 /* One reading turned into a stamp; AGAIN if the lead bound waited. */
-static inline int next_once(monostamp_clock *clock, int64_t *out_ns)
+static ALWAYS_INLINE int next_once(monostamp_clock *clock, int64_t *out_ns)
 {
     int64_t reading;
     int rc = read_source(clock, &reading);
@@ -371,9 +389,16 @@ void monostamp_clock_stats(monostamp_clock *clock, monostamp_stats *out)
     out->backward_steps = atomic_load_explicit(&clock->backward_steps, RELAXED);
     out->largest_backward_ns = atomic_load_explicit(&clock->largest_backward_ns, RELAXED);
     out->duplicates = atomic_load_explicit(&clock->duplicates, RELAXED);
-    out->forced_increments = atomic_load_explicit(&clock->forced_increments, RELAXED);
-    out->lead_ns = atomic_load_explicit(&clock->lead_ns, RELAXED);
-    out->max_lead_ns = atomic_load_explicit(&clock->max_lead_seen_ns, RELAXED);
+    out->forced_increments = out->duplicates - atomic_load_explicit(&clock->holds, RELAXED);
+    /* See note_slow_path: the lead lives in the last slow stamp. */
+    int64_t slow_stamp = atomic_load_explicit(&clock->slow_stamp, RELAXED);
+    int64_t slow_reading = atomic_load_explicit(&clock->slow_reading, RELAXED);
+    _Atomic int64_t *cell = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
+    int64_t latest_run = slow_stamp == INT64_MIN ? 0 : distance(slow_stamp, slow_reading);
+    int64_t max_seen = atomic_load_explicit(&clock->max_lead_seen_ns, RELAXED);
+    out->lead_ns = slow_stamp != INT64_MIN && atomic_load_explicit(cell, RELAXED) == slow_stamp
+                       ? latest_run : 0;
+    out->max_lead_ns = latest_run > max_seen ? latest_run : max_seen;
     out->lead_waits = atomic_load_explicit(&clock->lead_waits, RELAXED);
     out->lead_errors = atomic_load_explicit(&clock->lead_errors, RELAXED);
 }

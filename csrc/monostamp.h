@@ -215,7 +215,6 @@ struct monostamp_clock {
      * Counters are relaxed atomics, updated without locked instructions. */
     _Atomic int64_t own_last;
     _Atomic uint64_t readings;
-    _Atomic int64_t lead_ns;
     _Atomic int64_t manual_ns;     /* the manual source's reading */
     char separate_per_stamp[64];
     /* Written on the slow path only. */
@@ -224,8 +223,8 @@ struct monostamp_clock {
     _Atomic uint64_t backward_steps;
     _Atomic int64_t largest_backward_ns;
     _Atomic uint64_t duplicates;
-    _Atomic uint64_t forced_increments;
-    _Atomic int64_t max_lead_seen_ns;
+    _Atomic uint64_t holds;        /* duplicates held at last (allowDuplicates) */
+    _Atomic int64_t max_lead_seen_ns; /* of the slow runs before the latest */
     _Atomic uint64_t lead_waits;
     _Atomic uint64_t lead_errors;
 };

@@ -92,6 +92,10 @@ static void test_nanosecond_increment_is_strict(void)
     CHECK_EQ(next(&c), 5002);
     CHECK_OK(monostamp_manual_set(&c, 100));
     CHECK_EQ(next(&c), 5003); /* stepped back */
+    monostamp_stats mid;
+    monostamp_clock_stats(&c, &mid);
+    CHECK_EQ(mid.lead_ns, 4903); /* the current lead, while it lasts */
+    CHECK_EQ(mid.max_lead_ns, 4903);
     CHECK_OK(monostamp_manual_set(&c, 9000));
     CHECK_EQ(next(&c), 9000); /* caught up: the reading again */
     monostamp_stats st;
