@@ -50,7 +50,7 @@ print("%d.%d%s" % (sys.version_info[:2] + (ft,)) if ok else "")' 2>/dev/null || 
         "$vpy" -m pip install --quiet --disable-pip-version-check pytest hypothesis pytest-xdist
     fi
     if "$vpy" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps . &&
-       (cd tests/python && MONOSTAMP_TEST_SCALE=$SCALE "$vpy" -m pytest -q -p no:cacheprovider \
+       (cd tests/python && MONOSTAMP_TEST_SCALE=$SCALE "$vpy" -m pytest -q -p no:cacheprovider -n 2 \
             -W ignore::DeprecationWarning); then
         passed="$passed $tag"
     else
