@@ -1,11 +1,12 @@
 #!/bin/sh
 # Builds and tests the Python binding on every CPython >= 3.8 on this
 # machine (pyenv's versions and python3.X on PATH), each in its own venv
-# under build/pyvenv-X.Y, with pytest and hypothesis installed there.
+# under build/pyvenv-X.Y, with pytest, hypothesis and pytest-xdist there.
 #
-# Kept lean for CI: the heavy tests (threads, the leak loop) run at a tenth
-# of their size (MONOSTAMP_TEST_SCALE, default 0.1); `make test-python`
-# runs them in full on the default interpreter.  Set PYTHONS to a list of
+# Kept lean for CI: each suite runs on two xdist workers, and the heavy
+# tests (threads, the leak loop) at a tenth of their size
+# (MONOSTAMP_TEST_SCALE, default 0.1); `make test-python` runs them in full,
+# serially, on the default interpreter.  Set PYTHONS to a list of
 # interpreters to test those only.
 set -eu
 
