@@ -3,13 +3,7 @@
 local monostamp = require "monostamp"
 local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.lua")
 
--- Asserts that f raises an error containing `text` (plain, not a pattern).
-local function raises(text, f, ...)
-  local ok, err = pcall(f, ...)
-  assert(not ok, "no error; expected: " .. text)
-  err = tostring(err)
-  assert(err:find(text, 1, true), "error\n  " .. err .. "\nlacks\n  " .. text)
-end
+local raises = helper.raises
 
 describe("bad arguments raise", function()
   it("unknown names, naming the bad value", function()

@@ -92,4 +92,14 @@ function helper.read_integers(path)
   return t
 end
 
+-- Asserts that f raises an error containing `text` (plain, not a pattern);
+-- returns the error text for further checks.
+function helper.raises(text, f, ...)
+  local ok, err = pcall(f, ...)
+  assert(not ok, "no error; expected: " .. text)
+  err = tostring(err)
+  assert(err:find(text, 1, true), "error\n  " .. err .. "\nlacks\n  " .. text)
+  return err
+end
+
 return helper

@@ -9,10 +9,7 @@ local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.l
 -- Asserts that f raises an error containing `text` (plain, not a pattern),
 -- and that the error names the caller's line, not the module's.
 local function raises(text, f, ...)
-  local ok, err = pcall(f, ...)
-  assert(not ok, "no error; expected: " .. text)
-  err = tostring(err)
-  assert(err:find(text, 1, true), "error\n  " .. err .. "\nlacks\n  " .. text)
+  local err = helper.raises(text, f, ...)
   assert(not err:find("testing.lua:", 1, true), "error points into the module:\n  " .. err)
 end
 
