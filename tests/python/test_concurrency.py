@@ -44,17 +44,33 @@ def test_four_threads_draw_unique_stamps():
 
 @pytest.mark.heavy
 def test_four_threads_on_one_clock_with_policy_changes():
+    """A fifth thread flips the clock between the two strict policies while
+    four draw from it: stamps stay unique and increasing per thread."""
     c = Clock()
     n = scaled(100_000, 1000)
     results = [None] * 4
+    stop = threading.Event()
+    flips = []
 
     def work(i):
         results[i] = draw(n, c.time_ns)
+
+    def flip():
+        strict = [monostamp.Policy.MONOTONIC_FORCE_MICROSECOND_INCREMENT,
+                  monostamp.Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT]
+        while not stop.is_set():
+            c.policy = strict[len(flips) % 2]
+            flips.append(1)
+    flipper = threading.Thread(target=flip)
+    flipper.start()
     threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    stop.set()
+    flipper.join()
+    assert len(flips) > 1
     assert_unique_increasing_per_source(results)
 
 
