@@ -1,4 +1,6 @@
 /* calendar.c: Gregorian date <-> day number, integers only (see calendar.h). */
+#include "config.h"
+
 #include "calendar.h"
 
 int monostamp__is_leap(int64_t year)

@@ -8,9 +8,10 @@
 #ifndef MONOSTAMP_CALENDAR_H
 #define MONOSTAMP_CALENDAR_H
 
-#include <stdint.h>
+#include "config.h"
 
-#define MONOSTAMP__NS_PER_S INT64_C(1000000000)
+MONOSTAMP__HIDDEN_BEGIN
+
 #define MONOSTAMP__S_PER_DAY INT64_C(86400)
 
 /* 1 if `year` is a Gregorian leap year. */
@@ -46,5 +47,7 @@ static inline int64_t monostamp__s_to_ns_sat(int64_t s)
     if (s < INT64_MIN / MONOSTAMP__NS_PER_S) return INT64_MIN;
     return s * MONOSTAMP__NS_PER_S;
 }
+
+MONOSTAMP__HIDDEN_END
 
 #endif

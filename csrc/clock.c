@@ -8,36 +8,33 @@
  * a stamp that happens after another (in any thread) is larger.  No other
  * memory is published through *last_ns, so nothing stronger is needed.
  */
-#include <limits.h>
+#include "config.h"
+
+#include <stdlib.h>
 #include <string.h>
 
-#include "clock_internal.h"
-#include "source.h"
-#include "zone_cache.h"
+#include "clock_layout.h"
+#include "os.h"
+#include "state_file.h"
+#include "zone.h"
 
 #define RELAXED memory_order_relaxed
 
 /* Rare paths stay out of line, so the common one keeps few registers. */
-#if defined(__GNUC__)
-#define NOINLINE __attribute__((noinline))
-#define ALWAYS_INLINE inline __attribute__((always_inline))
-#define LIKELY(x) __builtin_expect(!!(x), 1)
-#else
-#define NOINLINE
-#define ALWAYS_INLINE inline
-#define LIKELY(x) (x)
-#endif
+#define NOINLINE MONOSTAMP__NOINLINE
+#define ALWAYS_INLINE MONOSTAMP__ALWAYS_INLINE
+#define LIKELY(x) MONOSTAMP__LIKELY(x)
 
 /* The source's raw reading.  A switch rather than a function pointer: the
- * platform reads inline into it (see source_posix.h), and "manual", the
- * seam tests use, is one atomic load. */
-static inline int read_source(monostamp_clock *clock, int64_t *out_ns)
+ * platform read is inline (os.h), and "manual", the seam tests use, is one
+ * atomic load. */
+static inline int read_source(monostamp__clock *clock, int64_t *out_ns)
 {
     if (clock->source == MONOSTAMP_SOURCE_MANUAL) {
         *out_ns = atomic_load_explicit(&clock->manual_ns, RELAXED);
         return MONOSTAMP_OK;
     }
-    return monostamp__read_platform(clock->source, out_ns);
+    return monostamp__os_clock_read(clock->source, out_ns);
 }
 
 /*
@@ -105,7 +102,7 @@ static inline int candidate(int policy, int64_t reading, int64_t last,
 enum { AGAIN = 1 }; /* internal: the lead bound waited; read again */
 
 /* The lead bound is exceeded by `lead`: fail, or wait for the source. */
-static NOINLINE int lead_exceeded(monostamp_clock *clock, int64_t lead)
+static NOINLINE int lead_exceeded(monostamp__clock *clock, int64_t lead)
 {
     if (clock->on_lead == MONOSTAMP_ON_LEAD_ERROR ||
         clock->source == MONOSTAMP_SOURCE_MANUAL) {
@@ -116,7 +113,7 @@ static NOINLINE int lead_exceeded(monostamp_clock *clock, int64_t lead)
     /* Naps of at most 10 ms, so a wall clock stepped back meanwhile is
      * re-read rather than waited out blindly. */
     int64_t behind = lead - clock->max_lead_ns;
-    monostamp__nap_ns(behind < 10000000 ? behind : 10000000);
+    monostamp__os_nap_ns(behind < 10000000 ? behind : 10000000);
     return AGAIN;
 }
 
@@ -135,7 +132,7 @@ static NOINLINE int lead_exceeded(monostamp_clock *clock, int64_t lead)
  * itself, which the fast path sets to its reading.  Exact for a clock used
  * by one thread at a time; with several, "previous" is the one ordered last.
  */
-static NOINLINE void note_slow_path(monostamp_clock *clock, int policy, int64_t reading,
+static NOINLINE void note_slow_path(monostamp__clock *clock, int policy, int64_t reading,
                                     int64_t last, int64_t stamp)
 {
     int64_t slow_reading = atomic_load_explicit(&clock->slow_reading, RELAXED);
@@ -159,7 +156,7 @@ static NOINLINE void note_slow_path(monostamp_clock *clock, int policy, int64_t 
 
 /* Turns a reading into a stamp under a monotonic policy: OK, an error, or
  * AGAIN when the lead bound made it wait. */
-static ALWAYS_INLINE int settle(monostamp_clock *clock, int policy, int64_t reading,
+static ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, int64_t reading,
                                 int64_t *out_ns)
 {
     /* Acquire: a state moved by monostamp_default_share() is seen whole. */
@@ -197,9 +194,9 @@ static ALWAYS_INLINE int settle(monostamp_clock *clock, int policy, int64_t read
 }
 
 /* One reading turned into a stamp; AGAIN if the lead bound waited. */
-static ALWAYS_INLINE int next_once(monostamp_clock *clock, int64_t *out_ns)
+static ALWAYS_INLINE int next_once(monostamp__clock *clock, int64_t *out_ns)
 {
-    int64_t reading;
+    int64_t reading = 0; /* set by read_source; the 0 quiets -Wmaybe-uninitialized */
     int rc = read_source(clock, &reading);
     if (rc != MONOSTAMP_OK)
         return rc;
@@ -214,7 +211,7 @@ static ALWAYS_INLINE int next_once(monostamp_clock *clock, int64_t *out_ns)
 
 /* Kept out of line so that the common call needs no loop and few saved
  * registers. */
-static NOINLINE int next_after_wait(monostamp_clock *clock, int64_t *out_ns)
+static NOINLINE int next_after_wait(monostamp__clock *clock, int64_t *out_ns)
 {
     int rc;
     while ((rc = next_once(clock, out_ns)) == AGAIN)
@@ -223,7 +220,7 @@ static NOINLINE int next_after_wait(monostamp_clock *clock, int64_t *out_ns)
 }
 
 /* Inline into both entry points, so the stamp stays in a register. */
-static inline int next_ns(monostamp_clock *clock, int64_t *out_ns)
+static inline int next_ns(monostamp__clock *clock, int64_t *out_ns)
 {
     int rc = next_once(clock, out_ns);
     return rc == AGAIN ? next_after_wait(clock, out_ns) : rc;
@@ -233,19 +230,20 @@ int monostamp_time_ns(monostamp_clock *clock, int64_t *out_ns)
 {
     if (clock == NULL || out_ns == NULL)
         return MONOSTAMP_EINVAL;
-    return next_ns(clock, out_ns);
+    return next_ns(clock_of(clock), out_ns);
 }
 
 int monostamp_now(monostamp_clock *clock, monostamp_stamp *out)
 {
     if (clock == NULL || out == NULL)
         return MONOSTAMP_EINVAL;
+    monostamp__clock *c = clock_of(clock);
     int64_t ns;
     int32_t offset_s;
-    int rc = next_ns(clock, &ns);
+    int rc = next_ns(c, &ns);
     if (rc != MONOSTAMP_OK)
         return rc;
-    rc = monostamp__zone_offset_fast(clock->zone, ns, &offset_s);
+    rc = monostamp__zone_offset_fast(c->zone, ns, &offset_s);
     if (rc != MONOSTAMP_OK)
         return rc;
     out->utc_ns = ns;
@@ -253,40 +251,23 @@ int monostamp_now(monostamp_clock *clock, monostamp_stamp *out)
     return MONOSTAMP_OK;
 }
 
-void monostamp_options_init(monostamp_options *options)
-{
-    memset(options, 0, sizeof *options);
-    options->policy = MONOSTAMP_DEFAULT_POLICY;
-    options->source = MONOSTAMP_SOURCE_REALTIME;
-    options->on_lead = MONOSTAMP_ON_LEAD_WAIT;
-}
-
-static int check_options(const monostamp_options *o)
-{
-    if (monostamp_policy_name(o->policy) == NULL ||
-        monostamp_source_name(o->source) == NULL ||
-        (o->on_lead != MONOSTAMP_ON_LEAD_WAIT && o->on_lead != MONOSTAMP_ON_LEAD_ERROR) ||
-        o->max_lead_ns < 0 ||
-        (o->has_start_ns && o->source != MONOSTAMP_SOURCE_MANUAL))
-        return MONOSTAMP_EINVAL;
-    return MONOSTAMP_OK;
-}
-
-int monostamp_clock_init(monostamp_clock *clock, const monostamp_options *options)
+int monostamp_clock_init(monostamp_clock *storage, const monostamp_options *options)
 {
     monostamp_options defaults;
+    monostamp__clock *clock;
     int rc;
 
-    if (clock == NULL)
+    if (storage == NULL)
         return MONOSTAMP_EINVAL;
     if (options == NULL) {
         monostamp_options_init(&defaults);
         options = &defaults;
     }
-    if ((rc = check_options(options)) != MONOSTAMP_OK)
+    if ((rc = monostamp_options_check(options, NULL)) != MONOSTAMP_OK)
         return rc;
 
-    memset(clock, 0, sizeof *clock);
+    memset(storage, 0, sizeof *storage);
+    clock = clock_of(storage);
     clock->source = options->source;
     clock->on_lead = options->on_lead;
     clock->max_lead_ns = options->max_lead_ns;
@@ -303,8 +284,8 @@ int monostamp_clock_init(monostamp_clock *clock, const monostamp_options *option
     }
     if (options->shared_path != NULL) {
         _Atomic int64_t *cell;
-        rc = monostamp__shared_open(options->shared_path, &cell, &clock->mapping,
-                                    &clock->mapping_size);
+        rc = monostamp__state_file_open(options->shared_path, &cell, &clock->mapping,
+                                        &clock->mapping_size);
         if (rc != MONOSTAMP_OK) {
             monostamp_zone_close(clock->zone);
             clock->zone = NULL;
@@ -315,12 +296,13 @@ int monostamp_clock_init(monostamp_clock *clock, const monostamp_options *option
     return MONOSTAMP_OK;
 }
 
-void monostamp_clock_destroy(monostamp_clock *clock)
+void monostamp_clock_destroy(monostamp_clock *storage)
 {
-    if (clock == NULL)
+    if (storage == NULL)
         return;
+    monostamp__clock *clock = clock_of(storage);
     if (clock->mapping != NULL)
-        monostamp__shared_close(clock->mapping, clock->mapping_size);
+        monostamp__state_close(clock->mapping, clock->mapping_size);
     if (clock->zone != NULL)
         monostamp_zone_close(clock->zone);
     clock->mapping = NULL;
@@ -328,48 +310,87 @@ void monostamp_clock_destroy(monostamp_clock *clock)
     atomic_store_explicit(&clock->last_ns, &clock->own_last, memory_order_release);
 }
 
-monostamp_policy monostamp_clock_policy(monostamp_clock *clock)
+/* The clock is cache-line separated inside; its storage is the caller's
+ * malloc's, so the library's own allocation asks for a whole line. */
+int monostamp_clock_new(const monostamp_options *options, monostamp_clock **out)
 {
-    return (monostamp_policy)atomic_load_explicit(&clock->policy, RELAXED);
+    if (out == NULL)
+        return MONOSTAMP_EINVAL;
+    *out = NULL;
+    monostamp_clock *clock = monostamp__os_aligned_alloc(MONOSTAMP__CACHE_LINE, sizeof *clock);
+    if (clock == NULL)
+        return MONOSTAMP_ENOMEM;
+    int rc = monostamp_clock_init(clock, options);
+    if (rc != MONOSTAMP_OK) {
+        monostamp__os_aligned_free(clock);
+        return rc;
+    }
+    *out = clock;
+    return MONOSTAMP_OK;
+}
+
+void monostamp_clock_free(monostamp_clock *clock)
+{
+    if (clock == NULL)
+        return;
+    monostamp_clock_destroy(clock);
+    monostamp__os_aligned_free(clock);
+}
+
+monostamp_policy monostamp_clock_policy(const monostamp_clock *clock)
+{
+    return (monostamp_policy)atomic_load_explicit(&const_clock_of(clock)->policy, RELAXED);
 }
 
 int monostamp_clock_set_policy(monostamp_clock *clock, int policy)
 {
     if (clock == NULL || monostamp_policy_name(policy) == NULL)
         return MONOSTAMP_EINVAL;
-    atomic_store_explicit(&clock->policy, policy, RELAXED);
+    atomic_store_explicit(&clock_of(clock)->policy, policy, RELAXED);
     return MONOSTAMP_OK;
 }
 
 monostamp_source monostamp_clock_source(const monostamp_clock *clock)
 {
-    return (monostamp_source)clock->source;
+    return (monostamp_source)const_clock_of(clock)->source;
 }
 
 monostamp_zone *monostamp_clock_zone(const monostamp_clock *clock)
 {
-    return clock->zone;
+    return const_clock_of(clock)->zone;
+}
+
+int64_t monostamp_clock_max_lead_ns(const monostamp_clock *clock)
+{
+    return const_clock_of(clock)->max_lead_ns;
+}
+
+monostamp_on_lead monostamp_clock_on_lead(const monostamp_clock *clock)
+{
+    return (monostamp_on_lead)const_clock_of(clock)->on_lead;
 }
 
 int monostamp_clock_is_shared(const monostamp_clock *clock)
 {
-    return clock->mapping != NULL;
+    return const_clock_of(clock)->mapping != NULL;
 }
 
-int monostamp_manual_set(monostamp_clock *clock, int64_t ns)
+int monostamp_manual_set(monostamp_clock *storage, int64_t ns)
 {
-    if (clock == NULL)
+    if (storage == NULL)
         return MONOSTAMP_EINVAL;
+    monostamp__clock *clock = clock_of(storage);
     if (clock->source != MONOSTAMP_SOURCE_MANUAL)
         return MONOSTAMP_ENOTSUP;
     atomic_store_explicit(&clock->manual_ns, ns, RELAXED);
     return MONOSTAMP_OK;
 }
 
-int monostamp_manual_advance(monostamp_clock *clock, int64_t delta_ns)
+int monostamp_manual_advance(monostamp_clock *storage, int64_t delta_ns)
 {
-    if (clock == NULL)
+    if (storage == NULL)
         return MONOSTAMP_EINVAL;
+    monostamp__clock *clock = clock_of(storage);
     if (clock->source != MONOSTAMP_SOURCE_MANUAL)
         return MONOSTAMP_ENOTSUP;
     int64_t now = atomic_load_explicit(&clock->manual_ns, RELAXED);
@@ -383,8 +404,11 @@ int monostamp_manual_advance(monostamp_clock *clock, int64_t delta_ns)
     }
 }
 
-void monostamp_clock_stats(monostamp_clock *clock, monostamp_stats *out)
+void monostamp_clock_stats(const monostamp_clock *storage, monostamp_stats *out)
 {
+    /* The counters are atomics: reading them through a const clock
+     * writes nothing. */
+    monostamp__clock *clock = (monostamp__clock *)const_clock_of(storage);
     out->readings = atomic_load_explicit(&clock->readings, RELAXED);
     out->backward_steps = atomic_load_explicit(&clock->backward_steps, RELAXED);
     out->largest_backward_ns = atomic_load_explicit(&clock->largest_backward_ns, RELAXED);
@@ -415,7 +439,7 @@ int monostamp_clock_info_get(int source, monostamp_clock_info *out)
         out->monotonic = 0;
         return MONOSTAMP_OK;
     }
-    return monostamp__platform_clock_info(source, out);
+    return monostamp__os_clock_info(source, out);
 }
 
 int monostamp_source_read(int source, int64_t *out_ns)
@@ -424,5 +448,5 @@ int monostamp_source_read(int source, int64_t *out_ns)
         return MONOSTAMP_EINVAL;
     if (source == MONOSTAMP_SOURCE_MANUAL)
         return MONOSTAMP_ENOTSUP;
-    return monostamp__read_platform(source, out_ns);
+    return monostamp__os_clock_read(source, out_ns);
 }

@@ -10,19 +10,21 @@
  * every call with the same error rather than quietly fall back to private
  * state, which would break the uniqueness the variable asked for.
  */
-#include <errno.h>
-#include <pthread.h>
+#include "config.h"
+
 #include <stdlib.h>
 
-#include "clock_internal.h"
+#include "clock_layout.h"
+#include "os.h"
+#include "state_file.h"
 
 static monostamp_clock default_clock;
-static pthread_once_t default_once = PTHREAD_ONCE_INIT;
+static monostamp__os_once_flag default_once = MONOSTAMP__OS_ONCE_INIT;
 /* Serialises monostamp_default_share() calls. */
-static pthread_mutex_t share_lock = PTHREAD_MUTEX_INITIALIZER;
+static monostamp__os_mutex share_lock = MONOSTAMP__OS_MUTEX_INIT;
+/* The code that made the default clock unusable (its cause inside), or 0. */
 static int default_rc;
-static int default_errno;
-/* Set (release) once default_clock is usable, to skip pthread_once. */
+/* Set (release) once default_clock is made, to skip the once call. */
 static atomic_bool default_ready;
 
 static void init_default_clock(void)
@@ -41,32 +43,34 @@ static void init_default_clock(void)
         _Atomic int64_t *cell;
         void *page;
         size_t size;
-        rc = monostamp__shared_anonymous(&cell, &page, &size);
+        rc = monostamp__state_anonymous(&cell, &page, &size);
         if (rc == MONOSTAMP_OK)
-            atomic_store_explicit(&default_clock.last_ns, cell, memory_order_release);
+            atomic_store_explicit(&clock_of(&default_clock)->last_ns, cell,
+                                  memory_order_release);
         else
             monostamp_clock_destroy(&default_clock);
     }
     default_rc = rc;
-    default_errno = errno;
     atomic_store_explicit(&default_ready, 1, memory_order_release);
 }
 
-__attribute__((constructor)) static void make_default_clock_at_load(void)
+#if MONOSTAMP__HAVE_CONSTRUCTOR
+/* Declared for -Wmissing-prototypes' sake; static, so never exported. */
+static void make_default_clock_at_load(void) MONOSTAMP__CONSTRUCTOR;
+static void make_default_clock_at_load(void)
 {
-    int saved = errno;
-    pthread_once(&default_once, init_default_clock);
-    errno = saved;
+    monostamp__os_once(&default_once, init_default_clock);
 }
+#endif
 
 int monostamp_default_clock(monostamp_clock **out)
 {
+    if (out == NULL)
+        return MONOSTAMP_EINVAL;
     if (!atomic_load_explicit(&default_ready, memory_order_acquire))
-        pthread_once(&default_once, init_default_clock);
-    if (default_rc != MONOSTAMP_OK) {
-        errno = default_errno;
+        monostamp__os_once(&default_once, init_default_clock);
+    if (default_rc != MONOSTAMP_OK)
         return default_rc;
-    }
     *out = &default_clock;
     return MONOSTAMP_OK;
 }
@@ -83,7 +87,8 @@ static void raise_cell(_Atomic int64_t *cell, int64_t floor)
 
 int monostamp_default_share(const char *path)
 {
-    monostamp_clock *clock;
+    monostamp_clock *storage;
+    monostamp__clock *clock;
     _Atomic int64_t *cell, *old;
     void *mapping;
     size_t size;
@@ -91,10 +96,11 @@ int monostamp_default_share(const char *path)
 
     if (path == NULL || path[0] == '\0')
         return MONOSTAMP_EINVAL;
-    if ((rc = monostamp_default_clock(&clock)) != MONOSTAMP_OK)
+    if ((rc = monostamp_default_clock(&storage)) != MONOSTAMP_OK)
         return rc;
-    pthread_mutex_lock(&share_lock);
-    rc = monostamp__shared_open(path, &cell, &mapping, &size);
+    clock = clock_of(storage);
+    monostamp__os_mutex_lock(&share_lock);
+    rc = monostamp__state_file_open(path, &cell, &mapping, &size);
     if (rc == MONOSTAMP_OK) {
         old = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
         raise_cell(cell, atomic_load_explicit(old, memory_order_relaxed));
@@ -106,7 +112,7 @@ int monostamp_default_share(const char *path)
         clock->mapping = mapping;
         clock->mapping_size = size;
     }
-    pthread_mutex_unlock(&share_lock);
+    monostamp__os_mutex_unlock(&share_lock);
     return rc;
 }
 

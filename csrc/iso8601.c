@@ -1,9 +1,10 @@
 /* iso8601.c: RFC 3339 text <-> (utc_ns, offset_s), exactly, with our own
  * calendar arithmetic (no gmtime, no strftime). */
+#include "config.h"
+
 #include <string.h>
 
 #include "calendar.h"
-#include "monostamp.h"
 
 /* The int64 ns range in whole seconds: [-9223372037, 9223372036], the ends
  * only partly (see fits_ns). */

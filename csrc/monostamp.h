@@ -12,12 +12,17 @@
  *   - Functions that can fail return 0 or a negative MONOSTAMP_E* code;
  *     monostamp_strerror() names it.  The library never prints, exits or
  *     aborts, and a failed call leaves every clock as it was.
- *   - MONOSTAMP_ESYSTEM means an OS call failed and errno still holds why.
+ *   - A failed OS call is reported as MONOSTAMP_EOS(err), the OS's own
+ *     error number carried inside the code: monostamp_os_errno() gives it
+ *     back.  The library never leaves a cause in errno for you to read.
+ *   - Thread-safety is stated per function.  "Thread-safe" means any
+ *     number of threads may call it at once, on one object or several.
+ *   - This header is C99, C11 and C++11 or later: no atomics, no
+ *     layouts; clocks are opaque storage of a stated size.
  */
 #ifndef MONOSTAMP_H
 #define MONOSTAMP_H
 
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,7 +30,14 @@
 extern "C" {
 #endif
 
-#if defined(MONOSTAMP_EXPORTS) && defined(__GNUC__)
+/* Marks what the library exports.  Everything else in it is hidden however
+ * it is compiled (csrc/config.h).  Windows DLL users define
+ * MONOSTAMP_DLL to import. */
+#if defined(MONOSTAMP_EXPORTS) && defined(_WIN32)
+#define MONOSTAMP_API __declspec(dllexport)
+#elif defined(MONOSTAMP_DLL) && defined(_WIN32)
+#define MONOSTAMP_API __declspec(dllimport)
+#elif defined(__GNUC__)
 #define MONOSTAMP_API __attribute__((visibility("default")))
 #else
 #define MONOSTAMP_API
@@ -44,7 +56,7 @@ enum {
     MONOSTAMP_ERANGE = -2,    /* a result would not fit in int64 ns or years 1..9999 */
     MONOSTAMP_ENOTSUP = -3,   /* the operation does not apply to this clock's source */
     MONOSTAMP_ELEAD = -4,     /* the stamp would lead its source by more than max_lead_ns */
-    MONOSTAMP_ESYSTEM = -5,   /* an OS call failed; errno says why */
+    /* -5 is retired: OS failures are MONOSTAMP_EOS(err) below. */
     MONOSTAMP_EFOREIGN = -6,  /* a shared state file that is not monostamp's, or truncated */
     MONOSTAMP_EVERSION = -7,  /* a shared state file of another layout version */
     MONOSTAMP_ENOZONE = -8,   /* an unknown, unreadable or malformed time zone */
@@ -52,8 +64,20 @@ enum {
     MONOSTAMP_ENOMEM = -10    /* out of memory */
 };
 
-/* A static, human-readable sentence for `code` ("unknown error" for codes
- * this version does not know).  Thread-safe. */
+/* A failed OS call: -(MONOSTAMP_EOS_BASE + err), where err is the errno
+ * value (POSIX) or the GetLastError() value (Windows) the call left.  Codes
+ * at or below -MONOSTAMP_EOS_BASE are OS errors; the named ones above them. */
+#define MONOSTAMP_EOS_BASE 1000
+#define MONOSTAMP_EOS(err) (-(MONOSTAMP_EOS_BASE + (err)))
+
+/* The OS error number inside `code` if it is a MONOSTAMP_EOS code, else 0.
+ * Thread-safe. */
+MONOSTAMP_API int monostamp_os_errno(int code);
+
+/* A human-readable sentence for `code`: static text for monostamp's own
+ * codes ("unknown error" for codes this version does not know), the OS's
+ * message for a MONOSTAMP_EOS code (kept in a per-thread buffer, valid
+ * until the same thread calls again).  Never NULL.  Thread-safe. */
 MONOSTAMP_API const char *monostamp_strerror(int code);
 
 /* ------------------------------------------------------------- policies */
@@ -75,7 +99,7 @@ typedef enum monostamp_policy {
 #define MONOSTAMP_DEFAULT_POLICY MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT
 
 /* The Squeak name ("acceptPlatformTime", ...), or NULL if `policy` is not a
- * policy. */
+ * policy.  Thread-safe, like every name lookup below. */
 MONOSTAMP_API const char *monostamp_policy_name(int policy);
 /* Looks a Squeak name up; MONOSTAMP_EINVAL if `name` is none of the four. */
 MONOSTAMP_API int monostamp_policy_from_name(const char *name,
@@ -110,7 +134,8 @@ MONOSTAMP_API int monostamp_clock_info_get(int source,
                                            monostamp_clock_info *out);
 
 /* One raw reading of a platform source, in ns since the epoch, no policy
- * applied.  For benchmarks and tests; MONOSTAMP_ENOTSUP for "manual". */
+ * applied.  For benchmarks and tests; MONOSTAMP_ENOTSUP for "manual",
+ * MONOSTAMP_EINVAL for an unknown source.  Thread-safe. */
 MONOSTAMP_API int monostamp_source_read(int source, int64_t *out_ns);
 
 /* ------------------------------------------------------------ the zones */
@@ -130,10 +155,11 @@ typedef struct monostamp_zone monostamp_zone;
  * name is unknown or the data malformed, MONOSTAMP_EINVAL if the name is
  * longer than MONOSTAMP_ZONE_NAME_MAX.  Thread-safe. */
 MONOSTAMP_API int monostamp_zone_open(const char *name, monostamp_zone **out);
-/* Releases a zone from monostamp_zone_open (NULL is fine). */
+/* Releases a zone from monostamp_zone_open (NULL is fine; the local zone
+ * is never freed).  Must be the last call on the zone. */
 MONOSTAMP_API void monostamp_zone_close(monostamp_zone *zone);
 /* The name the zone was opened with ("" for the local zone).  Valid until
- * the zone is closed. */
+ * the zone is closed.  Thread-safe. */
 MONOSTAMP_API const char *monostamp_zone_name(const monostamp_zone *zone);
 /* The offset, in seconds east of UTC, in force at `utc_ns`.  Steady state:
  * one range compare against a cached window; readers never write shared
@@ -145,7 +171,7 @@ MONOSTAMP_API int monostamp_zone_offset(monostamp_zone *zone, int64_t utc_ns,
  * within the re-check interval.  Thread-safe, async-signal-unsafe. */
 MONOSTAMP_API void monostamp_zone_changed(void);
 /* Sets how often (ns, > 0) the local zone's source is re-checked; default
- * 1 s.  MONOSTAMP_EINVAL if not positive. */
+ * 1 s.  MONOSTAMP_EINVAL if not positive.  Thread-safe. */
 MONOSTAMP_API int monostamp_zone_set_recheck_ns(int64_t interval_ns);
 
 /* ------------------------------------------------------------ the clock */
@@ -154,6 +180,12 @@ typedef enum monostamp_on_lead {
     MONOSTAMP_ON_LEAD_WAIT = 0,  /* sleep until the source catches up */
     MONOSTAMP_ON_LEAD_ERROR = 1  /* fail with MONOSTAMP_ELEAD, state unchanged */
 } monostamp_on_lead;
+
+/* "wait", "error"; NULL if not an on_lead action.  Thread-safe. */
+MONOSTAMP_API const char *monostamp_on_lead_name(int on_lead);
+/* Looks an action name up; MONOSTAMP_EINVAL if unknown.  Thread-safe. */
+MONOSTAMP_API int monostamp_on_lead_from_name(const char *name,
+                                              monostamp_on_lead *out);
 
 /* How to build a clock.  Start from monostamp_options_init(). */
 typedef struct monostamp_options {
@@ -169,6 +201,15 @@ typedef struct monostamp_options {
 
 /* Fills `options` with the defaults.  Thread-safe. */
 MONOSTAMP_API void monostamp_options_init(monostamp_options *options);
+
+/* Checks `options` as monostamp_clock_init will, without opening anything:
+ * 0, or MONOSTAMP_EINVAL with *bad_field (if not NULL) set to the name of
+ * the first field that is wrong ("policy", "source", "on_lead",
+ * "max_lead_ns", "start_ns", "zone", "shared_path"); the field's value is
+ * the caller's to show.  The zone is checked for length only, the file
+ * not at all.  Thread-safe. */
+MONOSTAMP_API int monostamp_options_check(const monostamp_options *options,
+                                          const char **bad_field);
 
 /* The counters a clock keeps, cumulative since the clock began.  They cost
  * no locked instruction, so they are exact while one thread at a time uses
@@ -191,83 +232,83 @@ typedef struct monostamp_stamp {
     int32_t offset_s;
 } monostamp_stamp;
 
-/* A clock.  The caller owns the struct (embed it anywhere); the fields are
- * private.  Every function on an initialised clock is thread-safe, except
- * monostamp_clock_destroy, which must be the last call. */
-typedef struct monostamp_clock monostamp_clock;
-struct monostamp_clock {
-    /* Read-mostly, set at init: cores keep shared copies of this line. */
-    /* The last value handed out: own_last, or an atomic in shared memory.
-     * The pointer is atomic because monostamp_default_share() moves it. */
-    _Atomic(_Atomic int64_t *) last_ns;
-    _Atomic int policy;
-    int source;
-    int on_lead;
-    int64_t max_lead_ns;
-    monostamp_zone *zone;
-    void *mapping;               /* the shared file's mapping, or NULL */
-    size_t mapping_size;
-    /* 64 bytes keep the groups on different cache lines wherever the
-     * caller put the struct (alignment is the caller's malloc's). */
-    char separate_read_mostly[64];
-    /* Written by every stamp, together, so that the compare-and-swap on
-     * own_last brings the counters' line along in the same transfer.
-     * Counters are relaxed atomics, updated without locked instructions. */
-    _Atomic int64_t own_last;
-    _Atomic uint64_t readings;
-    _Atomic int64_t manual_ns;     /* the manual source's reading */
-    char separate_per_stamp[64];
-    /* Written on the slow path only. */
-    _Atomic int64_t slow_reading;  /* the last reading that took the slow path */
-    _Atomic int64_t slow_stamp;    /* and the stamp it got */
-    _Atomic uint64_t backward_steps;
-    _Atomic int64_t largest_backward_ns;
-    _Atomic uint64_t duplicates;
-    _Atomic uint64_t holds;        /* duplicates held at last (allowDuplicates) */
-    _Atomic int64_t max_lead_seen_ns; /* of the slow runs before the latest */
-    _Atomic uint64_t lead_waits;
-    _Atomic uint64_t lead_errors;
-};
+/*
+ * A clock: opaque storage the caller owns and may embed anywhere (a stack
+ * frame, a Python object, a Lua userdata), MONOSTAMP_CLOCK_SIZE bytes
+ * aligned for int64_t, double and pointers.  Its contents are private and
+ * may change between versions; the size and alignment change only with
+ * MONOSTAMP_VERSION_MAJOR.  A clock must not be copied or moved once
+ * initialised.  Hosts that cannot size a C struct (FFI) use
+ * monostamp_clock_new() and monostamp_clock_free().
+ */
+#define MONOSTAMP_CLOCK_SIZE 512
+typedef union monostamp_clock {
+    unsigned char opaque[MONOSTAMP_CLOCK_SIZE];
+    int64_t align_int64;
+    double align_double;
+    void *align_pointer;
+} monostamp_clock;
 
-/* Builds a clock from `options` (NULL: the defaults).  Fails with
- * MONOSTAMP_EINVAL for a bad policy, source, on_lead, negative max_lead_ns
- * or start_ns on a non-manual source; MONOSTAMP_ENOZONE for a bad zone;
- * EFOREIGN/EVERSION/ESYSTEM for a shared file it cannot use.  On failure
- * the clock needs no destroy. */
+/* Builds a clock in `clock` from `options` (NULL: the defaults).  Fails
+ * with MONOSTAMP_EINVAL where monostamp_options_check() would,
+ * MONOSTAMP_ENOZONE for a zone it cannot read, EFOREIGN, EVERSION or an
+ * EOS code for a shared file it cannot use.  On failure the clock needs
+ * no destroy.  Thread-safe for distinct clocks; `clock` itself must not
+ * be in use. */
 MONOSTAMP_API int monostamp_clock_init(monostamp_clock *clock,
                                        const monostamp_options *options);
-/* Releases what the clock holds.  Safe on a zeroed struct. */
+/* Releases what the clock holds.  Safe on a zeroed clock and twice in a
+ * row; must be the last call on the clock, with no other thread using it. */
 MONOSTAMP_API void monostamp_clock_destroy(monostamp_clock *clock);
+
+/* monostamp_clock_init on storage the library allocates, for hosts that
+ * cannot embed MONOSTAMP_CLOCK_SIZE bytes themselves: 0 and *out, or an
+ * error as for monostamp_clock_init (MONOSTAMP_ENOMEM too), *out then
+ * NULL.  Thread-safe. */
+MONOSTAMP_API int monostamp_clock_new(const monostamp_options *options,
+                                      monostamp_clock **out);
+/* Destroys and frees a clock from monostamp_clock_new (NULL is fine).
+ * Must be the last call on it. */
+MONOSTAMP_API void monostamp_clock_free(monostamp_clock *clock);
 
 /* The next stamp: its instant under the clock's policy and the offset in
  * force at that instant.  MONOSTAMP_ELEAD under the lead bound's error
- * action, MONOSTAMP_ERANGE if the instant would pass INT64_MAX. */
+ * action, MONOSTAMP_ERANGE if the instant would pass INT64_MAX or the
+ * source reads past 2262, an EOS code if the source cannot be read.
+ * Thread-safe and lock-free: stamps from any threads (and processes on
+ * one state) are distinct under the forcing policies. */
 MONOSTAMP_API int monostamp_now(monostamp_clock *clock, monostamp_stamp *out);
 /* The next stamp's instant alone (no offset work): same rules as
- * monostamp_now, one sequence with it. */
+ * monostamp_now, one sequence with it.  Thread-safe. */
 MONOSTAMP_API int monostamp_time_ns(monostamp_clock *clock, int64_t *out_ns);
 
 /* The clock's policy, and a new one (takes effect for the next stamp;
- * MONOSTAMP_EINVAL if `policy` is not a policy). */
-MONOSTAMP_API monostamp_policy monostamp_clock_policy(monostamp_clock *clock);
+ * MONOSTAMP_EINVAL if `policy` is not a policy).  Thread-safe: a stamp
+ * under way uses the old or the new policy, whole. */
+MONOSTAMP_API monostamp_policy monostamp_clock_policy(const monostamp_clock *clock);
 MONOSTAMP_API int monostamp_clock_set_policy(monostamp_clock *clock,
                                              int policy);
-/* The clock's source, zone (never NULL once initialised) and lead bound. */
+/* What the clock was built with; they never change after init, so these
+ * are thread-safe.  The zone is never NULL and lives as long as the
+ * clock. */
 MONOSTAMP_API monostamp_source monostamp_clock_source(const monostamp_clock *clock);
 MONOSTAMP_API monostamp_zone *monostamp_clock_zone(const monostamp_clock *clock);
-/* 1 if the clock's state lives in a shared file. */
+MONOSTAMP_API int64_t monostamp_clock_max_lead_ns(const monostamp_clock *clock);
+MONOSTAMP_API monostamp_on_lead monostamp_clock_on_lead(const monostamp_clock *clock);
+/* 1 if the clock's state lives in a shared file.  Thread-safe. */
 MONOSTAMP_API int monostamp_clock_is_shared(const monostamp_clock *clock);
 
 /* Manual source: sets the reading to `ns`, or moves it by `delta_ns`
  * (negative steps back).  MONOSTAMP_ENOTSUP on other sources,
- * MONOSTAMP_ERANGE if the sum overflows (reading unchanged). */
+ * MONOSTAMP_ERANGE if the sum overflows (reading unchanged).  Thread-safe:
+ * concurrent advances add up. */
 MONOSTAMP_API int monostamp_manual_set(monostamp_clock *clock, int64_t ns);
 MONOSTAMP_API int monostamp_manual_advance(monostamp_clock *clock,
                                            int64_t delta_ns);
 
 /* Copies the counters.  Each is read atomically, the set is not a
  * snapshot.  Thread-safe. */
-MONOSTAMP_API void monostamp_clock_stats(monostamp_clock *clock,
+MONOSTAMP_API void monostamp_clock_stats(const monostamp_clock *clock,
                                          monostamp_stats *out);
 
 /* ----------------------------------------------------- the default clock */
@@ -288,10 +329,13 @@ MONOSTAMP_API int monostamp_default_clock(monostamp_clock **out);
  * one taken during the move may be repeated later.  Errors as for a
  * clock's shared_path; on error the default clock is unchanged. */
 MONOSTAMP_API int monostamp_default_share(const char *path);
-/* Shortcuts on the default clock. */
+/* Shortcuts on the default clock: its error, else monostamp_now /
+ * monostamp_time_ns on it.  Thread-safe. */
 MONOSTAMP_API int monostamp_default_now(monostamp_stamp *out);
 MONOSTAMP_API int monostamp_default_time_ns(int64_t *out_ns);
-/* Squeak's `Time clockPolicy`: the default clock's policy, and a new one. */
+/* Squeak's `Time clockPolicy`: the default clock's policy (the default
+ * policy if the clock is unusable), and a new one (MONOSTAMP_EINVAL if not
+ * a policy, else the default clock's error or 0).  Thread-safe. */
 MONOSTAMP_API monostamp_policy monostamp_get_policy(void);
 MONOSTAMP_API int monostamp_set_policy(int policy);
 
@@ -322,7 +366,8 @@ typedef struct monostamp_parse_error {
  * 't' or ' ' between date and time; 'z' too for Z, as RFC 3339 allows)
  * back to the instant and its offset,
  * exactly.  The whole `len` bytes must match.  On MONOSTAMP_ESYNTAX or
- * MONOSTAMP_ERANGE, `error` (if not NULL) says where and why. */
+ * MONOSTAMP_ERANGE, `error` (if not NULL) says where and why.
+ * Thread-safe. */
 MONOSTAMP_API int monostamp_parse_iso8601(const char *text, size_t len,
                                           int64_t *out_utc_ns,
                                           int32_t *out_offset_s,
@@ -336,10 +381,11 @@ MONOSTAMP_API int monostamp_parse_iso8601(const char *text, size_t len,
 MONOSTAMP_API int monostamp_sleep_until(int64_t deadline_ns,
                                         int64_t tolerance_ns);
 /* Sleeps for `duration_ns` (>= 0) with the same contract; MONOSTAMP_EINVAL
- * if negative, MONOSTAMP_ERANGE if the deadline overflows. */
+ * if negative, MONOSTAMP_ERANGE if the deadline overflows.  Thread-safe. */
 MONOSTAMP_API int monostamp_sleep_for(int64_t duration_ns,
                                       int64_t tolerance_ns);
-/* CLOCK_MONOTONIC in ns: the time base of monostamp_sleep_until. */
+/* CLOCK_MONOTONIC in ns (QueryPerformanceCounter on Windows): the time
+ * base of monostamp_sleep_until.  Thread-safe. */
 MONOSTAMP_API int64_t monostamp_monotonic_ns(void);
 /* The tolerance used when a binding is given none. */
 #define MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS 50000

@@ -1,17 +1,32 @@
-/* names.c: error messages and the names of policies and sources. */
+/* names.c: error messages and the names of policies, sources and lead
+ * actions: every table of names the bindings show lives here, once. */
+#include "config.h"
+
 #include <string.h>
 
-#include "monostamp.h"
+#include "os.h"
+
+int monostamp_os_errno(int code)
+{
+    /* Written so that no code, INT_MIN included, overflows. */
+    return code <= -MONOSTAMP_EOS_BASE ? -(code + MONOSTAMP_EOS_BASE) : 0;
+}
 
 const char *monostamp_strerror(int code)
 {
+    int err = monostamp_os_errno(code);
+    if (err != 0) {
+        /* Per thread, so that two threads' messages never mix. */
+        static MONOSTAMP__THREAD_LOCAL char buf[160];
+        monostamp__os_strerror(err, buf, sizeof buf);
+        return buf;
+    }
     switch (code) {
     case MONOSTAMP_OK: return "success";
     case MONOSTAMP_EINVAL: return "invalid argument";
     case MONOSTAMP_ERANGE: return "value out of range";
     case MONOSTAMP_ENOTSUP: return "operation not supported by this clock's source";
     case MONOSTAMP_ELEAD: return "stamp would lead its source by more than max_lead_ns";
-    case MONOSTAMP_ESYSTEM: return "system call failed";
     case MONOSTAMP_EFOREIGN: return "not a monostamp state file, or truncated";
     case MONOSTAMP_EVERSION: return "monostamp state file of another version";
     case MONOSTAMP_ENOZONE: return "unknown or malformed time zone";
@@ -34,6 +49,12 @@ static const char *const source_names[] = {
     "realtime",
     "realtime_coarse",
     "manual",
+};
+
+/* Indexed by monostamp_on_lead. */
+static const char *const on_lead_names[] = {
+    "wait",
+    "error",
 };
 
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -73,5 +94,19 @@ int monostamp_source_from_name(const char *name, monostamp_source *out)
     if (i < 0)
         return MONOSTAMP_EINVAL;
     *out = (monostamp_source)i;
+    return MONOSTAMP_OK;
+}
+
+const char *monostamp_on_lead_name(int on_lead)
+{
+    return on_lead >= 0 && on_lead < COUNT(on_lead_names) ? on_lead_names[on_lead] : NULL;
+}
+
+int monostamp_on_lead_from_name(const char *name, monostamp_on_lead *out)
+{
+    int i = lookup(on_lead_names, COUNT(on_lead_names), name);
+    if (i < 0)
+        return MONOSTAMP_EINVAL;
+    *out = (monostamp_on_lead)i;
     return MONOSTAMP_OK;
 }

@@ -1,13 +1,13 @@
 /*
  * sleep.c: sleeping to a monotonic deadline T with a tolerance D, under
- * the contract of FreeBSD's calloutng thread (seed 003): wake between T
+ * the contract FreeBSD's callout rework (calloutng) set: wake between T
  * and T + D, never early, never gratuitously late.
  *
  * A kernel sleep alone cannot promise a small D: Linux wakes a timer at its
  * deadline plus the thread's timer slack (50 us by default) when nothing
  * else fires sooner, and even at 1 ns of slack the wake-up costs 16 us or
  * more, 80-130 us for long sleeps on a VM whose idle vCPU the host parks
- * (shared/notes/sleep.md).  So each call picks one of two strategies from
+ * (docs/sleep.md).  So each call picks one of two strategies from
  * M, the wake-up lateness the kernel has shown for sleeps of this length:
  *
  *   relaxed (D >= M): one absolute sleep to T, with the thread's timer
@@ -20,12 +20,11 @@
  *
  * M is calibrated at run time from the kernel sleeps this process makes.
  */
-#include <errno.h>
-#include <stdatomic.h>
-#include <stdint.h>
+#include "config.h"
 
-#include "monostamp.h"
-#include "sleep_platform.h"
+#include <stdatomic.h>
+
+#include "os.h"
 
 /* Below this, entering the kernel costs more than it saves: a sleep to a
  * deadline already past still takes ~17 us here.  Spin instead. */
@@ -61,7 +60,7 @@ static const int64_t band_limit_ns[MARGIN_BANDS - 1] = {
     INT64_C(128000), INT64_C(1000000), INT64_C(8000000), INT64_C(64000000)
 };
 /* Starting values: about the p99 wake-up lateness at 1 ns of slack
- * measured on these machines when quiet (shared/notes/sleep.md). */
+ * measured on these machines when quiet (docs/sleep.md). */
 static _Atomic int64_t margin_ns[MARGIN_BANDS] = {
     INT64_C(60000), INT64_C(150000), INT64_C(250000), INT64_C(250000),
     INT64_C(250000)
@@ -108,35 +107,31 @@ static void margin_observe(int b, int64_t late_ns, int exact)
 }
 
 /* The kernel sleep with the thread's slack at most `slack_ns` for its
- * duration; *used_ns says what it was (0 where there is no slack knob).
- * Keeps errno from the sleep when it fails. */
+ * duration; *used_ns says what it was (0 where there is no slack knob). */
 static int kernel_sleep_with_slack(int64_t deadline_ns, int64_t slack_ns,
                                    int64_t *used_ns)
 {
-    int64_t old = monostamp__timer_slack_get();
+    int64_t old = monostamp__os_timer_slack_get();
     /* old < 0: no slack knob here, or a real-time thread, whose slack the
      * kernel ignores anyway.  Only narrowing is worth two system calls. */
-    int narrowed = old > slack_ns && monostamp__timer_slack_set(slack_ns) == 0;
+    int narrowed = old > slack_ns && monostamp__os_timer_slack_set(slack_ns) == MONOSTAMP_OK;
     *used_ns = narrowed ? slack_ns : (old > 0 ? old : 0);
-    int rc = monostamp__kernel_sleep_until(deadline_ns);
-    if (narrowed) {
-        int saved = errno;
-        (void)monostamp__timer_slack_set(old);
-        errno = saved;
-    }
+    int rc = monostamp__os_sleep_until(deadline_ns);
+    if (narrowed)
+        (void)monostamp__os_timer_slack_set(old);
     return rc;
 }
 
 int64_t monostamp_monotonic_ns(void)
 {
-    return monostamp__mono_ns();
+    return monostamp__os_monotonic_ns();
 }
 
 int monostamp_sleep_until(int64_t deadline_ns, int64_t tolerance_ns)
 {
     if (tolerance_ns < 0)
         return MONOSTAMP_EINVAL;
-    int64_t now = monostamp__mono_ns();
+    int64_t now = monostamp__os_monotonic_ns();
     if (now >= deadline_ns)
         return MONOSTAMP_OK; /* also covers every negative deadline */
     int64_t remaining = deadline_ns - now;
@@ -150,7 +145,7 @@ int monostamp_sleep_until(int64_t deadline_ns, int64_t tolerance_ns)
         int rc = kernel_sleep_with_slack(deadline_ns, slack < 1 ? 1 : slack, &used);
         if (rc != MONOSTAMP_OK)
             return rc;
-        margin_observe(b, monostamp__mono_ns() - deadline_ns - used, 0);
+        margin_observe(b, monostamp__os_monotonic_ns() - deadline_ns - used, 0);
         return MONOSTAMP_OK;
     }
 
@@ -163,11 +158,11 @@ int monostamp_sleep_until(int64_t deadline_ns, int64_t tolerance_ns)
             return rc;
         /* Only a sleep really made at 1 ns of slack measures the wake-up
          * cost itself (a real-time thread's slack is 0 and reads as -1). */
-        margin_observe(b, monostamp__mono_ns() - kernel_deadline, used <= 1);
+        margin_observe(b, monostamp__os_monotonic_ns() - kernel_deadline, used <= 1);
     }
     /* Never early: the loop exits only on a reading at or past T. */
-    while (monostamp__mono_ns() < deadline_ns)
-        monostamp__cpu_relax();
+    while (monostamp__os_monotonic_ns() < deadline_ns)
+        monostamp__os_cpu_relax();
     return MONOSTAMP_OK;
 }
 
@@ -175,7 +170,7 @@ int monostamp_sleep_for(int64_t duration_ns, int64_t tolerance_ns)
 {
     if (duration_ns < 0 || tolerance_ns < 0)
         return MONOSTAMP_EINVAL;
-    int64_t now = monostamp__mono_ns();
+    int64_t now = monostamp__os_monotonic_ns();
     if (duration_ns > INT64_MAX - now)
         return MONOSTAMP_ERANGE;
     return monostamp_sleep_until(now + duration_ns, tolerance_ns);

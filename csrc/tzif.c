@@ -1,11 +1,11 @@
 /* tzif.c: the TZif parser (RFC 8536).  Every count is checked against the
  * bytes actually present before anything is read or allocated. */
+#include "config.h"
+
 #include "tzif.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#include "monostamp.h"
 
 #define HEADER_SIZE 44
 /* RFC 8536 3.2: utoff "SHOULD" lie in [-89999, 93599]; we insist, so every

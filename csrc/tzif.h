@@ -4,10 +4,11 @@
 #ifndef MONOSTAMP_TZIF_H
 #define MONOSTAMP_TZIF_H
 
-#include <stddef.h>
-#include <stdint.h>
+#include "config.h"
 
 #include "tzrule.h"
+
+MONOSTAMP__HIDDEN_BEGIN
 
 /* The offset changes of a zone, merged: two neighbouring entries never
  * carry the same offset (changes of only the DST flag or abbreviation, and
@@ -41,5 +42,7 @@ void monostamp__tzdata_free(monostamp__tzdata *data);
 void monostamp__tzdata_window(const monostamp__tzdata *data, int64_t t_s,
                               int32_t *offset_s, int64_t *from_s,
                               int64_t *until_s);
+
+MONOSTAMP__HIDDEN_END
 
 #endif

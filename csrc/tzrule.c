@@ -1,4 +1,6 @@
 /* tzrule.c: parse and evaluate POSIX TZ strings (see tzrule.h). */
+#include "config.h"
+
 #include "tzrule.h"
 
 #include "calendar.h"

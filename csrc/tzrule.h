@@ -17,8 +17,9 @@
 #ifndef MONOSTAMP_TZRULE_H
 #define MONOSTAMP_TZRULE_H
 
-#include <stddef.h>
-#include <stdint.h>
+#include "config.h"
+
+MONOSTAMP__HIDDEN_BEGIN
 
 typedef struct monostamp__tzrule_date {
     char kind;       /* 'J' (Jn), 'N' (n) or 'M' (Mm.w.d) */
@@ -46,5 +47,7 @@ int monostamp__tzrule_parse(const char *text, size_t len,
 void monostamp__tzrule_window(const monostamp__tzrule *rule, int64_t t_s,
                               int32_t *offset_s, int64_t *from_s,
                               int64_t *until_s);
+
+MONOSTAMP__HIDDEN_END
 
 #endif

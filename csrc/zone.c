@@ -3,23 +3,23 @@
  * One lock (`engine_lock`) serialises every window publication and guards
  * the local zone's source state; named zones compute their windows without
  * it (their data is immutable) and publish only if trylock succeeds, so
- * they never wait.  pthread_atfork takes the lock around fork(), so a
+ * they never wait.  An atfork handler takes the lock around fork(), so a
  * child never inherits it held by a thread that does not exist there.
  * See docs/offset-engine.md. */
-#include <pthread.h>
-#include <stdlib.h>
+#include "config.h"
+
 #include <string.h>
 
 #include "calendar.h"
-#include "monostamp.h"
-#include "zone_cache.h"
+#include "os.h"
+#include "zone.h"
 #include "zone_probe.h"
 #include "zone_source.h"
 
 #define DEFAULT_RECHECK_NS MONOSTAMP__NS_PER_S
 
-static pthread_mutex_t engine_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+static monostamp__os_mutex engine_lock = MONOSTAMP__OS_MUTEX_INIT;
+static monostamp__os_once_flag atfork_once = MONOSTAMP__OS_ONCE_INIT;
 static _Atomic int64_t recheck_ns = DEFAULT_RECHECK_NS;
 
 /* The process's local zone: a singleton that close() leaves alone.  Its
@@ -44,14 +44,14 @@ static struct {
     monostamp__zone_key scratch;
 } local;
 
-static void lock_before_fork(void) { pthread_mutex_lock(&engine_lock); }
-static void unlock_after_fork(void) { pthread_mutex_unlock(&engine_lock); }
+static void lock_before_fork(void) { monostamp__os_mutex_lock(&engine_lock); }
+static void unlock_after_fork(void) { monostamp__os_mutex_unlock(&engine_lock); }
 
 static void register_atfork(void)
 {
     /* If registration fails (ENOMEM), fork safety is lost but nothing else;
      * the engine has no way to report it and must not abort. */
-    (void)pthread_atfork(lock_before_fork, unlock_after_fork, unlock_after_fork);
+    monostamp__os_atfork(lock_before_fork, unlock_after_fork, unlock_after_fork);
 }
 
 /* Seqlock write; the caller holds engine_lock, so writers never race. */
@@ -106,7 +106,7 @@ static int local_offset(int64_t utc_ns, int32_t *out)
     int64_t from_s, until_s, from_ns, until_ns, deadline;
     int32_t off;
 
-    pthread_mutex_lock(&engine_lock);
+    monostamp__os_mutex_lock(&engine_lock);
     /* Re-check when asked, when the stamp passed the deadline, or when it
      * went back before the last check (then the deadline no longer bounds
      * the time since it). */
@@ -125,7 +125,7 @@ static int local_offset(int64_t utc_ns, int32_t *out)
     if (from_ns < local.checked_at_ns) from_ns = local.checked_at_ns;
     if (until_ns > deadline) until_ns = deadline;
     publish(&local_zone, off, from_ns, until_ns);
-    pthread_mutex_unlock(&engine_lock);
+    monostamp__os_mutex_unlock(&engine_lock);
     *out = off;
     return 0;
 }
@@ -141,9 +141,9 @@ int monostamp__zone_offset_slow(monostamp_zone *zone, int64_t utc_ns,
     monostamp__tzdata_window(zone->data, t_s, &off, &from_s, &until_s);
     /* Another thread publishing (or a re-check under way) is no reason to
      * wait: this answer is right either way, the next call publishes. */
-    if (pthread_mutex_trylock(&engine_lock) == 0) {
+    if (monostamp__os_mutex_trylock(&engine_lock)) {
         publish(zone, off, monostamp__s_to_ns_sat(from_s), monostamp__s_to_ns_sat(until_s));
-        pthread_mutex_unlock(&engine_lock);
+        monostamp__os_mutex_unlock(&engine_lock);
     }
     *out_offset_s = off;
     return 0;
@@ -157,7 +157,7 @@ int monostamp_zone_open(const char *name, monostamp_zone **out)
     int rc;
     if (out == NULL) return MONOSTAMP_EINVAL;
     *out = NULL;
-    pthread_once(&atfork_once, register_atfork);
+    monostamp__os_once(&atfork_once, register_atfork);
     if (name == NULL || name[0] == '\0') {
         *out = &local_zone;
         return MONOSTAMP_OK;
@@ -166,9 +166,7 @@ int monostamp_zone_open(const char *name, monostamp_zone **out)
     if (n > MONOSTAMP_ZONE_NAME_MAX) return MONOSTAMP_EINVAL;
     if ((rc = monostamp__zone_load_name(name, &data, NULL)) != 0) return rc;
     /* 64-byte alignment keeps the published window on one cache line. */
-    z = aligned_alloc(_Alignof(monostamp_zone),
-                      (sizeof *z + _Alignof(monostamp_zone) - 1) /
-                          _Alignof(monostamp_zone) * _Alignof(monostamp_zone));
+    z = monostamp__os_aligned_alloc(_Alignof(monostamp_zone), sizeof *z);
     if (z == NULL) {
         monostamp__tzdata_free(data);
         return MONOSTAMP_ENOMEM;
@@ -189,7 +187,7 @@ void monostamp_zone_close(monostamp_zone *zone)
 {
     if (zone == NULL || zone->is_local) return;
     monostamp__tzdata_free(zone->data);
-    free(zone);
+    monostamp__os_aligned_free(zone);
 }
 
 const char *monostamp_zone_name(const monostamp_zone *zone)
@@ -206,19 +204,19 @@ int monostamp_zone_offset(monostamp_zone *zone, int64_t utc_ns,
 
 void monostamp_zone_changed(void)
 {
-    pthread_mutex_lock(&engine_lock);
+    monostamp__os_mutex_lock(&engine_lock);
     local.force = 1;
     invalidate(&local_zone);
-    pthread_mutex_unlock(&engine_lock);
+    monostamp__os_mutex_unlock(&engine_lock);
 }
 
 int monostamp_zone_set_recheck_ns(int64_t interval_ns)
 {
     if (interval_ns <= 0) return MONOSTAMP_EINVAL;
-    pthread_mutex_lock(&engine_lock);
+    monostamp__os_mutex_lock(&engine_lock);
     atomic_store_explicit(&recheck_ns, interval_ns, memory_order_relaxed);
     /* The published window may reach past the new, nearer deadline. */
     invalidate(&local_zone);
-    pthread_mutex_unlock(&engine_lock);
+    monostamp__os_mutex_unlock(&engine_lock);
     return MONOSTAMP_OK;
 }

@@ -1,24 +1,23 @@
 /* zone_probe.c: offsets from localtime_r, for local zones whose data our
  * parser refuses (see zone_probe.h).  Called with the engine's lock held,
  * so glibc's own tz lock is never taken under contention from us. */
-#include "zone_probe.h"
+#include "config.h"
 
-#include <time.h>
+#include "os.h"
+#include "zone_probe.h"
 
 #define STEP_S (6 * INT64_C(86400))
 #define HORIZON_S (30 * INT64_C(86400))
 
 void monostamp__zone_probe_reset(void)
 {
-    tzset();
+    monostamp__os_local_zone_reset();
 }
 
 static int32_t probe(int64_t t_s)
 {
-    time_t t = (time_t)t_s;
-    struct tm tm;
-    if (localtime_r(&t, &tm) == NULL) return 0;
-    return (int32_t)tm.tm_gmtoff;
+    int32_t off;
+    return monostamp__os_local_offset(t_s, &off) == 0 ? off : 0;
 }
 
 void monostamp__zone_probe_window(int64_t t_s, int64_t limit_s,

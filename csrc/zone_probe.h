@@ -3,10 +3,12 @@
 #ifndef MONOSTAMP_ZONE_PROBE_H
 #define MONOSTAMP_ZONE_PROBE_H
 
-#include <stdint.h>
+#include "config.h"
+
+MONOSTAMP__HIDDEN_BEGIN
 
 /* Re-reads TZ into libc (tzset); call when the local source changed.  The
- * only place the engine lets libc look at TZ (trap 7). */
+ * only place the engine lets libc look at TZ (docs/offset-engine.md, trap 7). */
 void monostamp__zone_probe_reset(void);
 
 /* The offset at t_s by localtime_r and a window [t_s, until_s) over which
@@ -16,5 +18,7 @@ void monostamp__zone_probe_reset(void);
 void monostamp__zone_probe_window(int64_t t_s, int64_t limit_s,
                                   int32_t *offset_s, int64_t *from_s,
                                   int64_t *until_s);
+
+MONOSTAMP__HIDDEN_END
 
 #endif

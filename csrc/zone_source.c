@@ -1,15 +1,12 @@
 /* zone_source.c: find, read and identify zone sources (see zone_source.h).
  * The only file in the engine that touches the file system or TZ. */
-#include "zone_source.h"
+#include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "monostamp.h"
+#include "os.h"
+#include "zone_source.h"
 
 #define DEFAULT_TZDIR "/usr/share/zoneinfo"
 #define LOCALTIME_PATH "/etc/localtime"
@@ -39,48 +36,24 @@ int monostamp__zone_resolve_path(const char *name, char *buf, size_t size)
     return 0;
 }
 
-static void key_from_stat(monostamp__zone_key *key, const struct stat *st)
-{
-    key->has_file = 1;
-    key->dev = st->st_dev;
-    key->ino = st->st_ino;
-    key->size = st->st_size;
-    key->mtime_s = (int64_t)st->st_mtim.tv_sec;
-    key->mtime_ns = st->st_mtim.tv_nsec;
-}
-
 int monostamp__zone_load_file(const char *path, monostamp__tzdata **out,
                               monostamp__zone_key *key)
 {
-    struct stat st;
+    monostamp__os_file_id id;
     unsigned char *buf;
-    size_t got = 0;
-    int fd, rc;
+    size_t len;
+    int rc = monostamp__os_read_file(path, MONOSTAMP__TZIF_MAX_BYTES, &buf, &len, &id);
 
-    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) return MONOSTAMP_ENOZONE;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-        st.st_size > MONOSTAMP__TZIF_MAX_BYTES) {
-        close(fd);
+    if (rc == MONOSTAMP_ENOMEM)
+        return rc;
+    if (rc != MONOSTAMP_OK) /* missing, unreadable, not a regular file, too big */
         return MONOSTAMP_ENOZONE;
-    }
-    buf = malloc((size_t)st.st_size);
-    if (buf == NULL) {
-        close(fd);
-        return MONOSTAMP_ENOMEM;
-    }
-    /* The size came from fstat; a file that shrinks meanwhile parses short
-     * (and fails), one that grows is noticed at the next re-check. */
-    while (got < (size_t)st.st_size) {
-        ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;
-        got += (size_t)r;
-    }
-    close(fd);
-    rc = monostamp__tzif_parse(buf, got, out);
+    rc = monostamp__tzif_parse(buf, len, out);
     free(buf);
-    if (rc == 0 && key != NULL) key_from_stat(key, &st);
+    if (rc == 0 && key != NULL) {
+        key->has_file = 1;
+        key->file = id;
+    }
     return rc;
 }
 
@@ -104,12 +77,12 @@ int monostamp__zone_load_name(const char *name, monostamp__tzdata **out,
 void monostamp__zone_local_key(monostamp__zone_key *key)
 {
     const char *tz = getenv("TZ");
-    struct stat st;
     memset(key, 0, sizeof *key);
     if (tz == NULL) {
         memcpy(key->path, LOCALTIME_PATH, sizeof LOCALTIME_PATH);
     } else {
-        /* Copy at once: trap 7, the environment may change under us. */
+        /* Copy at once: the environment may change under us
+         * (docs/offset-engine.md, trap 7). */
         size_t n = strnlen(tz, sizeof key->tz);
         key->tz_set = 1;
         if (n == sizeof key->tz) {
@@ -122,7 +95,8 @@ void monostamp__zone_local_key(monostamp__zone_key *key)
         if (tz[0] == '\0' || monostamp__zone_resolve_path(tz, key->path, sizeof key->path) != 0)
             key->path[0] = '\0';
     }
-    if (key->path[0] != '\0' && stat(key->path, &st) == 0) key_from_stat(key, &st);
+    if (key->path[0] != '\0' && monostamp__os_file_id_get(key->path, &key->file) == MONOSTAMP_OK)
+        key->has_file = 1;
 }
 
 int monostamp__zone_key_equal(const monostamp__zone_key *a,
@@ -131,9 +105,10 @@ int monostamp__zone_key_equal(const monostamp__zone_key *a,
     return a->tz_set == b->tz_set && a->tz_too_long == b->tz_too_long &&
            strcmp(a->tz, b->tz) == 0 && strcmp(a->path, b->path) == 0 &&
            a->has_file == b->has_file &&
-           (!a->has_file || (a->dev == b->dev && a->ino == b->ino &&
-                             a->size == b->size && a->mtime_s == b->mtime_s &&
-                             a->mtime_ns == b->mtime_ns));
+           (!a->has_file || (a->file.dev == b->file.dev && a->file.ino == b->file.ino &&
+                             a->file.size == b->file.size &&
+                             a->file.mtime_s == b->file.mtime_s &&
+                             a->file.mtime_ns == b->file.mtime_ns));
 }
 
 int monostamp__zone_load_local(monostamp__zone_key *key, monostamp__tzdata **out)

@@ -4,10 +4,11 @@
 #ifndef MONOSTAMP_ZONE_SOURCE_H
 #define MONOSTAMP_ZONE_SOURCE_H
 
-#include <limits.h>
-#include <stdint.h>
-#include <sys/types.h>
+#include "config.h"
 
+#include <limits.h>
+
+#include "os.h"
 #include "tzif.h"
 
 #ifndef PATH_MAX
@@ -17,21 +18,19 @@
 /* Refuse zone files above this size: real ones are under 10 KiB. */
 #define MONOSTAMP__TZIF_MAX_BYTES (1024 * 1024)
 
+MONOSTAMP__HIDDEN_BEGIN
+
 /* What the local zone was read from: the TZ value and the resolved file's
- * identity.  Equal keys mean nothing changed (trap 6: dev, inode, size and
- * mtime with nanoseconds, since glibc's whole-second mtime check misses an
- * in-place rewrite within one second). */
+ * identity.  Equal keys mean nothing changed (docs/offset-engine.md, trap
+ * 6: dev, inode, size and mtime with nanoseconds, since glibc's
+ * whole-second mtime check misses an in-place rewrite within one second). */
 typedef struct monostamp__zone_key {
     int tz_set;               /* TZ is in the environment */
     int tz_too_long;          /* ... but longer than tz[] holds */
     char tz[PATH_MAX + 1];
     char path[PATH_MAX];      /* the file the source names, "" if none */
-    int has_file;             /* path exists; the fields below are its stat */
-    dev_t dev;
-    ino_t ino;
-    off_t size;
-    int64_t mtime_s;
-    long mtime_ns;
+    int has_file;             /* path exists; `file` is its identity */
+    monostamp__os_file_id file;
 } monostamp__zone_key;
 
 /* Joins TZDIR (else /usr/share/zoneinfo) and a relative `name`, or copies
@@ -62,5 +61,7 @@ int monostamp__zone_key_equal(const monostamp__zone_key *a,
  * localtime_r, or MONOSTAMP_ENOMEM. */
 int monostamp__zone_load_local(monostamp__zone_key *key,
                                monostamp__tzdata **out);
+
+MONOSTAMP__HIDDEN_END
 
 #endif

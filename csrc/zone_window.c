@@ -1,6 +1,8 @@
 /* zone_window.c: the window of constant offset around an instant, from a
  * zone's merged table and its footer rule.  Pure; the slow path of the
  * offset engine calls it and publishes the result. */
+#include "config.h"
+
 #include "tzif.h"
 
 /* Rules are evaluated only within this range (see tzrule_window). */

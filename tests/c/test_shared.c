@@ -154,15 +154,20 @@ static void test_foreign_short_and_other_version_files_are_refused(void)
     CHECK_EQ(st.st_size, 0);
 }
 
-static void test_system_errors_keep_errno(void)
+static void test_system_errors_carry_errno(void)
 {
     monostamp_clock c;
+    /* The cause is inside the code; errno is nobody's message. */
     errno = 0;
-    CHECK_RC(open_shared(&c, path_in_dir("no/such/dir/state")), MONOSTAMP_ESYSTEM);
-    CHECK_EQ(errno, ENOENT);
-    CHECK_RC(open_shared(&c, dir), MONOSTAMP_ESYSTEM); /* a directory */
-    CHECK_EQ(errno, EISDIR);
+    int rc = open_shared(&c, path_in_dir("no/such/dir/state"));
+    CHECK_RC(rc, MONOSTAMP_EOS(ENOENT));
+    CHECK_EQ(monostamp_os_errno(rc), ENOENT);
+    CHECK_STR_EQ(monostamp_strerror(rc), strerror(ENOENT));
+    rc = open_shared(&c, dir); /* a directory */
+    CHECK_RC(rc, MONOSTAMP_EOS(EISDIR));
+    CHECK_EQ(monostamp_os_errno(rc), EISDIR);
     CHECK_RC(open_shared(&c, ""), MONOSTAMP_EINVAL);
+    CHECK_EQ(monostamp_os_errno(MONOSTAMP_EINVAL), 0);
 }
 
 /* Runs this binary again as `child` with MONOSTAMP_SHARED=path; the child
@@ -275,7 +280,7 @@ int main(int argc, char **argv)
     RUN(test_two_clocks_in_one_process_share);
     RUN(test_two_processes_on_one_file);
     RUN(test_foreign_short_and_other_version_files_are_refused);
-    RUN(test_system_errors_keep_errno);
+    RUN(test_system_errors_carry_errno);
     RUN(test_environment_joins_default_clocks);
     RUN(test_default_clock_moves_onto_a_file);
     char cmd[300];

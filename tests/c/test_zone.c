@@ -16,7 +16,7 @@
 #include "check.h"
 #include "monostamp.h"
 #include "tzif.h"
-#include "zone_cache.h"
+#include "zone.h"
 
 #define NS INT64_C(1000000000)
 #define JAN_2026 INT64_C(1767225600)

@@ -21,7 +21,7 @@
 #include "calendar.h"
 #include "check.h"
 #include "monostamp.h"
-#include "zone_cache.h"
+#include "zone.h"
 
 #define T_1970 INT64_C(0)
 #define T_2038 INT64_C(2145916800) /* 2038-01-01T00:00:00Z */

@@ -1,4 +1,5 @@
-/* zone_cache.h: the offset engine's hot path, for the clock core to inline.
+/* zone.h: the zone object (struct monostamp_zone) and its offset lookup:
+ * the hot path inline, for the clock core; the slow path in zone.c.
  *
  * Each zone publishes one window [from_ns, until_ns) and the offset in
  * force over it, under a seqlock: a stamp inside the window costs two loads
@@ -12,20 +13,16 @@
  *     int32_t off;
  *     int rc = monostamp__zone_offset_fast(clock->zone, stamp_ns, &off);
  */
-#ifndef MONOSTAMP_ZONE_CACHE_H
-#define MONOSTAMP_ZONE_CACHE_H
+#ifndef MONOSTAMP_ZONE_H
+#define MONOSTAMP_ZONE_H
+
+#include "config.h"
 
 #include <stdatomic.h>
-#include <stdint.h>
 
-#include "monostamp.h"
 #include "tzif.h"
 
-#if defined(__GNUC__)
-#define MONOSTAMP__LIKELY(x) __builtin_expect(!!(x), 1)
-#else
-#define MONOSTAMP__LIKELY(x) (x)
-#endif
+MONOSTAMP__HIDDEN_BEGIN
 
 struct monostamp_zone {
     /* The published window, alone on its cache line.  `seq` is odd while
@@ -70,5 +67,7 @@ static inline int monostamp__zone_offset_fast(monostamp_zone *zone,
     }
     return monostamp__zone_offset_slow(zone, utc_ns, out_offset_s);
 }
+
+MONOSTAMP__HIDDEN_END
 
 #endif

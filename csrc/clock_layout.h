@@ -1,0 +1,75 @@
+/*
+ * clock_layout.h: what a monostamp_clock's opaque bytes hold.  Only the
+ * clock's own files (clock.c, default_clock.c) see it.
+ *
+ * The public type is storage of MONOSTAMP_CLOCK_SIZE bytes; the checks at
+ * the end keep this layout inside it.  The core reaches the layout only
+ * through clock_of(), never through the union, so every access to a
+ * clock's bytes is made with one type.
+ */
+#ifndef MONOSTAMP_CLOCK_LAYOUT_H
+#define MONOSTAMP_CLOCK_LAYOUT_H
+
+#include "config.h"
+
+#include <stdatomic.h>
+
+#include "zone.h"
+
+MONOSTAMP__HIDDEN_BEGIN
+
+typedef struct monostamp__clock {
+    /* Read-mostly, set at init: cores keep shared copies of this line. */
+    /* The last value handed out: own_last, or an atomic in shared memory.
+     * The pointer is atomic because monostamp_default_share() moves it. */
+    _Atomic(_Atomic int64_t *) last_ns;
+    _Atomic int policy;
+    int source;
+    int on_lead;
+    int64_t max_lead_ns;
+    monostamp_zone *zone;
+    void *mapping;               /* the shared file's mapping, or NULL */
+    size_t mapping_size;
+    /* 64 bytes keep the groups on different cache lines wherever the
+     * caller put the storage (alignment is the caller's). */
+    char separate_read_mostly[MONOSTAMP__CACHE_LINE];
+    /* Written by every stamp, together, so that the compare-and-swap on
+     * own_last brings the counters' line along in the same transfer.
+     * Counters are relaxed atomics, updated without locked instructions. */
+    _Atomic int64_t own_last;
+    _Atomic uint64_t readings;
+    _Atomic int64_t manual_ns;     /* the manual source's reading */
+    char separate_per_stamp[MONOSTAMP__CACHE_LINE];
+    /* Written on the slow path only. */
+    _Atomic int64_t slow_reading;  /* the last reading that took the slow path */
+    _Atomic int64_t slow_stamp;    /* and the stamp it got */
+    _Atomic uint64_t backward_steps;
+    _Atomic int64_t largest_backward_ns;
+    _Atomic uint64_t duplicates;
+    _Atomic uint64_t holds;        /* duplicates held at last (allowDuplicates) */
+    _Atomic int64_t max_lead_seen_ns; /* of the slow runs before the latest */
+    _Atomic uint64_t lead_waits;
+    _Atomic uint64_t lead_errors;
+} monostamp__clock;
+
+_Static_assert(sizeof(monostamp__clock) <= sizeof(monostamp_clock),
+               "the clock's layout must fit MONOSTAMP_CLOCK_SIZE");
+_Static_assert(_Alignof(monostamp__clock) <= _Alignof(monostamp_clock),
+               "the clock's storage must be aligned for its layout");
+/* Processes share the "last" atomic only if it is lock-free, hence
+ * address-free. */
+_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free");
+
+static inline monostamp__clock *clock_of(monostamp_clock *clock)
+{
+    return (monostamp__clock *)(void *)clock;
+}
+
+static inline const monostamp__clock *const_clock_of(const monostamp_clock *clock)
+{
+    return (const monostamp__clock *)(const void *)clock;
+}
+
+MONOSTAMP__HIDDEN_END
+
+#endif

@@ -1,0 +1,46 @@
+/*
+ * options.c: a clock's options, checked in one place.  monostamp_clock_init
+ * and both bindings call monostamp_options_check(), so a bad value is
+ * refused by the same rule everywhere and the message names the one field
+ * that is wrong.
+ */
+#include "config.h"
+
+#include <string.h>
+
+void monostamp_options_init(monostamp_options *options)
+{
+    memset(options, 0, sizeof *options);
+    options->policy = MONOSTAMP_DEFAULT_POLICY;
+    options->source = MONOSTAMP_SOURCE_REALTIME;
+    options->on_lead = MONOSTAMP_ON_LEAD_WAIT;
+}
+
+/* The first field that is wrong, or NULL.  In the struct's order, so the
+ * answer does not depend on which check happens to run first. */
+static const char *first_bad_field(const monostamp_options *o)
+{
+    if (monostamp_policy_name(o->policy) == NULL)
+        return "policy";
+    if (monostamp_source_name(o->source) == NULL)
+        return "source";
+    if (o->zone != NULL && strnlen(o->zone, MONOSTAMP_ZONE_NAME_MAX + 1) > MONOSTAMP_ZONE_NAME_MAX)
+        return "zone";
+    if (o->max_lead_ns < 0)
+        return "max_lead_ns";
+    if (monostamp_on_lead_name(o->on_lead) == NULL)
+        return "on_lead";
+    if (o->shared_path != NULL && o->shared_path[0] == '\0')
+        return "shared_path";
+    if (o->has_start_ns && o->source != MONOSTAMP_SOURCE_MANUAL)
+        return "start_ns";
+    return NULL;
+}
+
+int monostamp_options_check(const monostamp_options *options, const char **bad_field)
+{
+    const char *bad = options == NULL ? "options" : first_bad_field(options);
+    if (bad_field != NULL)
+        *bad_field = bad;
+    return bad == NULL ? MONOSTAMP_OK : MONOSTAMP_EINVAL;
+}

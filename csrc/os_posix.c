@@ -1,0 +1,378 @@
+/*
+ * os_posix.c: the OS layer (os.h) on Linux, the BSDs and macOS.
+ */
+#include "os.h"
+
+#if !defined(_WIN32)
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#if defined(__linux__)
+#include <sys/prctl.h>
+#include <sys/random.h>
+#endif
+
+#define NS_PER_S MONOSTAMP__NS_PER_S
+
+static struct timespec timespec_of(int64_t ns)
+{
+    struct timespec ts;
+    ts.tv_sec = (time_t)(ns / NS_PER_S);
+    ts.tv_nsec = (long)(ns % NS_PER_S);
+    return ts;
+}
+
+/* ------------------------------------------------------- wall clocks */
+
+int monostamp__os_clock_info(int source, monostamp_clock_info *out)
+{
+    clockid_t id;
+    struct timespec res;
+
+    if (source == MONOSTAMP_SOURCE_REALTIME) {
+        id = CLOCK_REALTIME;
+        out->implementation = "clock_gettime(CLOCK_REALTIME)";
+    } else if (source == MONOSTAMP_SOURCE_REALTIME_COARSE) {
+        id = MONOSTAMP__COARSE_ID;
+        out->implementation = MONOSTAMP__COARSE_NAME;
+    } else {
+        return MONOSTAMP_EINVAL;
+    }
+    if (clock_getres(id, &res) != 0)
+        return monostamp__os_fail(errno);
+    out->name = monostamp_source_name(source);
+    out->resolution_ns = (int64_t)res.tv_sec * NS_PER_S + res.tv_nsec;
+    out->adjustable = 1;
+    out->monotonic = 0;
+    return MONOSTAMP_OK;
+}
+
+/* ---------------------------------------------------- monotonic, sleep */
+
+int64_t monostamp__os_monotonic_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+        return 0;
+    return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
+}
+
+void monostamp__os_nap_ns(int64_t ns)
+{
+    struct timespec ts = timespec_of(ns);
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+#if defined(TIMER_ABSTIME) && !defined(__APPLE__)
+int monostamp__os_sleep_until(int64_t deadline_ns)
+{
+    /* Callers pass deadlines after "now", so deadline_ns > 0 and the split
+     * needs no negative-remainder care. */
+    struct timespec ts = timespec_of(deadline_ns);
+    for (;;) {
+        /* An absolute deadline makes the EINTR restart exact: the time
+         * spent in a signal handler is not added to the sleep. */
+        int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+        if (rc == 0)
+            return MONOSTAMP_OK;
+        if (rc != EINTR)
+            return monostamp__os_fail(rc); /* it returns its error, errno untouched */
+    }
+}
+#else
+/* XXX: not built on this project's Linux machines (macOS lacks an absolute
+ * clock_nanosleep).  A relative sleep re-armed from the monotonic clock:
+ * never early, as a signal only makes the loop go round again. */
+int monostamp__os_sleep_until(int64_t deadline_ns)
+{
+    for (;;) {
+        int64_t left = deadline_ns - monostamp__os_monotonic_ns();
+        if (left <= 0)
+            return MONOSTAMP_OK;
+        struct timespec ts = timespec_of(left);
+        if (nanosleep(&ts, NULL) != 0 && errno != EINTR)
+            return monostamp__os_fail(errno);
+    }
+}
+#endif
+
+int64_t monostamp__os_timer_slack_get(void)
+{
+#if defined(__linux__) && defined(PR_GET_TIMERSLACK)
+    /* The slack comes back as the return value: an int, enough for any
+     * slack this library would narrow (it never widens one). */
+    int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    return slack > 0 ? (int64_t)slack : -1;
+#else
+    return -1;
+#endif
+}
+
+int monostamp__os_timer_slack_set(int64_t slack_ns)
+{
+#if defined(__linux__) && defined(PR_SET_TIMERSLACK)
+    if (slack_ns < 1)
+        slack_ns = 1; /* 0 would mean "back to the default" */
+    if (prctl(PR_SET_TIMERSLACK, (unsigned long)slack_ns, 0, 0, 0) != 0)
+        return monostamp__os_fail(errno);
+    return MONOSTAMP_OK;
+#else
+    (void)slack_ns;
+    return MONOSTAMP_EOS(ENOSYS);
+#endif
+}
+
+/* ------------------------------------------------------ shared memory */
+
+/* Returns `rc` after closing `fd`: close() may change errno, and the code
+ * already carries the cause. */
+static int close_returning(int fd, int rc)
+{
+    close(fd);
+    return rc;
+}
+
+/* Makes the file complete under a temporary name, then links it to `path`.
+ * Success also when another process linked its own first (EEXIST). */
+static int create_complete(const char *path, const void *initial, size_t size)
+{
+    size_t len = strlen(path);
+    char *tmp = malloc(len + sizeof ".XXXXXX");
+    int fd, rc = MONOSTAMP_OK;
+
+    if (tmp == NULL)
+        return MONOSTAMP_ENOMEM;
+    memcpy(tmp, path, len);
+    memcpy(tmp + len, ".XXXXXX", sizeof ".XXXXXX");
+    fd = mkstemp(tmp); /* mode 0600 */
+    if (fd < 0) {
+        rc = monostamp__os_fail(errno);
+        free(tmp);
+        return rc;
+    }
+    ssize_t wrote = pwrite(fd, initial, size, 0);
+    if (wrote < 0)
+        rc = monostamp__os_fail(errno);
+    else if ((size_t)wrote != size)
+        rc = MONOSTAMP_EOS(EIO);
+    else if (link(tmp, path) != 0 && errno != EEXIST)
+        rc = monostamp__os_fail(errno);
+    unlink(tmp);
+    close(fd);
+    free(tmp);
+    return rc;
+}
+
+int monostamp__os_map_file(const char *path, const void *initial, size_t size,
+                           void **out_addr)
+{
+    struct stat st;
+    int fd, rc;
+
+    fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT) {
+        if ((rc = create_complete(path, initial, size)) != MONOSTAMP_OK)
+            return rc;
+        fd = open(path, O_RDWR | O_CLOEXEC);
+    }
+    if (fd < 0)
+        return monostamp__os_fail(errno);
+    if (fstat(fd, &st) != 0)
+        return close_returning(fd, monostamp__os_fail(errno));
+    if (!S_ISREG(st.st_mode) || st.st_size < (off_t)size)
+        return close_returning(fd, MONOSTAMP_EFOREIGN);
+    void *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED)
+        return close_returning(fd, monostamp__os_fail(errno));
+    close(fd); /* the mapping keeps the file */
+    *out_addr = map;
+    return MONOSTAMP_OK;
+}
+
+int monostamp__os_map_anonymous(size_t size, void **out_addr)
+{
+    void *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (map == MAP_FAILED)
+        return monostamp__os_fail(errno);
+    *out_addr = map; /* zero-filled by the kernel */
+    return MONOSTAMP_OK;
+}
+
+void monostamp__os_unmap(void *addr, size_t size)
+{
+    munmap(addr, size);
+}
+
+/* ----------------------------------------------------- memory, locks */
+
+void *monostamp__os_aligned_alloc(size_t alignment, size_t size)
+{
+    void *p;
+    return posix_memalign(&p, alignment, size) == 0 ? p : NULL;
+}
+
+void monostamp__os_aligned_free(void *p)
+{
+    free(p);
+}
+
+/* The pthread calls below fail only on misuse (an uninitialised or
+ * foreign lock), which this library never does. */
+void monostamp__os_mutex_lock(monostamp__os_mutex *mutex)
+{
+    (void)pthread_mutex_lock(mutex);
+}
+
+int monostamp__os_mutex_trylock(monostamp__os_mutex *mutex)
+{
+    return pthread_mutex_trylock(mutex) == 0;
+}
+
+void monostamp__os_mutex_unlock(monostamp__os_mutex *mutex)
+{
+    (void)pthread_mutex_unlock(mutex);
+}
+
+void monostamp__os_once(monostamp__os_once_flag *once, void (*init)(void))
+{
+    (void)pthread_once(once, init);
+}
+
+void monostamp__os_atfork(void (*prepare)(void), void (*parent)(void),
+                          void (*child)(void))
+{
+    (void)pthread_atfork(prepare, parent, child);
+}
+
+/* -------------------------------------------------------------- files */
+
+static void file_id_of(const struct stat *st, monostamp__os_file_id *out)
+{
+    out->dev = (uint64_t)st->st_dev;
+    out->ino = (uint64_t)st->st_ino;
+    out->size = (int64_t)st->st_size;
+#if defined(__APPLE__)
+    out->mtime_s = (int64_t)st->st_mtimespec.tv_sec;
+    out->mtime_ns = (int64_t)st->st_mtimespec.tv_nsec;
+#else
+    out->mtime_s = (int64_t)st->st_mtim.tv_sec;
+    out->mtime_ns = (int64_t)st->st_mtim.tv_nsec;
+#endif
+}
+
+int monostamp__os_file_id_get(const char *path, monostamp__os_file_id *out)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return monostamp__os_fail(errno);
+    file_id_of(&st, out);
+    return MONOSTAMP_OK;
+}
+
+int monostamp__os_read_file(const char *path, size_t max_size,
+                            unsigned char **out_buf, size_t *out_len,
+                            monostamp__os_file_id *out_id)
+{
+    struct stat st;
+    unsigned char *buf;
+    size_t got = 0, want;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+    if (fd < 0)
+        return monostamp__os_fail(errno);
+    if (fstat(fd, &st) != 0)
+        return close_returning(fd, monostamp__os_fail(errno));
+    if (!S_ISREG(st.st_mode) || st.st_size <= 0 || (uint64_t)st.st_size > max_size)
+        return close_returning(fd, MONOSTAMP_EFOREIGN);
+    want = (size_t)st.st_size;
+    if ((buf = malloc(want)) == NULL)
+        return close_returning(fd, MONOSTAMP_ENOMEM);
+    /* The size came from fstat; a file that shrinks meanwhile reads short
+     * (and its parse fails), one that grows is noticed at the next
+     * re-check, by its id. */
+    while (got < want) {
+        ssize_t r = read(fd, buf + got, want - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += (size_t)r;
+    }
+    close(fd);
+    *out_buf = buf;
+    *out_len = got;
+    if (out_id != NULL)
+        file_id_of(&st, out_id);
+    return MONOSTAMP_OK;
+}
+
+/* -------------------------------------------------- the C library's zone */
+
+void monostamp__os_local_zone_reset(void)
+{
+    tzset();
+}
+
+int monostamp__os_local_offset(int64_t t_s, int32_t *out_offset_s)
+{
+    time_t t = (time_t)t_s;
+    struct tm tm;
+    if ((int64_t)t != t_s || localtime_r(&t, &tm) == NULL)
+        return -1;
+    *out_offset_s = (int32_t)tm.tm_gmtoff;
+    return 0;
+}
+
+/* ------------------------------------------------------------- others */
+
+int monostamp__os_random(void *buf, size_t size)
+{
+    unsigned char *p = buf;
+#if defined(__linux__)
+    while (size > 0) {
+        ssize_t r = getrandom(p, size, 0);
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            return monostamp__os_fail(errno);
+        }
+        p += r;
+        size -= (size_t)r;
+    }
+    return MONOSTAMP_OK;
+#elif defined(__APPLE__) || defined(__FreeBSD__) || defined(__OpenBSD__) || \
+    defined(__NetBSD__)
+    arc4random_buf(p, size);
+    return MONOSTAMP_OK;
+#else
+    (void)p, (void)size;
+    return MONOSTAMP_EOS(ENOSYS);
+#endif
+}
+
+void monostamp__os_strerror(int err, char *buf, size_t size)
+{
+    if (size == 0)
+        return;
+#if defined(__GLIBC__) && defined(_GNU_SOURCE)
+    /* The GNU strerror_r may return a static string instead of filling buf. */
+    const char *text = strerror_r(err, buf, size);
+    if (text != buf) {
+        strncpy(buf, text, size - 1);
+        buf[size - 1] = '\0';
+    }
+#else
+    if (strerror_r(err, buf, size) != 0) {
+        buf[0] = '\0';
+        strncat(buf, "unknown system error", size - 1);
+    }
+#endif
+}
+
+#endif /* !_WIN32 */

@@ -1,0 +1,31 @@
+/*
+ * state_file.h: where a clock's "last value handed out" lives when other
+ * processes must see it: a state file that unrelated processes map, or an
+ * anonymous page that fork() children share.
+ */
+#ifndef MONOSTAMP_STATE_FILE_H
+#define MONOSTAMP_STATE_FILE_H
+
+#include "config.h"
+
+#include <stdatomic.h>
+
+MONOSTAMP__HIDDEN_BEGIN
+
+/* Opens the state file at `path`, creating it (mode 0600) if absent, and
+ * maps it; *last_ns then points at the shared atomic.  MONOSTAMP_EFOREIGN
+ * for a file that is not ours or is truncated, MONOSTAMP_EVERSION for
+ * another layout, an EOS code for the OS's refusals. */
+int monostamp__state_file_open(const char *path, _Atomic int64_t **last_ns,
+                               void **mapping, size_t *mapping_size);
+
+/* A state in anonymous memory that fork() shares, holding "no stamp yet". */
+int monostamp__state_anonymous(_Atomic int64_t **last_ns, void **mapping,
+                               size_t *mapping_size);
+
+/* Unmaps a state from either function above. */
+void monostamp__state_close(void *mapping, size_t mapping_size);
+
+MONOSTAMP__HIDDEN_END
+
+#endif
