@@ -33,8 +33,8 @@ FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 
 DEPS := tools/install-deps.sh
 
-.PHONY: all lib test test-c test-asan test-tsan test-python test-pythons test-lua test-lua53 \
-        demo bench fuzz install lua python clean deps
+.PHONY: all lib test test-c test-asan test-tsan test-header test-windows test-exports \
+        test-python test-pythons test-lua test-lua53 demo bench fuzz install lua python clean deps
 
 all: lib
 lib: $(BUILD)/libmonostamp.a $(BUILD)/libmonostamp.so $(BUILD)/monostamp.pc
@@ -90,7 +90,8 @@ install: lib
 TESTS = $(patsubst tests/c/%.c,%,$(TEST_SRC))
 
 test: deps
-	@$(MAKE) --no-print-directory test-c test-asan test-tsan test-python test-pythons test-lua test-lua53
+	@$(MAKE) --no-print-directory test-c test-asan test-tsan test-header test-windows \
+	    test-python test-pythons test-lua test-lua53 test-exports
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 	@echo "make test: all suites passed"
 
@@ -110,6 +111,52 @@ test-asan: $(addprefix $(BUILD)/asan/tests/,$(TESTS))
 # fork check MONOSTAMP_TEST_TSAN and keep to threads.
 test-tsan: $(addprefix $(BUILD)/tsan/tests/,$(TESTS))
 	$(call run_c_tests,tsan,MONOSTAMP_TEST_TSAN=1 TSAN_OPTIONS=halt_on_error=1)
+
+# The public header as its users compile it: C99 and C11 with -pedantic,
+# C++11 and C++17; each program makes clocks both ways and runs.
+HEADER_STDS := c99 c11 c++11 c++17
+test-header: $(BUILD)/libmonostamp.a
+	@mkdir -p $(BUILD)/header
+	@set -e; for std in $(HEADER_STDS); do \
+	    case $$std in c++*) cc="$(CXX) -x c++"; link="-x none";; *) cc="$(CC)"; link="";; esac; \
+	    echo "== header as $$std"; \
+	    $$cc -std=$$std -pedantic -Wall -Wextra -Werror -Icsrc tests/header/use_header.c \
+	        $$link $(BUILD)/libmonostamp.a -o $(BUILD)/header/use_header_$$std $(LDLIBS_ALL); \
+	    $(BUILD)/header/use_header_$$std; \
+	done
+
+# Windows: every core file compiled by mingw-w64 with the same warnings,
+# and linked into a DLL that must export the public API and nothing else.
+# (Running it under Wine is a later step.)
+MINGW_CC ?= x86_64-w64-mingw32-gcc
+test-windows:
+	@mkdir -p $(BUILD)/windows
+	@echo "== windows: $(MINGW_CC) compiles the core"
+	@set -e; for f in $(CORE_SRC); do \
+	    $(MINGW_CC) -std=c11 $(WARN) -O2 -Icsrc -DMONOSTAMP_EXPORTS -c $$f \
+	        -o $(BUILD)/windows/$$(basename $$f .c).o; \
+	done
+	$(MINGW_CC) -shared -o $(BUILD)/windows/monostamp.dll $(BUILD)/windows/*.o \
+	    -Wl,--no-undefined -lbcrypt
+	@exports=$$(x86_64-w64-mingw32-objdump -p $(BUILD)/windows/monostamp.dll | \
+	    sed -n '/Ordinal\/Name Pointer/,/^$$/s/^[[:space:]]*\[ *[0-9]*\] //p'); \
+	  stray=$$(printf '%s\n' $$exports | grep -v '^monostamp_' || true); \
+	  if [ -n "$$stray" ] || [ -z "$$exports" ]; then \
+	    echo "test-windows: monostamp.dll exports: $$stray"; exit 1; fi; \
+	  echo "test-windows: monostamp.dll exports $$(printf '%s\n' $$exports | wc -l) symbols, all monostamp_*"
+
+# What each shared object exports: libmonostamp.so its API (also when built
+# without -fvisibility=hidden), the Python extension PyInit_* alone, the rock
+# that a plain `luarocks make` builds luaopen_* alone.
+test-exports: $(BUILD)/libmonostamp.so
+	@mkdir -p $(BUILD)/exports
+	$(CC) $(CSTD) -O2 -fPIC -shared -Icsrc -DMONOSTAMP_EXPORTS $(CORE_SRC) \
+	    -o $(BUILD)/exports/libmonostamp-default-visibility.so $(LDLIBS_ALL)
+	@tools/check-exports.sh monostamp_ $(BUILD)/libmonostamp.so \
+	    $(BUILD)/exports/libmonostamp-default-visibility.so
+	@tools/check-exports.sh PyInit_ "$$(cd $(BUILD) && $(PYTHON) -c \
+	    'import monostamp._monostamp as m; print(m.__file__)')"
+	@tools/check-lua-exports.sh $(BUILD)
 
 # Python: the extension is built and installed for the default interpreter,
 # then every other CPython >= 3.8 on the machine is tried in its own venv.

@@ -25,6 +25,17 @@
 #endif
 #endif
 
+/* Built as libmonostamp (MONOSTAMP_EXPORTS), the public functions are
+ * exported.  Compiled into another module, they are hidden like the rest:
+ * the Python extension and the Lua rock may share one process, and each
+ * must export only its own entry point, whatever flags built it.  (ELF
+ * keeps the most hidden of a symbol's declarations, so the bindings' own
+ * default-visibility view of monostamp.h changes nothing.) */
+#if !defined(MONOSTAMP_EXPORTS) && !defined(MONOSTAMP_API) && defined(__GNUC__) && \
+    !defined(_WIN32)
+#define MONOSTAMP_API __attribute__((visibility("hidden")))
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 

@@ -30,17 +30,20 @@
 extern "C" {
 #endif
 
-/* Marks what the library exports.  Everything else in it is hidden however
- * it is compiled (csrc/config.h).  Windows DLL users define
- * MONOSTAMP_DLL to import. */
-#if defined(MONOSTAMP_EXPORTS) && defined(_WIN32)
+/* Marks what libmonostamp exports; it is built with MONOSTAMP_EXPORTS.
+ * Windows DLL users define MONOSTAMP_DLL to import.  A module that
+ * compiles the core into itself (the Python extension, the Lua rock)
+ * exports none of it: see csrc/config.h. */
+#ifndef MONOSTAMP_API
+#if defined(_WIN32) && defined(MONOSTAMP_EXPORTS)
 #define MONOSTAMP_API __declspec(dllexport)
-#elif defined(MONOSTAMP_DLL) && defined(_WIN32)
+#elif defined(_WIN32) && defined(MONOSTAMP_DLL)
 #define MONOSTAMP_API __declspec(dllimport)
-#elif defined(__GNUC__)
+#elif defined(__GNUC__) && defined(MONOSTAMP_EXPORTS)
 #define MONOSTAMP_API __attribute__((visibility("default")))
 #else
 #define MONOSTAMP_API
+#endif
 #endif
 
 #define MONOSTAMP_VERSION_MAJOR 0

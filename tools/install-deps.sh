@@ -16,6 +16,8 @@ need_deb() { # package probe
     debs="$debs $1"
 }
 need_deb gcc gcc
+need_deb g++ g++
+need_deb gcc-mingw-w64-x86-64-posix x86_64-w64-mingw32-gcc
 need_deb make make
 need_deb pkg-config pkg-config
 need_deb lua5.4 lua5.4
