@@ -7,10 +7,11 @@
 -- /experimental:c11atomics) is not.
 --
 -- Symbol hygiene: the builtin backend has no per-module compiler flags, so
--- only the Makefile (make lua) passes -fvisibility=hidden.  To hide the
--- core's symbols in a rock as well, give luarocks the flags:
---   luarocks make CFLAGS="-O2 -fPIC -fvisibility=hidden"
--- (docs/lua.md says why it matters: a host that links libmonostamp too).
+-- the sources hide what they must themselves (csrc/config.h for the core,
+-- bindings/lua/lmonostamp.h for the binding): a plain `luarocks make`
+-- exports luaopen_monostamp alone.  tools/check-lua-exports.sh builds a
+-- rock in a scratch copy of the tree and checks exactly that (docs/lua.md
+-- says why it matters: a host that links libmonostamp too).
 rockspec_format = "3.0"
 package = "monostamp"
 version = "0.1.0-1"
@@ -45,19 +46,18 @@ build = {
    modules = {
       monostamp = {
          sources = {
+            "bindings/lua/lclock.c",
             "bindings/lua/lmonostamp.c",
             "csrc/calendar.c",
             "csrc/clock.c",
             "csrc/default_clock.c",
             "csrc/iso8601.c",
             "csrc/names.c",
-            "csrc/shared_state_posix.c",
-            "csrc/shared_state_windows.c",
+            "csrc/options.c",
+            "csrc/os_posix.c",
+            "csrc/os_windows.c",
             "csrc/sleep.c",
-            "csrc/sleep_posix.c",
-            "csrc/sleep_windows.c",
-            "csrc/source_posix.c",
-            "csrc/source_windows.c",
+            "csrc/state_file.c",
             "csrc/tzif.c",
             "csrc/tzrule.c",
             "csrc/zone.c",

@@ -3,61 +3,28 @@
 ** stamps that carry the local UTC offset, for Lua 5.4 (and 5.3).
 **
 ** A thin layer over the C core (csrc/monostamp.h), in the manner of Lua's
-** own loslib.c and liolib.c: one sorted luaL_Reg per table, no globals,
-** a clock userdata that embeds the core's struct.  The binding adds no
-** policy of its own: it checks and converts arguments, calls the core and
-** turns its result into Lua values in one place, msresult().
+** own loslib.c and liolib.c: one sorted luaL_Reg per table, no globals.
+** The binding adds no policy and no validation of its own: it checks
+** argument types, converts, calls the core, and turns the core's code into
+** Lua values in one place, lms_result().  This file holds the module: the
+** functions on the default clock, the free functions, and the helpers the
+** clock userdata (lclock.c) shares through lmonostamp.h.
 **
 ** Nanoseconds are always lua_Integer (64 bits in Lua 5.3 and 5.4), never
 ** lua_Number: a double cannot hold today's instants to the nanosecond.
+**
+** Conventions every function follows (docs/lua.md says them to users):
+**   - bad arguments raise, naming the argument and its value;
+**   - runtime failures return fail, "context: reason", code;
+**   - setters and other calls made for their effect return true.
 */
 
 #define lmonostamp_c
 #define LUA_LIB
 
-#include <errno.h>
-#include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "lua.h"
-#include "lauxlib.h"
-
-#include "monostamp.h"
-
-#if !defined(LUA_VERSION_NUM) || LUA_VERSION_NUM < 503
-#error "monostamp needs Lua 5.3 or later (64-bit integers)"
-#endif
-
-#if LUA_MAXINTEGER < INT64_MAX
-#error "monostamp needs a 64-bit lua_Integer"
-#endif
-
-/*
-** {======================================================
-** Compatibility with Lua 5.3
-** =======================================================
-*/
-#if LUA_VERSION_NUM >= 504
-#define ms_newuserdata(L, size)	lua_newuserdatauv(L, size, 0)
-#else
-#define ms_newuserdata(L, size)	lua_newuserdata(L, size)
-#define luaL_pushfail(L)	lua_pushnil(L)
-#endif
-/* }====================================================== */
-
-/* Only the opener leaves the module: the Makefile compiles with
-** -fvisibility=hidden, so the core's symbols stay inside. */
-#if defined(__GNUC__)
-#define MS_EXPORT	__attribute__((visibility("default")))
-#else
-#define MS_EXPORT
-#endif
-
-MS_EXPORT int luaopen_monostamp (lua_State *L);
-
-
-#define CLOCK_TYPE	"monostamp.Clock"
+#include "lmonostamp.h"
 
 
 /*
@@ -68,38 +35,41 @@ MS_EXPORT int luaopen_monostamp (lua_State *L);
 
 /*
 ** The one place where core codes become Lua results.  'rc' is the core's
-** code (>= 0 is success, and the caller has pushed 'nres' values).
+** code: >= 0 is success, and the caller has pushed 'nres' values.
+**
+** The reason is 'why', or else the core's sentence for 'rc'.  Everything
+** is taken from 'rc' alone: an OS failure carries its errno inside the
+** code (MONOSTAMP_EOS), so no errno is read here, where a Lua call may
+** already have changed it.  monostamp_strerror() may return a per-thread
+** buffer; it is copied onto the stack before anything else runs.
 **
 ** Argument errors raise, as luaL_argerror does: EINVAL, ENOTSUP and ERANGE
-** when the caller names the argument 'arg' (> 0) that caused them; the
-** message is 'subject' (which names the bad value) or the core's sentence.
+** when the caller names the argument 'arg' (> 0) that caused them.
 **
 ** Everything else is a runtime failure and returns fail, message, code,
-** as luaL_fileresult does: the message is "subject: reason" ('reason'
-** defaults to strerror(errno) for MONOSTAMP_ESYSTEM, else the core's
-** sentence), 'code' is the core's negative code; for MONOSTAMP_ESYSTEM
-** the errno value follows as a fourth result.
+** as luaL_fileresult does.  The message is "context: reason", where the
+** context says what failed: the path, the zone, MONOSTAMP_SHARED=path, or
+** the call's name when there is nothing more specific.  The code is the
+** OS's error number for an OS failure (positive, as io.open gives it: 2 is
+** ENOENT), else the core's own negative code (monostamp.EFOREIGN, ...),
+** so the sign tells the two apart.
 */
-static int msresult (lua_State *L, int rc, int nres, int arg,
-                     const char *subject, const char *reason) {
-  int en = errno;  /* before any Lua call may change it */
+int lms_result (lua_State *L, int rc, int nres, int arg,
+                const char *context, const char *why) {
+  int os_errno;
   if (rc >= 0)
     return nres;
+  if (why == NULL)
+    why = monostamp_strerror(rc);
+  if (context != NULL)
+    why = lua_pushfstring(L, "%s: %s", context, why);
   if (arg > 0 && (rc == MONOSTAMP_EINVAL || rc == MONOSTAMP_ENOTSUP ||
                   rc == MONOSTAMP_ERANGE))
-    return luaL_argerror(L, arg, subject ? subject : monostamp_strerror(rc));
-  if (reason == NULL)
-    reason = (rc == MONOSTAMP_ESYSTEM) ? strerror(en) : monostamp_strerror(rc);
+    return luaL_argerror(L, arg, why);
+  os_errno = monostamp_os_errno(rc);
   luaL_pushfail(L);
-  if (subject)
-    lua_pushfstring(L, "%s: %s", subject, reason);
-  else
-    lua_pushstring(L, reason);
-  lua_pushinteger(L, rc);
-  if (rc == MONOSTAMP_ESYSTEM) {
-    lua_pushinteger(L, en);
-    return 4;
-  }
+  lua_pushstring(L, why);
+  lua_pushinteger(L, os_errno != 0 ? os_errno : rc);
   return 3;
 }
 
@@ -110,7 +80,7 @@ static int msresult (lua_State *L, int rc, int nres, int arg,
 ** nanosecond, and a silent conversion is the bug this module exists to
 ** avoid.  'field' names a table field, NULL for a plain argument.
 */
-static int64_t ns_at (lua_State *L, int idx, int arg, const char *field) {
+int64_t lms_tons (lua_State *L, int idx, int arg, const char *field) {
   if (lua_isinteger(L, idx))
     return (int64_t)lua_tointeger(L, idx);
   const char *pre = field ? field : "";
@@ -123,24 +93,31 @@ static int64_t ns_at (lua_State *L, int idx, int arg, const char *field) {
       "%s%sinteger expected, got %s", pre, sep, luaL_typename(L, idx)));
 }
 
-#define check_ns(L, arg)	ns_at(L, arg, arg, NULL)
 
-
-static monostamp_policy check_policy (lua_State *L, int arg, const char *name) {
-  monostamp_policy policy = MONOSTAMP_DEFAULT_POLICY;
-  int rc = monostamp_policy_from_name(name, &policy);
-  if (rc != MONOSTAMP_OK)
-    msresult(L, rc, 0, arg, lua_pushfstring(L, "unknown policy '%s'", name), NULL);
-  return policy;
+const char *lms_pushnames (lua_State *L, const char *(*name_of)(int)) {
+  luaL_Buffer b;
+  int i;
+  luaL_buffinit(L, &b);
+  for (i = 0; name_of(i) != NULL; i++) {
+    if (i > 0)
+      luaL_addstring(&b, name_of(i + 1) != NULL ? ", " : " or ");
+    luaL_addchar(&b, '\'');
+    luaL_addstring(&b, name_of(i));
+    luaL_addchar(&b, '\'');
+  }
+  luaL_pushresult(&b);
+  return lua_tostring(L, -1);
 }
 
 
-static monostamp_source check_source (lua_State *L, int arg, const char *name) {
-  monostamp_source source = MONOSTAMP_SOURCE_REALTIME;
-  int rc = monostamp_source_from_name(name, &source);
+monostamp_policy lms_checkpolicy (lua_State *L, int arg) {
+  const char *name = luaL_checkstring(L, arg);
+  monostamp_policy policy = MONOSTAMP_DEFAULT_POLICY;
+  int rc = monostamp_policy_from_name(name, &policy);
   if (rc != MONOSTAMP_OK)
-    msresult(L, rc, 0, arg, lua_pushfstring(L, "unknown source '%s'", name), NULL);
-  return source;
+    lms_result(L, rc, 0, arg, NULL, lua_pushfstring(L, "policy must be %s, not '%s'",
+               lms_pushnames(L, monostamp_policy_name), name));
+  return policy;
 }
 
 /* }====================================================== */
@@ -148,36 +125,42 @@ static monostamp_source check_source (lua_State *L, int arg, const char *name) {
 
 /*
 ** {======================================================
-** Module functions on the default clock, and the free functions
+** The default clock
 ** =======================================================
 */
 
-/* The MONOSTAMP_SHARED file named in the default clock's failures. */
-static const char *default_subject (lua_State *L, int rc) {
+/*
+** Every module function has one upvalue: the default clock as a light
+** userdata, looked up once by luaopen_monostamp (the core keeps it at one
+** address for the life of the process), or NULL if it was unusable.  So
+** now() and time_ns() call monostamp_now on it directly: the shortcut
+** monostamp_default_now less a call and a check on the hot path, and no C
+** static written by every lua_State that opens the module.
+*/
+#define default_clock(L)	((monostamp_clock *)lua_touserdata(L, lua_upvalueindex(1)))
+
+
+/*
+** The context of a default-clock failure: MONOSTAMP_SHARED=path when the
+** state file is to blame (the core read the variable when it loaded, and
+** standard Lua cannot change the environment since), else the call.
+*/
+static const char *default_context (lua_State *L, int rc, const char *call) {
   const char *path = getenv("MONOSTAMP_SHARED");
   if (path == NULL || path[0] == '\0' ||
-      (rc != MONOSTAMP_ESYSTEM && rc != MONOSTAMP_EFOREIGN &&
+      (monostamp_os_errno(rc) == 0 && rc != MONOSTAMP_EFOREIGN &&
        rc != MONOSTAMP_EVERSION))
-    return NULL;
+    return call;
   return lua_pushfstring(L, "MONOSTAMP_SHARED=%s", path);
 }
 
 
-/*
-** The default clock, looked up once by luaopen_monostamp: a fixed struct in
-** the core, so calling monostamp_now on it directly is monostamp_default_now
-** less a call and a check on the hot path.  NULL if it was unusable, and
-** then the shortcuts below return the core's error in every call.
-*/
-static monostamp_clock *default_clock = NULL;
-
-
 static int ms_now (lua_State *L) {
   monostamp_stamp stamp;
-  monostamp_clock *clock = default_clock;
+  monostamp_clock *clock = default_clock(L);
   int rc = clock ? monostamp_now(clock, &stamp) : monostamp_default_now(&stamp);
   if (rc != MONOSTAMP_OK)
-    return msresult(L, rc, 0, 0, default_subject(L, rc), NULL);
+    return lms_result(L, rc, 0, 0, default_context(L, rc, "now"), NULL);
   lua_pushinteger(L, (lua_Integer)stamp.utc_ns);
   lua_pushinteger(L, (lua_Integer)stamp.offset_s);
   return 2;
@@ -186,10 +169,10 @@ static int ms_now (lua_State *L) {
 
 static int ms_time_ns (lua_State *L) {
   int64_t ns;
-  monostamp_clock *clock = default_clock;
+  monostamp_clock *clock = default_clock(L);
   int rc = clock ? monostamp_time_ns(clock, &ns) : monostamp_default_time_ns(&ns);
   if (rc != MONOSTAMP_OK)
-    return msresult(L, rc, 0, 0, default_subject(L, rc), NULL);
+    return lms_result(L, rc, 0, 0, default_context(L, rc, "time_ns"), NULL);
   lua_pushinteger(L, (lua_Integer)ns);
   return 1;
 }
@@ -202,12 +185,19 @@ static int ms_get_policy (lua_State *L) {
 
 
 static int ms_set_policy (lua_State *L) {
-  monostamp_policy policy = check_policy(L, 1, luaL_checkstring(L, 1));
-  int rc = monostamp_set_policy(policy);
+  int rc = monostamp_set_policy(lms_checkpolicy(L, 1));
   lua_pushboolean(L, 1);
-  return msresult(L, rc, 1, 0, default_subject(L, rc), NULL);
+  return lms_result(L, rc, 1, 0, default_context(L, rc, "set_policy"), NULL);
 }
 
+/* }====================================================== */
+
+
+/*
+** {======================================================
+** Free functions
+** =======================================================
+*/
 
 static int ms_monotonic_ns (lua_State *L) {
   lua_pushinteger(L, (lua_Integer)monostamp_monotonic_ns());
@@ -215,36 +205,73 @@ static int ms_monotonic_ns (lua_State *L) {
 }
 
 
-static int ms_sleep (lua_State *L) {
-  int64_t duration_ns = check_ns(L, 1);
-  int64_t tolerance_ns = lua_isnoneornil(L, 2)
-                       ? MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS : check_ns(L, 2);
-  int rc = monostamp_sleep_for(duration_ns, tolerance_ns);
-  if (rc == MONOSTAMP_EINVAL && duration_ns >= 0)  /* the tolerance's fault */
-    return msresult(L, rc, 0, 2, lua_pushfstring(L,
-        "tolerance must not be negative, got %I", (lua_Integer)tolerance_ns), NULL);
-  if (rc == MONOSTAMP_EINVAL || rc == MONOSTAMP_ERANGE)
-    return msresult(L, rc, 0, 1, lua_pushfstring(L,
-        "cannot sleep for %I ns (%s)", (lua_Integer)duration_ns,
-        monostamp_strerror(rc)), NULL);
+/* The optional tolerance of both sleeps, argument 2. */
+static int64_t opt_tolerance (lua_State *L) {
+  return lua_isnoneornil(L, 2) ? MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS
+                               : lms_checkns(L, 2);
+}
+
+
+/* The tolerance's fault: EINVAL from a sleep whose other argument is fine. */
+static int bad_tolerance (lua_State *L, int rc, int64_t tolerance_ns) {
+  return lms_result(L, rc, 0, 2, NULL, lua_pushfstring(L,
+      "tolerance_ns must be >= 0, not %I", (lua_Integer)tolerance_ns));
+}
+
+
+/*
+** sleep_ns(ns [, tolerance_ns]).  The unit is in the name because Python's
+** monostamp.sleep() takes float seconds, and a Lua sleep(1) that slept one
+** nanosecond would be the worse surprise for someone who knows both.
+*/
+static int ms_sleep_ns (lua_State *L) {
+  int64_t ns = lms_checkns(L, 1);
+  int64_t tolerance_ns = opt_tolerance(L);
+  int rc = monostamp_sleep_for(ns, tolerance_ns);
+  if (rc == MONOSTAMP_EINVAL && ns >= 0)
+    return bad_tolerance(L, rc, tolerance_ns);
+  if (rc == MONOSTAMP_EINVAL)
+    return lms_result(L, rc, 0, 1, NULL, lua_pushfstring(L,
+        "ns must be >= 0, not %I", (lua_Integer)ns));
+  if (rc == MONOSTAMP_ERANGE)
+    return lms_result(L, rc, 0, 1, NULL, lua_pushfstring(L,
+        "a sleep of %I ns ends past the monotonic clock's range", (lua_Integer)ns));
   lua_pushboolean(L, 1);
-  return msresult(L, rc, 1, 0, NULL, NULL);
+  return lms_result(L, rc, 1, 0, "sleep_ns", NULL);
+}
+
+
+/* sleep_until_ns(deadline_ns [, tolerance_ns]): on monotonic_ns()'s scale;
+** a deadline already past returns at once. */
+static int ms_sleep_until_ns (lua_State *L) {
+  int64_t deadline_ns = lms_checkns(L, 1);
+  int64_t tolerance_ns = opt_tolerance(L);
+  int rc = monostamp_sleep_until(deadline_ns, tolerance_ns);
+  if (rc == MONOSTAMP_EINVAL)  /* any deadline is valid */
+    return bad_tolerance(L, rc, tolerance_ns);
+  lua_pushboolean(L, 1);
+  return lms_result(L, rc, 1, 0, "sleep_until_ns", NULL);
 }
 
 
 static int ms_zone_changed (lua_State *L) {
-  (void)L;
   monostamp_zone_changed();
-  return 0;
+  lua_pushboolean(L, 1);
+  return 1;
 }
 
 
 static int ms_clock_info (lua_State *L) {
   const char *name = luaL_checkstring(L, 1);
+  monostamp_source source = MONOSTAMP_SOURCE_REALTIME;
   monostamp_clock_info info;
-  int rc = monostamp_clock_info_get(check_source(L, 1, name), &info);
+  int rc = monostamp_source_from_name(name, &source);
   if (rc != MONOSTAMP_OK)
-    return msresult(L, rc, 0, 0, name, NULL);
+    return lms_result(L, rc, 0, 1, NULL, lua_pushfstring(L, "source must be %s, not '%s'",
+                      lms_pushnames(L, monostamp_source_name), name));
+  rc = monostamp_clock_info_get(source, &info);
+  if (rc != MONOSTAMP_OK)  /* a source this platform lacks */
+    return lms_result(L, rc, 0, 0, name, NULL);
   lua_createtable(L, 0, 5);
   lua_pushstring(L, info.name);
   lua_setfield(L, -2, "name");
@@ -262,7 +289,7 @@ static int ms_clock_info (lua_State *L) {
 
 static int ms_isoformat (lua_State *L) {
   char buf[MONOSTAMP_ISO8601_MAX + 1];
-  int64_t utc_ns = check_ns(L, 1);
+  int64_t utc_ns = lms_checkns(L, 1);
   lua_Integer offset_s = luaL_checkinteger(L, 2);
   lua_Integer digits = luaL_optinteger(L, 3, 9);
   int use_z = lua_toboolean(L, 4);
@@ -271,18 +298,18 @@ static int ms_isoformat (lua_State *L) {
   luaL_argcheck(L, offset_s >= INT32_MIN && offset_s <= INT32_MAX, 2,
                 lua_pushfstring(L, "offset %I s out of range", offset_s));
   luaL_argcheck(L, digits >= 0 && digits <= 9, 3,
-                lua_pushfstring(L, "digits must be 0..9, got %I", digits));
+                lua_pushfstring(L, "digits must be 0..9, not %I", digits));
   n = monostamp_format_iso8601(buf, sizeof buf, utc_ns, (int32_t)offset_s,
                                (int)digits, use_z);
   if (n == MONOSTAMP_EINVAL)
-    return msresult(L, n, 0, 2, lua_pushfstring(L,
-        "offset %I s cannot be written as +hh:mm", offset_s), NULL);
+    return lms_result(L, n, 0, 2, NULL, lua_pushfstring(L,
+        "offset %I s cannot be written as +hh:mm", offset_s));
   if (n == MONOSTAMP_ERANGE)
-    return msresult(L, n, 0, 1, lua_pushfstring(L,
+    return lms_result(L, n, 0, 1, NULL, lua_pushfstring(L,
         "%I ns at offset %I s is outside the years 1..9999",
-        (lua_Integer)utc_ns, offset_s), NULL);
+        (lua_Integer)utc_ns, offset_s));
   if (n < 0)
-    return msresult(L, n, 0, 0, NULL, NULL);
+    return lms_result(L, n, 0, 0, "isoformat", NULL);
   lua_pushlstring(L, buf, (size_t)n);
   return 1;
 }
@@ -296,9 +323,9 @@ static int ms_parse (lua_State *L) {
   monostamp_parse_error error = {0, NULL};
   int rc = monostamp_parse_iso8601(text, len, &utc_ns, &offset_s, &error);
   if (rc != MONOSTAMP_OK)  /* positions are 1-based, as Lua's string indices */
-    return msresult(L, rc, 0, 0, lua_pushfstring(L, "%s at byte %d",
-        monostamp_strerror(rc), (int)error.position + 1),
-        error.reason ? error.reason : "invalid");
+    return lms_result(L, rc, 0, 0, "parse", lua_pushfstring(L, "%s at byte %d: %s",
+        monostamp_strerror(rc), (int)error.position + 1,
+        error.reason ? error.reason : "invalid"));
   lua_pushinteger(L, (lua_Integer)utc_ns);
   lua_pushinteger(L, (lua_Integer)offset_s);
   return 2;
@@ -307,297 +334,8 @@ static int ms_parse (lua_State *L) {
 /* }====================================================== */
 
 
-/*
-** {======================================================
-** Clocks
-** =======================================================
-*/
-
-typedef struct LClock {
-  monostamp_clock clock;
-  int open;  /* 0 once closed (by close, __close or __gc) */
-} LClock;
-
-
-/*
-** Argument 1 as a clock, open or closed.  Every method and metamethod has
-** the clock metatable as its upvalue: comparing with it is luaL_checkudata
-** without the registry lookup by name, which is most of a method's cost.
-*/
-static LClock *toclockp (lua_State *L) {
-  LClock *p = (LClock *)lua_touserdata(L, 1);
-  if (p != NULL && lua_getmetatable(L, 1)) {
-    int same = lua_rawequal(L, -1, lua_upvalueindex(1));
-    lua_pop(L, 1);
-    if (same)
-      return p;
-  }
-  luaL_argerror(L, 1, lua_pushfstring(L, CLOCK_TYPE " expected, got %s",
-                                      luaL_typename(L, 1)));
-  return NULL;
-}
-
-
-/* The one checked accessor: argument 1 as an open clock. */
-static monostamp_clock *toclock (lua_State *L) {
-  LClock *p = toclockp(L);
-  if (!p->open)
-    luaL_error(L, "attempt to use a closed clock");
-  return &p->clock;
-}
-
-
-static void closeclock (LClock *p) {
-  if (p->open) {
-    p->open = 0;
-    monostamp_clock_destroy(&p->clock);
-  }
-}
-
-
-/* A table field as a string, or NULL when absent. */
-static const char *opt_string (lua_State *L, const char *field) {
-  const char *s = NULL;
-  if (lua_getfield(L, 1, field) != LUA_TNIL) {
-    if (lua_type(L, -1) != LUA_TSTRING)  /* no numbers: no conversion */
-      luaL_argerror(L, 1, lua_pushfstring(L, "%s: string expected, got %s",
-                                          field, luaL_typename(L, -1)));
-    s = lua_tostring(L, -1);
-  }
-  /* The table still holds the string, so it outlives the pop. */
-  lua_pop(L, 1);
-  return s;
-}
-
-
-/* A table field as nanoseconds; 0 (and *present = 0) when absent. */
-static int64_t opt_ns (lua_State *L, const char *field, int *present) {
-  int64_t ns = 0;
-  *present = (lua_getfield(L, 1, field) != LUA_TNIL);
-  if (*present)
-    ns = ns_at(L, -1, 1, field);
-  lua_pop(L, 1);
-  return ns;
-}
-
-
-static const char *const clock_options[] = {
-  "max_lead_ns", "on_lead", "policy", "shared", "source", "start_ns", "zone",
-  NULL
-};
-
-
-/* Refuses fields the constructor does not know: a typo ("polcy") would
-** otherwise build a clock with the default silently. */
-static void check_option_names (lua_State *L) {
-  lua_pushnil(L);
-  while (lua_next(L, 1)) {
-    int i = 0;
-    lua_pop(L, 1);  /* the value */
-    if (lua_type(L, -1) == LUA_TSTRING) {
-      const char *key = lua_tostring(L, -1);
-      while (clock_options[i] && strcmp(clock_options[i], key) != 0)
-        i++;
-      if (clock_options[i])
-        continue;
-      luaL_argerror(L, 1, lua_pushfstring(L, "unknown option '%s'", key));
-    }
-    luaL_argerror(L, 1, lua_pushfstring(L, "option names are strings, got %s",
-                                        luaL_typename(L, -1)));
-  }
-}
-
-
-/* Words the core's EINVAL from monostamp_clock_init: names and types are
-** checked already, so it is one of the values below. */
-static const char *options_fault (lua_State *L, const monostamp_options *o) {
-  if (o->max_lead_ns < 0)
-    return lua_pushfstring(L, "max_lead_ns must not be negative, got %I",
-                           (lua_Integer)o->max_lead_ns);
-  if (o->has_start_ns && o->source != MONOSTAMP_SOURCE_MANUAL)
-    return lua_pushfstring(L, "start_ns needs source 'manual', not '%s'",
-                           monostamp_source_name(o->source));
-  if (o->zone && strlen(o->zone) > MONOSTAMP_ZONE_NAME_MAX)
-    return lua_pushfstring(L, "zone name longer than %d bytes",
-                           MONOSTAMP_ZONE_NAME_MAX);
-  if (o->shared_path && o->shared_path[0] == '\0')
-    return "shared: empty path";
-  return NULL;
-}
-
-
-static int ms_clock (lua_State *L) {
-  static const char *const on_lead_names[] = {"wait", "error", NULL};
-  monostamp_options options;
-  const char *s;
-  LClock *p;
-  int rc;
-  monostamp_options_init(&options);
-  if (!lua_isnoneornil(L, 1)) {
-    luaL_checktype(L, 1, LUA_TTABLE);
-    check_option_names(L);
-    if ((s = opt_string(L, "policy")) != NULL)
-      options.policy = check_policy(L, 1, s);
-    if ((s = opt_string(L, "source")) != NULL)
-      options.source = check_source(L, 1, s);
-    if ((s = opt_string(L, "on_lead")) != NULL) {
-      int i = 0;
-      while (on_lead_names[i] && strcmp(on_lead_names[i], s) != 0)
-        i++;
-      if (on_lead_names[i] == NULL)
-        luaL_argerror(L, 1, lua_pushfstring(L,
-            "on_lead: expected 'wait' or 'error', got '%s'", s));
-      options.on_lead = i ? MONOSTAMP_ON_LEAD_ERROR : MONOSTAMP_ON_LEAD_WAIT;
-    }
-    options.zone = opt_string(L, "zone");
-    options.shared_path = opt_string(L, "shared");
-    options.max_lead_ns = opt_ns(L, "max_lead_ns", &rc);
-    options.start_ns = opt_ns(L, "start_ns", &options.has_start_ns);
-  }
-  lua_settop(L, 1);  /* keep the table, and with it the strings in 'options' */
-  p = (LClock *)ms_newuserdata(L, sizeof(LClock));
-  memset(p, 0, sizeof *p);  /* no metatable yet: no __gc on failure */
-  rc = monostamp_clock_init(&p->clock, &options);
-  if (rc == MONOSTAMP_EINVAL)
-    return msresult(L, rc, 0, 1, options_fault(L, &options), NULL);
-  if (rc != MONOSTAMP_OK)
-    return msresult(L, rc, 0, 0,
-                    rc == MONOSTAMP_ENOZONE
-                      ? (options.zone ? options.zone : "local zone")
-                      : options.shared_path,
-                    NULL);
-  p->open = 1;
-  luaL_setmetatable(L, CLOCK_TYPE);
-  return 1;
-}
-
-
-static int c_now (lua_State *L) {
-  monostamp_stamp stamp;
-  int rc = monostamp_now(toclock(L), &stamp);
-  if (rc != MONOSTAMP_OK)
-    return msresult(L, rc, 0, 0, NULL, NULL);
-  lua_pushinteger(L, (lua_Integer)stamp.utc_ns);
-  lua_pushinteger(L, (lua_Integer)stamp.offset_s);
-  return 2;
-}
-
-
-static int c_time_ns (lua_State *L) {
-  int64_t ns;
-  int rc = monostamp_time_ns(toclock(L), &ns);
-  if (rc != MONOSTAMP_OK)
-    return msresult(L, rc, 0, 0, NULL, NULL);
-  lua_pushinteger(L, (lua_Integer)ns);
-  return 1;
-}
-
-
-static int c_policy (lua_State *L) {
-  lua_pushstring(L, monostamp_policy_name(monostamp_clock_policy(toclock(L))));
-  return 1;
-}
-
-
-static int c_set_policy (lua_State *L) {
-  monostamp_clock *clock = toclock(L);
-  monostamp_policy policy = check_policy(L, 2, luaL_checkstring(L, 2));
-  return msresult(L, monostamp_clock_set_policy(clock, policy), 0, 2, NULL, NULL);
-}
-
-
-static int c_source (lua_State *L) {
-  lua_pushstring(L, monostamp_source_name(monostamp_clock_source(toclock(L))));
-  return 1;
-}
-
-
-/* The zone's name: "" for the local zone. */
-static int c_zone (lua_State *L) {
-  lua_pushstring(L, monostamp_zone_name(monostamp_clock_zone(toclock(L))));
-  return 1;
-}
-
-
-static int c_is_shared (lua_State *L) {
-  lua_pushboolean(L, monostamp_clock_is_shared(toclock(L)));
-  return 1;
-}
-
-
-static int c_stats (lua_State *L) {
-  monostamp_stats st;
-  monostamp_clock_stats(toclock(L), &st);
-  lua_createtable(L, 0, 9);
-#define SETSTAT(f)	(lua_pushinteger(L, (lua_Integer)st.f), lua_setfield(L, -2, #f))
-  SETSTAT(readings);
-  SETSTAT(backward_steps);
-  SETSTAT(largest_backward_ns);
-  SETSTAT(duplicates);
-  SETSTAT(forced_increments);
-  SETSTAT(lead_ns);
-  SETSTAT(max_lead_ns);
-  SETSTAT(lead_waits);
-  SETSTAT(lead_errors);
-#undef SETSTAT
-  return 1;
-}
-
-
-/* ENOTSUP from set/advance: the clock (argument 1) is the bad value. */
-static int manual_result (lua_State *L, monostamp_clock *clock, int rc,
-                          const char *what, int64_t ns) {
-  if (rc == MONOSTAMP_ENOTSUP)
-    return msresult(L, rc, 0, 1, lua_pushfstring(L,
-        "%s needs a clock with source 'manual', this one's is '%s'",
-        what, monostamp_source_name(monostamp_clock_source(clock))), NULL);
-  return msresult(L, rc, 0, 2, lua_pushfstring(L,
-      "%s by %I ns would overflow the manual reading", what, (lua_Integer)ns),
-      NULL);
-}
-
-
-static int c_set (lua_State *L) {
-  monostamp_clock *clock = toclock(L);
-  int64_t ns = check_ns(L, 2);
-  return manual_result(L, clock, monostamp_manual_set(clock, ns), "set", ns);
-}
-
-
-static int c_advance (lua_State *L) {
-  monostamp_clock *clock = toclock(L);
-  int64_t ns = check_ns(L, 2);
-  return manual_result(L, clock, monostamp_manual_advance(clock, ns), "advance", ns);
-}
-
-
-/* close, __close and __gc: idempotent. */
-static int c_close (lua_State *L) {
-  closeclock(toclockp(L));
-  return 0;
-}
-
-
-static int c_tostring (lua_State *L) {
-  LClock *p = toclockp(L);
-  if (!p->open)
-    lua_pushfstring(L, CLOCK_TYPE " (closed): %p", (void *)p);
-  else {
-    const char *zone = monostamp_zone_name(monostamp_clock_zone(&p->clock));
-    lua_pushfstring(L, CLOCK_TYPE " (%s, %s, zone '%s'%s): %p",
-        monostamp_source_name(monostamp_clock_source(&p->clock)),
-        monostamp_policy_name(monostamp_clock_policy(&p->clock)),
-        zone[0] ? zone : "local",
-        monostamp_clock_is_shared(&p->clock) ? ", shared" : "", (void *)p);
-  }
-  return 1;
-}
-
-/* }====================================================== */
-
-
 static const luaL_Reg ms_funcs[] = {
-  {"clock", ms_clock},
+  {"clock", lms_clock_new},
   {"clock_info", ms_clock_info},
   {"get_policy", ms_get_policy},
   {"isoformat", ms_isoformat},
@@ -605,60 +343,23 @@ static const luaL_Reg ms_funcs[] = {
   {"now", ms_now},
   {"parse", ms_parse},
   {"set_policy", ms_set_policy},
-  {"sleep", ms_sleep},
+  {"sleep_ns", ms_sleep_ns},
+  {"sleep_until_ns", ms_sleep_until_ns},
   {"time_ns", ms_time_ns},
   {"zone_changed", ms_zone_changed},
   {NULL, NULL}
 };
 
 
-/* Methods of clocks. */
-static const luaL_Reg clock_methods[] = {
-  {"advance", c_advance},
-  {"close", c_close},
-  {"is_shared", c_is_shared},
-  {"now", c_now},
-  {"policy", c_policy},
-  {"set", c_set},
-  {"set_policy", c_set_policy},
-  {"source", c_source},
-  {"stats", c_stats},
-  {"time_ns", c_time_ns},
-  {"zone", c_zone},
-  {NULL, NULL}
-};
-
-
-/* Metamethods of clocks. */
-static const luaL_Reg clock_metameth[] = {
-  {"__gc", c_close},
-  {"__close", c_close},  /* used by Lua 5.4's <close>; harmless in 5.3 */
-  {"__tostring", c_tostring},
-  {NULL, NULL}
-};
-
-
-/* The clock metatable, each method's and metamethod's one upvalue. */
-static void createmeta (lua_State *L) {
-  luaL_newmetatable(L, CLOCK_TYPE);  /* also sets __name */
-  lua_pushvalue(L, -1);
-  luaL_setfuncs(L, clock_metameth, 1);
-  luaL_newlibtable(L, clock_methods);
-  lua_pushvalue(L, -2);
-  luaL_setfuncs(L, clock_methods, 1);
-  lua_setfield(L, -2, "__index");
-  lua_pop(L, 1);
-}
-
-
-/* The core's error codes, as returned third by runtime failures. */
+/* The core's own error codes, as returned third by runtime failures (an OS
+** failure returns the OS's positive error number instead). */
 static void seterrors (lua_State *L) {
   static const struct { const char *name; int code; } errors[] = {
     {"EINVAL", MONOSTAMP_EINVAL}, {"ERANGE", MONOSTAMP_ERANGE},
     {"ENOTSUP", MONOSTAMP_ENOTSUP}, {"ELEAD", MONOSTAMP_ELEAD},
-    {"ESYSTEM", MONOSTAMP_ESYSTEM}, {"EFOREIGN", MONOSTAMP_EFOREIGN},
-    {"EVERSION", MONOSTAMP_EVERSION}, {"ENOZONE", MONOSTAMP_ENOZONE},
-    {"ESYNTAX", MONOSTAMP_ESYNTAX}, {"ENOMEM", MONOSTAMP_ENOMEM},
+    {"EFOREIGN", MONOSTAMP_EFOREIGN}, {"EVERSION", MONOSTAMP_EVERSION},
+    {"ENOZONE", MONOSTAMP_ENOZONE}, {"ESYNTAX", MONOSTAMP_ESYNTAX},
+    {"ENOMEM", MONOSTAMP_ENOMEM},
   };
   size_t i;
   for (i = 0; i < sizeof errors / sizeof errors[0]; i++) {
@@ -668,12 +369,14 @@ static void seterrors (lua_State *L) {
 }
 
 
-MS_EXPORT int luaopen_monostamp (lua_State *L) {
-  monostamp_clock *clock;
-  if (monostamp_default_clock(&clock) == MONOSTAMP_OK)
-    default_clock = clock;  /* the same pointer for every state: no race */
-  luaL_newlib(L, ms_funcs);
-  createmeta(L);
+LMS_EXPORT int luaopen_monostamp (lua_State *L) {
+  monostamp_clock *clock = NULL;
+  if (monostamp_default_clock(&clock) != MONOSTAMP_OK)
+    clock = NULL;  /* each call then asks the core for its error */
+  luaL_newlibtable(L, ms_funcs);
+  lua_pushlightuserdata(L, clock);
+  luaL_setfuncs(L, ms_funcs, 1);
+  lms_clock_openmeta(L);
   lua_pushliteral(L, "monostamp");
   lua_setfield(L, -2, "_NAME");
   lua_pushliteral(L, MONOSTAMP_VERSION);

@@ -6,21 +6,25 @@ local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.l
 local raises = helper.raises
 
 describe("bad arguments raise", function()
-  it("unknown names, naming the bad value", function()
-    raises("bad argument #1 to 'set_policy' (unknown policy 'monotonicForceFemtosecond')",
+  it("unknown names, listing the names the core knows", function()
+    local policies = "'acceptPlatformTime', 'monotonicAllowDuplicates', "
+                     .. "'monotonicForceMicrosecondIncrement' or 'monotonicForceNanosecondIncrement'"
+    raises("bad argument #1 to 'set_policy' (policy must be " .. policies
+           .. ", not 'monotonicForceFemtosecond')",
            function() monostamp.set_policy("monotonicForceFemtosecond") end)
-    raises("bad argument #1 to 'clock' (unknown policy 'nope')",
+    raises("bad argument #1 to 'clock' (policy must be " .. policies .. ", not 'nope')",
            function() monostamp.clock{ policy = "nope" } end)
-    raises("bad argument #1 to 'clock' (unknown source 'sundial')",
-           function() monostamp.clock{ source = "sundial" } end)
-    raises("bad argument #1 to 'clock' (on_lead: expected 'wait' or 'error', got 'panic')",
+    raises("bad argument #1 to 'clock' (source must be 'realtime', 'realtime_coarse' or 'manual', "
+           .. "not 'sundial')", function() monostamp.clock{ source = "sundial" } end)
+    raises("bad argument #1 to 'clock' (on_lead must be 'wait' or 'error', not 'panic')",
            function() monostamp.clock{ on_lead = "panic" } end)
-    raises("bad argument #1 to 'clock_info' (unknown source 'sundial')",
-           function() monostamp.clock_info("sundial") end)
+    raises("bad argument #1 to 'clock_info' (source must be 'realtime', 'realtime_coarse' or "
+           .. "'manual', not 'sundial')", function() monostamp.clock_info("sundial") end)
     raises("bad argument #1 to 'clock' (unknown option 'polcy')",
            function() monostamp.clock{ polcy = "acceptPlatformTime" } end)
     local c = assert(monostamp.clock{ source = "manual" })
-    raises("bad argument #1 to 'set_policy' (unknown policy 'x')", function() c:set_policy("x") end)
+    raises("bad argument #1 to 'set_policy' (policy must be " .. policies .. ", not 'x')",
+           function() c:set_policy("x") end)
   end)
 
   it("wrong types", function()
@@ -48,24 +52,36 @@ describe("bad arguments raise", function()
     raises("bad argument #1 to 'set' (integer expected, got no value)", function() c:set() end)
     raises("bad argument #1 to 'isoformat' (integer nanoseconds expected, got float 0.5)",
            function() monostamp.isoformat(0.5, 0) end)
-    raises("bad argument #1 to 'sleep' (integer nanoseconds expected, got float 1000.0)",
-           function() monostamp.sleep(1000.0) end)
+    raises("bad argument #1 to 'sleep_ns' (integer nanoseconds expected, got float 1000.0)",
+           function() monostamp.sleep_ns(1000.0) end)
+    raises("bad argument #1 to 'sleep_until_ns' (integer nanoseconds expected, got float 0.0)",
+           function() monostamp.sleep_until_ns(0.0) end)
     raises("bad argument #1 to 'clock' (max_lead_ns: integer nanoseconds expected, got float 1.5)",
            function() monostamp.clock{ max_lead_ns = 1.5 } end)
     raises("bad argument #1 to 'clock' (start_ns: integer expected, got string)",
            function() monostamp.clock{ source = "manual", start_ns = "0" } end)
   end)
 
-  it("values outside their domain", function()
-    raises("bad argument #1 to 'clock' (max_lead_ns must not be negative, got -1)",
+  it("values outside their domain: the core names the one bad field, the error its value", function()
+    raises("bad argument #1 to 'clock' (max_lead_ns must be >= 0, not -1)",
            function() monostamp.clock{ max_lead_ns = -1 } end)
-    raises("bad argument #1 to 'clock' (start_ns needs source 'manual', not 'realtime')",
+    raises("bad argument #1 to 'clock' (start_ns must be nil unless source is 'manual', not 0)",
            function() monostamp.clock{ start_ns = 0 } end)
-    raises("bad argument #1 to 'clock' (zone name longer than 255 bytes)",
+    raises("bad argument #1 to 'clock' (start_ns must be nil unless source is 'manual', not 5)",
+           function() monostamp.clock{ source = "realtime_coarse", start_ns = 5 } end)
+    raises("bad argument #1 to 'clock' (zone must be a name of at most 255 bytes, not '"
+           .. ("x"):rep(40) .. "...' (300 bytes))",
            function() monostamp.clock{ zone = ("x"):rep(300) } end)
-    raises("bad argument #1 to 'clock' (shared: empty path)",
+    raises("bad argument #1 to 'clock' (shared must be a file's path, not '')",
            function() monostamp.clock{ shared = "" } end)
-    raises("bad argument #3 to 'isoformat' (digits must be 0..9, got 10)",
+    -- One field at a time, whichever the core checks first; a good table
+    -- after a bad one builds.
+    local err = raises("bad argument #1 to 'clock' (", function()
+      monostamp.clock{ policy = "nope", max_lead_ns = -1 }
+    end)
+    assert.is_nil(err:find("must be.*must be"), err)
+    assert(monostamp.clock{ policy = "acceptPlatformTime", max_lead_ns = 1 })
+    raises("bad argument #3 to 'isoformat' (digits must be 0..9, not 10)",
            function() monostamp.isoformat(0, 0, 10) end)
     raises("bad argument #2 to 'isoformat' (offset 4294967296 s out of range)",
            function() monostamp.isoformat(0, 1 << 32) end)
@@ -75,9 +91,15 @@ describe("bad arguments raise", function()
     -- outside 1..9999 cannot be reached from here.
     assert.equal("2262-04-11T23:47:16.854775807+00:00", monostamp.isoformat(math.maxinteger, 0))
     assert.equal("1677-09-21T00:12:43.145224192+00:00", monostamp.isoformat(math.mininteger, 0))
-    raises("bad argument #1 to 'sleep' (cannot sleep for -1 ns", function() monostamp.sleep(-1) end)
-    raises("bad argument #2 to 'sleep' (tolerance must not be negative, got -1)",
-           function() monostamp.sleep(0, -1) end)
+    raises("bad argument #1 to 'sleep_ns' (ns must be >= 0, not -1)",
+           function() monostamp.sleep_ns(-1) end)
+    raises("bad argument #2 to 'sleep_ns' (tolerance_ns must be >= 0, not -1)",
+           function() monostamp.sleep_ns(0, -1) end)
+    raises("bad argument #2 to 'sleep_until_ns' (tolerance_ns must be >= 0, not -7)",
+           function() monostamp.sleep_until_ns(0, -7) end)
+    raises("bad argument #1 to 'sleep_ns' (a sleep of " .. math.maxinteger
+           .. " ns ends past the monotonic clock's range)",
+           function() monostamp.sleep_ns(math.maxinteger) end)
     local c = assert(monostamp.clock{ source = "manual", start_ns = math.maxinteger })
     raises("bad argument #1 to 'advance' (advance by 1 ns would overflow the manual reading)",
            function() c:advance(1) end)
@@ -98,7 +120,7 @@ describe("bad arguments raise", function()
   end)
 end)
 
-describe("runtime failures return nil, message, code", function()
+describe("runtime failures return nil, 'context: reason', code", function()
   after_each(helper.cleanup)
 
   it("a shared file that is not monostamp's", function()
@@ -120,13 +142,37 @@ describe("runtime failures return nil, message, code", function()
                 { c, msg, code })
   end)
 
-  it("a shared file the system refuses, with errno fourth", function()
+  it("a shared file the system refuses: the OS's error number is the code", function()
     local path = helper.tmpdir() .. "/no/such/dir/state"
-    local c, msg, code, errno = monostamp.clock{ shared = path }
+    local c, msg, code, extra = monostamp.clock{ shared = path }
     assert.is_nil(c)
     assert.equal(path .. ": No such file or directory", msg)
-    assert.equal(monostamp.ESYSTEM, code)
-    assert.equal(2, errno)
+    assert.equal(2, code)  -- ENOENT, as io.open(path) returns it
+    assert.is_nil(extra)
+    local _, io_msg, io_code = io.open(path)
+    assert.same({ io_msg, io_code }, { msg, code })
+    -- A path through a regular file: ENOTDIR (20 on Linux), not ENOENT.
+    local file = helper.tmpdir() .. "/plain"
+    assert(io.open(file, "w")):close()
+    local d, msg2, code2 = monostamp.clock{ shared = file .. "/state" }
+    assert.same({ nil, file .. "/state: Not a directory", 20 }, { d, msg2, code2 })
+  end)
+
+  it("the default clock on a MONOSTAMP_SHARED file in no directory: errno, in every call", function()
+    local path = helper.tmpdir() .. "/no/such/dir/state"
+    local script = [[
+      local m = require "monostamp"
+      for _, f in ipairs{ m.now, m.time_ns } do
+        local a, b, c = f()
+        io.write(tostring(a), "|", b, "|", c, "\n")
+      end
+      local a, b, c = m.set_policy("acceptPlatformTime")
+      io.write(tostring(a), "|", b, "|", c, "\n")
+    ]]
+    local out, ok = helper.sh("MONOSTAMP_SHARED=" .. helper.q(path) .. " " .. helper.lua
+                              .. " -e " .. helper.q(script))
+    assert.is_true(ok, out)
+    assert.equal(("nil|MONOSTAMP_SHARED=" .. path .. ": No such file or directory|2\n"):rep(3), out)
   end)
 
   it("the default clock on a foreign MONOSTAMP_SHARED file, in every call", function()
@@ -154,14 +200,16 @@ describe("runtime failures return nil, message, code", function()
     local c = assert(monostamp.clock{ source = "manual", max_lead_ns = 1, on_lead = "error" })
     c:time_ns(); c:time_ns()
     local ns, msg, code = c:time_ns()
-    assert.same({ nil, "stamp would lead its source by more than max_lead_ns", monostamp.ELEAD },
-                { ns, msg, code })
+    assert.same({ nil, "time_ns: stamp would lead its source by more than max_lead_ns",
+                  monostamp.ELEAD }, { ns, msg, code })
+    assert.same({ nil, "now: stamp would lead its source by more than max_lead_ns",
+                  monostamp.ELEAD }, { c:now() })
   end)
 
   it("a stamp past the end of int64", function()
     local c = assert(monostamp.clock{ source = "manual", start_ns = math.maxinteger })
     assert.equal(math.maxinteger, c:time_ns())
     local ns, msg, code = c:time_ns()
-    assert.same({ nil, "value out of range", monostamp.ERANGE }, { ns, msg, code })
+    assert.same({ nil, "time_ns: value out of range", monostamp.ERANGE }, { ns, msg, code })
   end)
 end)

@@ -55,7 +55,7 @@ describe("parse", function()
     local ns, msg, code = monostamp.parse("2026-12-02T15-11:20Z")
     assert.is_nil(ns)
     assert.equal(monostamp.ESYNTAX, code)
-    assert.matches("^malformed ISO 8601 text at byte %d+: .+", msg)
+    assert.matches("^parse: malformed ISO 8601 text at byte %d+: .+", msg)
     for _, bad in ipairs{ "", "2026", "2026-12-02", "2026-12-02T15:11:20",
                           "2026-12-02T15:11:20+01:00 ", "2026-12-02T15:11:20.1234567891Z",
                           "x2026-12-02T15:11:20Z", "2026-12-02T15:11:20\0Z" } do

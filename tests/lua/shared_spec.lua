@@ -27,7 +27,7 @@ local function lua_child(path, ready, id, total, out)
     local give_up = m.monotonic_ns() + 30000000000  -- a sibling that died
     while not all() do
       assert(m.monotonic_ns() < give_up, "the other children never became ready")
-      m.sleep(100000)
+      m.sleep_ns(100000)
     end
     local t = {}
     for i = 1, %d do t[i] = c:time_ns() end

@@ -49,7 +49,12 @@ eq("1970-01-01T00:00:00Z", monostamp.isoformat(0, 0, 0, true), "isoformat Z")
 
 -- The two kinds of error.
 local ok, err = pcall(monostamp.set_policy, "nope")
-check(not ok and err:find("unknown policy 'nope'", 1, true), "bad policy: ", tostring(err))
+check(not ok and err:find("not 'nope')", 1, true), "bad policy: ", tostring(err))
+ok, err = pcall(monostamp.clock, { max_lead_ns = -1 })
+check(not ok and err:find("(max_lead_ns must be >= 0, not -1)", 1, true), "bad field: ", tostring(err))
+local nc, nmsg, ncode = monostamp.clock{ shared = "/nonexistent-monostamp-dir/state" }
+check(nc == nil and nmsg == "/nonexistent-monostamp-dir/state: No such file or directory" and ncode == 2,
+      "OS error: ", tostring(nmsg), " ", tostring(ncode))
 ok, err = pcall(c.set, c, 1.5)
 check(not ok and err:find("integer nanoseconds expected, got float", 1, true), "float ns: ", tostring(err))
 local r, msg, code = monostamp.parse("not a time")
@@ -70,7 +75,11 @@ a, b = nil, nil
 collectgarbage("collect")
 os.remove(shared)
 
-check(monostamp.sleep(100000), "sleep")
+check(monostamp.sleep_ns(100000) == true, "sleep_ns")
+check(monostamp.sleep == nil, "no sleep without a unit")
+check(monostamp.set_policy("monotonicForceNanosecondIncrement") == true, "set_policy returns true")
+check(c:set_policy("acceptPlatformTime") == true and c:set(0) == true and c:advance(1) == true,
+      "methods return true")
 check(monostamp.monotonic_ns() > 0, "monotonic_ns")
 
 print(string.format("smoke: %s, monostamp %s: %d checks passed", _VERSION, monostamp._VERSION, passed))

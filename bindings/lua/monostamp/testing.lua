@@ -13,7 +13,8 @@
 -- It adds no policy of its own; the core decides every stamp.  Unlike the
 -- binding, whose runtime failures return nil, message, code, these helpers
 -- raise on every failure: in a test's setup there is nothing to fall back
--- to, and an error at the caller's line is what one wants to read.
+-- to, and an error at the caller's line is what one wants to read.  Their
+-- setters return true, as the binding's do.
 local monostamp = require "monostamp"
 
 local testing = {
@@ -137,7 +138,8 @@ local function instant_or_raise(fname, what, v)
   if type(v) == "string" then
     local ns, err = monostamp.parse(v)
     if ns == nil then
-      argerror(2, fname, string.format("%s%q: %s", what, v, err))
+      -- The text itself is the better context than parse's name.
+      argerror(2, fname, string.format("%s%q: %s", what, v, (err:gsub("^parse: ", ""))))
     end
     return ns
   end
@@ -164,6 +166,7 @@ function methods.set(self, t)
   local ns = instant_or_raise("set", "", t)
   local ok, err = pcall(self.clock.set, self.clock, ns)
   if not ok then reraise("set", err) end
+  return true
 end
 
 -- Moves the reading by `delta_ns` (negative: back).
@@ -171,6 +174,7 @@ function methods.advance(self, delta_ns)
   delta_ns = ns_or_raise("advance", "", delta_ns)
   local ok, err = pcall(self.clock.advance, self.clock, delta_ns)
   if not ok then reraise("advance", err) end
+  return true
 end
 
 -- Moves the reading back by `ns` (>= 0): an NTP step, a VM restore.
@@ -178,10 +182,11 @@ function methods.step_back(self, ns)
   ns = ns_or_raise("step_back", "", ns)
   if ns < 0 then
     argerror(1, "step_back",
-             string.format("ns must not be negative, got %d; advance moves forward", ns))
+             string.format("ns must be >= 0, not %d; advance moves forward", ns))
   end
   local ok, err = pcall(self.clock.advance, self.clock, -ns)
   if not ok then reraise("step_back", err) end
+  return true
 end
 
 local manual_options = {

@@ -1,0 +1,418 @@
+/*
+** lclock.c: monostamp.clock{...}, the clock userdata.
+**
+** The userdata embeds the core's clock (opaque storage of
+** MONOSTAMP_CLOCK_SIZE bytes) and a flag saying whether it is still open;
+** nothing else.  What the clock was built with (source, zone, lead bound)
+** is asked of the core each time, so there is one truth and no copy to
+** fall out of step with it.  One metatable, made with luaL_newmetatable
+** so errors name the type, with __index, __gc, __close and __tostring.
+*/
+
+#define lclock_c
+#define LUA_LIB
+
+#include <string.h>
+
+#include "lmonostamp.h"
+
+
+typedef struct LClock {
+  monostamp_clock clock;
+  int open;  /* 0 once closed (by close, __close or __gc) */
+} LClock;
+
+
+/*
+** Argument 1 as a clock, open or closed.  Every method and metamethod has
+** the clock metatable as its upvalue: comparing with it is luaL_checkudata
+** without the registry lookup by name, which is most of a method's cost.
+*/
+static LClock *toclockp (lua_State *L) {
+  LClock *p = (LClock *)lua_touserdata(L, 1);
+  if (p != NULL && lua_getmetatable(L, 1)) {
+    int same = lua_rawequal(L, -1, lua_upvalueindex(1));
+    lua_pop(L, 1);
+    if (same)
+      return p;
+  }
+  luaL_argerror(L, 1, lua_pushfstring(L, LMS_CLOCK_TYPE " expected, got %s",
+                                      luaL_typename(L, 1)));
+  return NULL;
+}
+
+
+/* The one checked accessor: argument 1 as an open clock. */
+static monostamp_clock *toclock (lua_State *L) {
+  LClock *p = toclockp(L);
+  if (!p->open)
+    luaL_error(L, "attempt to use a closed clock");
+  return &p->clock;
+}
+
+
+/*
+** {======================================================
+** The constructor
+** =======================================================
+*/
+
+/* A table field as a string, or NULL when absent. */
+static const char *opt_string (lua_State *L, const char *field) {
+  const char *s = NULL;
+  if (lua_getfield(L, 1, field) != LUA_TNIL) {
+    if (lua_type(L, -1) != LUA_TSTRING)  /* no numbers: no conversion */
+      luaL_argerror(L, 1, lua_pushfstring(L, "%s: string expected, got %s",
+                                          field, luaL_typename(L, -1)));
+    s = lua_tostring(L, -1);
+  }
+  /* The table still holds the string, so it outlives the pop. */
+  lua_pop(L, 1);
+  return s;
+}
+
+
+/* A table field as nanoseconds; 0 (and *present = 0) when absent. */
+static int64_t opt_ns (lua_State *L, const char *field, int *present) {
+  int64_t ns = 0;
+  *present = (lua_getfield(L, 1, field) != LUA_TNIL);
+  if (*present)
+    ns = lms_tons(L, -1, 1, field);
+  lua_pop(L, 1);
+  return ns;
+}
+
+
+static const char *const clock_options[] = {
+  "max_lead_ns", "on_lead", "policy", "shared", "source", "start_ns", "zone",
+  NULL
+};
+
+
+/* Refuses fields the constructor does not know: a typo ("polcy") would
+** otherwise build a clock with the default silently. */
+static void check_option_names (lua_State *L) {
+  lua_pushnil(L);
+  while (lua_next(L, 1)) {
+    int i = 0;
+    lua_pop(L, 1);  /* the value */
+    if (lua_type(L, -1) == LUA_TSTRING) {
+      const char *key = lua_tostring(L, -1);
+      while (clock_options[i] && strcmp(clock_options[i], key) != 0)
+        i++;
+      if (clock_options[i])
+        continue;
+      luaL_argerror(L, 1, lua_pushfstring(L, "unknown option '%s'", key));
+    }
+    luaL_argerror(L, 1, lua_pushfstring(L, "option names are strings, got %s",
+                                        luaL_typename(L, -1)));
+  }
+}
+
+
+/* Pushes the value at 'idx' as a message shows it: strings quoted (a long
+** one cut short, with its length), anything else as tostring does. */
+static const char *pushshown (lua_State *L, int idx) {
+  enum { SHOWN = 40 };
+  size_t len;
+  idx = lua_absindex(L, idx);
+  if (lua_type(L, idx) != LUA_TSTRING)
+    return luaL_tolstring(L, idx, NULL);
+  lua_tolstring(L, idx, &len);
+  if (len <= SHOWN)
+    return lua_pushfstring(L, "'%s'", lua_tostring(L, idx));
+  lua_pushlstring(L, lua_tostring(L, idx), SHOWN);
+  return lua_pushfstring(L, "'%s...' (%I bytes)", lua_tostring(L, -1),
+                         (lua_Integer)len);
+}
+
+
+/*
+** Words the one field monostamp_options_check() found wrong, with the value
+** the caller gave it.  The core decides what is wrong; this only says, per
+** field, what the core's contract (monostamp.h) asks for.  Lua's option
+** 'shared' is the core's field 'shared_path'.
+*/
+static const char *options_fault (lua_State *L, const char *field) {
+  const char *option = field, *must = "valid";
+  if (field == NULL)
+    return NULL;  /* the core's own sentence will do */
+  if (strcmp(field, "policy") == 0)
+    must = lms_pushnames(L, monostamp_policy_name);
+  else if (strcmp(field, "source") == 0)
+    must = lms_pushnames(L, monostamp_source_name);
+  else if (strcmp(field, "on_lead") == 0)
+    must = lms_pushnames(L, monostamp_on_lead_name);
+  else if (strcmp(field, "max_lead_ns") == 0)
+    must = ">= 0";
+  else if (strcmp(field, "start_ns") == 0)
+    must = "nil unless source is 'manual'";
+  else if (strcmp(field, "zone") == 0)
+    must = lua_pushfstring(L, "a name of at most %d bytes", MONOSTAMP_ZONE_NAME_MAX);
+  else if (strcmp(field, "shared_path") == 0) {
+    option = "shared";
+    must = "a file's path";
+  }
+  lua_getfield(L, 1, option);
+  return lua_pushfstring(L, "%s must be %s, not %s", option, must, pushshown(L, -1));
+}
+
+
+/*
+** Fills 'o' from the table at 1: types are checked here, values by the
+** core.  A name the core does not know becomes -1, which is no policy,
+** source or action, so monostamp_options_check() names that field.
+*/
+static void tooptions (lua_State *L, monostamp_options *o) {
+  const char *s;
+  int present;
+  luaL_checktype(L, 1, LUA_TTABLE);
+  check_option_names(L);
+  if ((s = opt_string(L, "policy")) != NULL) {
+    monostamp_policy v;
+    o->policy = monostamp_policy_from_name(s, &v) == MONOSTAMP_OK ? (int)v : -1;
+  }
+  if ((s = opt_string(L, "source")) != NULL) {
+    monostamp_source v;
+    o->source = monostamp_source_from_name(s, &v) == MONOSTAMP_OK ? (int)v : -1;
+  }
+  if ((s = opt_string(L, "on_lead")) != NULL) {
+    monostamp_on_lead v;
+    o->on_lead = monostamp_on_lead_from_name(s, &v) == MONOSTAMP_OK ? (int)v : -1;
+  }
+  o->zone = opt_string(L, "zone");
+  o->shared_path = opt_string(L, "shared");
+  o->max_lead_ns = opt_ns(L, "max_lead_ns", &present);
+  o->start_ns = opt_ns(L, "start_ns", &o->has_start_ns);
+}
+
+
+int lms_clock_new (lua_State *L) {
+  monostamp_options options;
+  const char *bad = NULL;
+  const char *context;
+  LClock *p;
+  int rc;
+  monostamp_options_init(&options);
+  if (!lua_isnoneornil(L, 1))
+    tooptions(L, &options);
+  rc = monostamp_options_check(&options, &bad);
+  if (rc != MONOSTAMP_OK)
+    return lms_result(L, rc, 0, 1, NULL, options_fault(L, bad));
+  lua_settop(L, 1);  /* keep the table, and with it the strings in 'options' */
+  p = (LClock *)lms_newuserdata(L, sizeof(LClock));
+  memset(p, 0, sizeof *p);  /* no metatable yet: no __gc on failure */
+  rc = monostamp_clock_init(&p->clock, &options);
+  if (rc != MONOSTAMP_OK) {
+    if (rc == MONOSTAMP_ENOZONE)
+      context = options.zone ? options.zone : "local zone";
+    else
+      context = options.shared_path ? options.shared_path : "clock";
+    /* Only EINVAL is the options' fault; the rest is the world's. */
+    return lms_result(L, rc, 0, rc == MONOSTAMP_EINVAL ? 1 : 0, context, NULL);
+  }
+  p->open = 1;
+  luaL_setmetatable(L, LMS_CLOCK_TYPE);
+  return 1;
+}
+
+/* }====================================================== */
+
+
+/*
+** {======================================================
+** Methods
+** =======================================================
+*/
+
+static int c_now (lua_State *L) {
+  monostamp_stamp stamp;
+  int rc = monostamp_now(toclock(L), &stamp);
+  if (rc != MONOSTAMP_OK)
+    return lms_result(L, rc, 0, 0, "now", NULL);
+  lua_pushinteger(L, (lua_Integer)stamp.utc_ns);
+  lua_pushinteger(L, (lua_Integer)stamp.offset_s);
+  return 2;
+}
+
+
+static int c_time_ns (lua_State *L) {
+  int64_t ns;
+  int rc = monostamp_time_ns(toclock(L), &ns);
+  if (rc != MONOSTAMP_OK)
+    return lms_result(L, rc, 0, 0, "time_ns", NULL);
+  lua_pushinteger(L, (lua_Integer)ns);
+  return 1;
+}
+
+
+static int c_policy (lua_State *L) {
+  lua_pushstring(L, monostamp_policy_name(monostamp_clock_policy(toclock(L))));
+  return 1;
+}
+
+
+static int c_set_policy (lua_State *L) {
+  monostamp_clock *clock = toclock(L);
+  int rc = monostamp_clock_set_policy(clock, lms_checkpolicy(L, 2));
+  lua_pushboolean(L, 1);
+  return lms_result(L, rc, 1, 2, NULL, NULL);
+}
+
+
+static int c_source (lua_State *L) {
+  lua_pushstring(L, monostamp_source_name(monostamp_clock_source(toclock(L))));
+  return 1;
+}
+
+
+/* The zone's name: "" for the local zone. */
+static int c_zone (lua_State *L) {
+  lua_pushstring(L, monostamp_zone_name(monostamp_clock_zone(toclock(L))));
+  return 1;
+}
+
+
+static int c_max_lead_ns (lua_State *L) {
+  lua_pushinteger(L, (lua_Integer)monostamp_clock_max_lead_ns(toclock(L)));
+  return 1;
+}
+
+
+static int c_on_lead (lua_State *L) {
+  lua_pushstring(L, monostamp_on_lead_name(monostamp_clock_on_lead(toclock(L))));
+  return 1;
+}
+
+
+static int c_is_shared (lua_State *L) {
+  lua_pushboolean(L, monostamp_clock_is_shared(toclock(L)));
+  return 1;
+}
+
+
+static int c_stats (lua_State *L) {
+  monostamp_stats st;
+  monostamp_clock_stats(toclock(L), &st);
+  lua_createtable(L, 0, 9);
+#define SETSTAT(f)	(lua_pushinteger(L, (lua_Integer)st.f), lua_setfield(L, -2, #f))
+  SETSTAT(readings);
+  SETSTAT(backward_steps);
+  SETSTAT(largest_backward_ns);
+  SETSTAT(duplicates);
+  SETSTAT(forced_increments);
+  SETSTAT(lead_ns);
+  SETSTAT(max_lead_ns);
+  SETSTAT(lead_waits);
+  SETSTAT(lead_errors);
+#undef SETSTAT
+  return 1;
+}
+
+
+/* The result of set/advance: true, or an argument error.  ENOTSUP: the
+** clock (argument 1) is the bad value; ERANGE: the amount (argument 2). */
+static int manual_result (lua_State *L, monostamp_clock *clock, int rc,
+                          const char *what, int64_t ns) {
+  lua_pushboolean(L, 1);
+  if (rc == MONOSTAMP_ENOTSUP)
+    return lms_result(L, rc, 1, 1, NULL, lua_pushfstring(L,
+        "%s needs a clock with source 'manual', this one's is '%s'",
+        what, monostamp_source_name(monostamp_clock_source(clock))));
+  if (rc == MONOSTAMP_ERANGE)
+    return lms_result(L, rc, 1, 2, NULL, lua_pushfstring(L,
+        "%s by %I ns would overflow the manual reading", what, (lua_Integer)ns));
+  return lms_result(L, rc, 1, 2, what, NULL);
+}
+
+
+static int c_set (lua_State *L) {
+  monostamp_clock *clock = toclock(L);
+  int64_t ns = lms_checkns(L, 2);
+  return manual_result(L, clock, monostamp_manual_set(clock, ns), "set", ns);
+}
+
+
+static int c_advance (lua_State *L) {
+  monostamp_clock *clock = toclock(L);
+  int64_t ns = lms_checkns(L, 2);
+  return manual_result(L, clock, monostamp_manual_advance(clock, ns), "advance", ns);
+}
+
+
+/* close (true), and __close and __gc (whose results Lua drops): idempotent. */
+static int c_close (lua_State *L) {
+  LClock *p = toclockp(L);
+  if (p->open) {
+    p->open = 0;
+    monostamp_clock_destroy(&p->clock);
+  }
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
+
+static int c_tostring (lua_State *L) {
+  LClock *p = toclockp(L);
+  if (!p->open)
+    lua_pushfstring(L, LMS_CLOCK_TYPE " (closed): %p", (void *)p);
+  else {
+    monostamp_clock *c = &p->clock;
+    const char *zone = monostamp_zone_name(monostamp_clock_zone(c));
+    int64_t lead = monostamp_clock_max_lead_ns(c);
+    if (lead > 0)  /* say the bound only when there is one */
+      lua_pushfstring(L, ", max_lead_ns %I %s", (lua_Integer)lead,
+                      monostamp_on_lead_name(monostamp_clock_on_lead(c)));
+    else
+      lua_pushliteral(L, "");
+    lua_pushfstring(L, LMS_CLOCK_TYPE " (%s, %s, zone '%s'%s%s): %p",
+        monostamp_source_name(monostamp_clock_source(c)),
+        monostamp_policy_name(monostamp_clock_policy(c)),
+        zone[0] ? zone : "local", lua_tostring(L, -1),
+        monostamp_clock_is_shared(c) ? ", shared" : "", (void *)p);
+  }
+  return 1;
+}
+
+/* }====================================================== */
+
+
+/* Methods of clocks. */
+static const luaL_Reg clock_methods[] = {
+  {"advance", c_advance},
+  {"close", c_close},
+  {"is_shared", c_is_shared},
+  {"max_lead_ns", c_max_lead_ns},
+  {"now", c_now},
+  {"on_lead", c_on_lead},
+  {"policy", c_policy},
+  {"set", c_set},
+  {"set_policy", c_set_policy},
+  {"source", c_source},
+  {"stats", c_stats},
+  {"time_ns", c_time_ns},
+  {"zone", c_zone},
+  {NULL, NULL}
+};
+
+
+/* Metamethods of clocks. */
+static const luaL_Reg clock_metameth[] = {
+  {"__close", c_close},  /* used by Lua 5.4's <close>; harmless in 5.3 */
+  {"__gc", c_close},
+  {"__tostring", c_tostring},
+  {NULL, NULL}
+};
+
+
+/* The clock metatable, each method's and metamethod's one upvalue. */
+void lms_clock_openmeta (lua_State *L) {
+  luaL_newmetatable(L, LMS_CLOCK_TYPE);  /* also sets __name */
+  lua_pushvalue(L, -1);
+  luaL_setfuncs(L, clock_metameth, 1);
+  luaL_newlibtable(L, clock_methods);
+  lua_pushvalue(L, -2);
+  luaL_setfuncs(L, clock_methods, 1);
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+}
