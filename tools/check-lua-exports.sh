@@ -1,0 +1,65 @@
+#!/bin/sh
+# check-lua-exports.sh BUILD: builds the Lua rock as a user would, with a
+# plain `luarocks --lua-version=5.4 make` and luarocks' own flags (no
+# -fvisibility=hidden), and fails unless the module it installs exports
+# luaopen_* and nothing else.
+#
+# Why: the core is compiled into both the Lua and the Python module, which
+# may share a process with each other or with libmonostamp.so; an exported
+# monostamp_* symbol could then bind one module's calls to another copy.
+#
+# The rock is built in a scratch copy of the tree under BUILD (tracked
+# files plus new, unignored ones, so uncommitted work is checked too),
+# never in the checkout: `luarocks make` leaves a monostamp.so in the
+# source root.  The copy is removed afterwards; the log is kept on failure.
+set -eu
+
+if [ $# -ne 1 ]; then
+    echo "usage: $0 BUILD_DIR" >&2
+    exit 2
+fi
+top=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$1"
+build=$(cd "$1" && pwd)
+LUAROCKS=${LUAROCKS:-luarocks}
+
+work=$(mktemp -d "$build/rockcheck.XXXXXX")
+keep=0
+cleanup() { [ "$keep" = 1 ] || rm -rf "$work"; }
+trap cleanup EXIT
+
+# Only files that exist: a file deleted in the worktree but not yet in the
+# index is still listed by git.  tar rather than cpio, which Debian does
+# not install by default.
+mkdir "$work/src"
+(cd "$top" && git ls-files --cached --others --exclude-standard |
+    while IFS= read -r f; do if [ -f "$f" ]; then printf '%s\n' "$f"; fi; done |
+    tar -cf - -T -) | tar -xf - -C "$work/src"
+
+rockspec=$(cd "$work/src" && ls monostamp-*.rockspec)
+if ! (cd "$work/src" &&
+      "$LUAROCKS" --lua-version=5.4 make --tree="$work/tree" "$rockspec") \
+        >"$work/luarocks.log" 2>&1; then
+    keep=1
+    echo "check-lua-exports: luarocks make failed; its log, $work/luarocks.log:" >&2
+    cat "$work/luarocks.log" >&2
+    exit 1
+fi
+
+so=$(find "$work/tree" -name 'monostamp.so' -path '*/lib/lua/*' | head -n 1)
+if [ -z "$so" ]; then
+    keep=1
+    echo "check-lua-exports: the rock installed no monostamp.so (see $work)" >&2
+    exit 1
+fi
+
+exported=$(nm -D --defined-only "$so" | awk 'NF >= 3 { print $3 }' | sort)
+others=$(printf '%s\n' "$exported" | grep -v '^luaopen_' || true)
+echo "check-lua-exports: $rockspec built by a plain luarocks make exports:"
+printf '  %s\n' $exported
+if [ -n "$others" ]; then
+    echo "check-lua-exports: FAIL: exports besides luaopen_*:" >&2
+    printf '  %s\n' $others >&2
+    exit 1
+fi
+echo "check-lua-exports: ok (luaopen_* only)"
