@@ -151,7 +151,7 @@ static const char *options_fault (lua_State *L, const char *field) {
     must = lua_pushfstring(L, "a name of at most %d bytes", MONOSTAMP_ZONE_NAME_MAX);
   else if (strcmp(field, "shared_path") == 0) {
     option = "shared";
-    must = "a file's path";
+    must = "a non-empty path";
   }
   lua_getfield(L, 1, option);
   return lua_pushfstring(L, "%s must be %s, not %s", option, must, pushshown(L, -1));

@@ -72,7 +72,7 @@ describe("bad arguments raise", function()
     raises("bad argument #1 to 'clock' (zone must be a name of at most 255 bytes, not '"
            .. ("x"):rep(40) .. "...' (300 bytes))",
            function() monostamp.clock{ zone = ("x"):rep(300) } end)
-    raises("bad argument #1 to 'clock' (shared must be a file's path, not '')",
+    raises("bad argument #1 to 'clock' (shared must be a non-empty path, not '')",
            function() monostamp.clock{ shared = "" } end)
     -- One field at a time, whichever the core checks first; a good table
     -- after a bad one builds.
