@@ -20,11 +20,6 @@
 
 #define RELAXED memory_order_relaxed
 
-/* Rare paths stay out of line, so the common one keeps few registers. */
-#define NOINLINE MONOSTAMP__NOINLINE
-#define ALWAYS_INLINE MONOSTAMP__ALWAYS_INLINE
-#define LIKELY(x) MONOSTAMP__LIKELY(x)
-
 /* The source's raw reading.  A switch rather than a function pointer: the
  * platform read is inline (os.h), and "manual", the seam tests use, is one
  * atomic load. */
@@ -102,7 +97,8 @@ static inline int candidate(int policy, int64_t reading, int64_t last,
 enum { AGAIN = 1 }; /* internal: the lead bound waited; read again */
 
 /* The lead bound is exceeded by `lead`: fail, or wait for the source. */
-static NOINLINE int lead_exceeded(monostamp__clock *clock, int64_t lead)
+/* Rare paths stay out of line, so the common one keeps few registers. */
+static MONOSTAMP__NOINLINE int lead_exceeded(monostamp__clock *clock, int64_t lead)
 {
     if (clock->on_lead == MONOSTAMP_ON_LEAD_ERROR ||
         clock->source == MONOSTAMP_SOURCE_MANUAL) {
@@ -132,7 +128,7 @@ static NOINLINE int lead_exceeded(monostamp__clock *clock, int64_t lead)
  * itself, which the fast path sets to its reading.  Exact for a clock used
  * by one thread at a time; with several, "previous" is the one ordered last.
  */
-static NOINLINE void note_slow_path(monostamp__clock *clock, int policy, int64_t reading,
+static MONOSTAMP__NOINLINE void note_slow_path(monostamp__clock *clock, int policy, int64_t reading,
                                     int64_t last, int64_t stamp)
 {
     int64_t slow_reading = atomic_load_explicit(&clock->slow_reading, RELAXED);
@@ -156,7 +152,7 @@ static NOINLINE void note_slow_path(monostamp__clock *clock, int policy, int64_t
 
 /* Turns a reading into a stamp under a monotonic policy: OK, an error, or
  * AGAIN when the lead bound made it wait. */
-static ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, int64_t reading,
+static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, int64_t reading,
                                 int64_t *out_ns)
 {
     /* Acquire: a state moved by monostamp_default_share() is seen whole. */
@@ -179,7 +175,7 @@ static ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, int64_t rea
     if (reading <= last) {
         /* A frozen or coarse source repeats its reading for a whole tick:
          * while it does, only the count and the stamp change. */
-        if (LIKELY(reading == atomic_load_explicit(&clock->slow_reading, RELAXED) &&
+        if (MONOSTAMP__LIKELY(reading == atomic_load_explicit(&clock->slow_reading, RELAXED) &&
                    last == atomic_load_explicit(&clock->slow_stamp, RELAXED) &&
                    policy != MONOSTAMP_MONOTONIC_ALLOW_DUPLICATES)) {
             bump(&clock->duplicates);
@@ -194,7 +190,7 @@ static ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, int64_t rea
 }
 
 /* One reading turned into a stamp; AGAIN if the lead bound waited. */
-static ALWAYS_INLINE int next_once(monostamp__clock *clock, int64_t *out_ns)
+static MONOSTAMP__ALWAYS_INLINE int next_once(monostamp__clock *clock, int64_t *out_ns)
 {
     int64_t reading = 0; /* set by read_source; the 0 quiets -Wmaybe-uninitialized */
     int rc = read_source(clock, &reading);
@@ -211,7 +207,7 @@ static ALWAYS_INLINE int next_once(monostamp__clock *clock, int64_t *out_ns)
 
 /* Kept out of line so that the common call needs no loop and few saved
  * registers. */
-static NOINLINE int next_after_wait(monostamp__clock *clock, int64_t *out_ns)
+static MONOSTAMP__NOINLINE int next_after_wait(monostamp__clock *clock, int64_t *out_ns)
 {
     int rc;
     while ((rc = next_once(clock, out_ns)) == AGAIN)

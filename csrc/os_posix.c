@@ -17,13 +17,11 @@
 #include <sys/random.h>
 #endif
 
-#define NS_PER_S MONOSTAMP__NS_PER_S
-
 static struct timespec timespec_of(int64_t ns)
 {
     struct timespec ts;
-    ts.tv_sec = (time_t)(ns / NS_PER_S);
-    ts.tv_nsec = (long)(ns % NS_PER_S);
+    ts.tv_sec = (time_t)(ns / MONOSTAMP__NS_PER_S);
+    ts.tv_nsec = (long)(ns % MONOSTAMP__NS_PER_S);
     return ts;
 }
 
@@ -46,7 +44,7 @@ int monostamp__os_clock_info(int source, monostamp_clock_info *out)
     if (clock_getres(id, &res) != 0)
         return monostamp__os_fail(errno);
     out->name = monostamp_source_name(source);
-    out->resolution_ns = (int64_t)res.tv_sec * NS_PER_S + res.tv_nsec;
+    out->resolution_ns = (int64_t)res.tv_sec * MONOSTAMP__NS_PER_S + res.tv_nsec;
     out->adjustable = 1;
     out->monotonic = 0;
     return MONOSTAMP_OK;
@@ -59,7 +57,7 @@ int64_t monostamp__os_monotonic_ns(void)
     struct timespec ts;
     if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
         return 0;
-    return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
+    return (int64_t)ts.tv_sec * MONOSTAMP__NS_PER_S + ts.tv_nsec;
 }
 
 void monostamp__os_nap_ns(int64_t ns)

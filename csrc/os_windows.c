@@ -17,8 +17,6 @@
 #include <windows.h>
 #include <bcrypt.h>
 
-#define NS_PER_S MONOSTAMP__NS_PER_S
-
 _Static_assert(sizeof(monostamp__os_mutex) == sizeof(SRWLOCK), "SRWLOCK is one pointer");
 _Static_assert(sizeof(monostamp__os_once_flag) == sizeof(INIT_ONCE), "INIT_ONCE is one pointer");
 
@@ -70,7 +68,7 @@ int64_t monostamp__os_monotonic_ns(void)
     /* Split so that count * 1e9 cannot overflow. */
     int64_t whole = count.QuadPart / freq.QuadPart;
     int64_t part = count.QuadPart % freq.QuadPart;
-    return whole * NS_PER_S + part * NS_PER_S / freq.QuadPart;
+    return whole * MONOSTAMP__NS_PER_S + part * MONOSTAMP__NS_PER_S / freq.QuadPart;
 }
 
 void monostamp__os_nap_ns(int64_t ns)
