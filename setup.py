@@ -1,7 +1,7 @@
 """Builds monostamp._monostamp: the binding plus the core's C sources.
 
 Metadata lives in pyproject.toml; this file only lists sources and flags.
-The extension uses the stable ABI (one cp38-abi3 wheel for CPython 3.8+)
+The extension uses the stable ABI (one cp310-abi3 wheel for CPython 3.10+)
 unless the interpreter is a free-threaded build, which has no stable ABI,
 or MONOSTAMP_LIMITED_API=0 asks for a version-specific build.
 """
@@ -20,7 +20,7 @@ limited = os.environ.get("MONOSTAMP_LIMITED_API", "1") != "0" and not free_threa
 
 macros = []
 if limited:
-    macros.append(("Py_LIMITED_API", "0x03080000"))
+    macros.append(("Py_LIMITED_API", "0x030A0000"))
 
 if sys.platform == "win32":
     cflags = ["/std:c11", "/experimental:c11atomics"]
@@ -46,6 +46,6 @@ ext = Extension(
 
 options = {"build": {"build_base": "build-python"}}  # not the C build's build/
 if limited:
-    options["bdist_wheel"] = {"py_limited_api": "cp38"}
+    options["bdist_wheel"] = {"py_limited_api": "cp310"}
 
 setup(ext_modules=[ext], options=options)

@@ -1,0 +1,474 @@
+/*
+ * clock.c: monostamp.Clock, a core clock embedded in a Python object.
+ *
+ * The object never moves, so the core clock inside it (which must not be
+ * copied once initialised) lives exactly as long as the object.  What the
+ * clock was built with is asked of the core, never mirrored here; the one
+ * thing kept beside it is the shared= argument as the caller gave it.
+ *
+ * Every argument is converted (TypeError for a wrong type) and then
+ * checked by the core's monostamp_options_check, which names the one bad
+ * field; this file turns that name into a ValueError naming the argument
+ * and its value.
+ */
+#include "module.h"
+
+#include <string.h>
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *shared;      /* the shared= argument, or None */
+    int may_wait;          /* a stamp may sleep: release the GIL around it */
+    monostamp_clock clock; /* initialised once, never moved */
+} ClockObject;
+
+#define CLOCK(op) ((ClockObject *)(op))
+
+/* The constructor's arguments: as given (borrowed, NULL where not given)
+ * and as the core's options. */
+typedef struct {
+    PyObject *policy, *source, *zone, *max_lead_ns, *on_lead, *shared, *start_ns;
+    PyObject *shared_bytes; /* owned: keeps options.shared_path alive */
+    monostamp_options options;
+} clock_args;
+
+/* Reads the arguments and converts each, checking types and what Python
+ * alone can check.  On failure ca->shared_bytes may still need a DECREF. */
+static int clock_args_parse(ms_state *st, PyObject *args, PyObject *kwds, clock_args *ca)
+{
+    static char *keywords[] = {"policy", "source", "zone", "max_lead_ns", "on_lead",
+                               "shared", "start_ns", NULL};
+    Py_ssize_t len;
+    monostamp_options *o = &ca->options;
+
+    memset(ca, 0, sizeof *ca);
+    monostamp_options_init(o);
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O$OOOOOO:Clock", keywords, &ca->policy,
+                                     &ca->source, &ca->zone, &ca->max_lead_ns, &ca->on_lead,
+                                     &ca->shared, &ca->start_ns))
+        return -1;
+    /* None is "not given" for the three that default to nothing. */
+    if (ca->zone == Py_None)
+        ca->zone = NULL;
+    if (ca->shared == Py_None)
+        ca->shared = NULL;
+    if (ca->start_ns == Py_None)
+        ca->start_ns = NULL;
+
+    if ((ca->policy != NULL && ms_policy_arg(st, ca->policy, &o->policy) < 0) ||
+        (ca->source != NULL && ms_source_arg(ca->source, &o->source) < 0) ||
+        (ca->zone != NULL && (o->zone = ms_utf8_arg(ca->zone, "zone", 1, &len)) == NULL) ||
+        (ca->max_lead_ns != NULL &&
+         ms_int64_arg(ca->max_lead_ns, "max_lead_ns", &o->max_lead_ns) < 0) ||
+        (ca->on_lead != NULL && ms_on_lead_arg(ca->on_lead, &o->on_lead) < 0) ||
+        (ca->start_ns != NULL && ms_int64_arg(ca->start_ns, "start_ns", &o->start_ns) < 0))
+        return -1;
+    o->has_start_ns = ca->start_ns != NULL;
+    if (ca->shared != NULL) {
+        if (ms_path_arg(ca->shared, &ca->shared_bytes) < 0)
+            return -1;
+        if ((o->shared_path = PyBytes_AsString(ca->shared_bytes)) == NULL)
+            return -1;
+    }
+    return 0;
+}
+
+/* Asks the core whether the options make a clock; if not, raises the
+ * ValueError naming the one argument it names, with its value. */
+static int clock_args_check(ms_state *st, const clock_args *ca)
+{
+    const char *field = NULL;
+    const monostamp_options *o = &ca->options;
+    int rc = monostamp_options_check(o, &field);
+    if (rc == MONOSTAMP_OK)
+        return 0;
+    if (field == NULL)
+        field = "";
+    if (strcmp(field, "max_lead_ns") == 0)
+        raise_core(st, rc, NULL, "Clock(): max_lead_ns must be >= 0, not %lld",
+                   (long long)o->max_lead_ns);
+    else if (strcmp(field, "start_ns") == 0)
+        raise_core(st, rc, NULL, "Clock(): start_ns=%R is only for source='manual', not '%s'",
+                   ca->start_ns != NULL ? ca->start_ns : Py_None,
+                   monostamp_source_name(o->source));
+    else if (strcmp(field, "zone") == 0)
+        raise_core(st, rc, NULL, "Clock(): zone=%R is not a zone name (at most %d bytes)",
+                   ca->zone != NULL ? ca->zone : Py_None, MONOSTAMP_ZONE_NAME_MAX);
+    else if (strcmp(field, "shared_path") == 0)
+        raise_core(st, rc, ca->shared, "Clock(): shared=%R is not a usable state file path",
+                   ca->shared != NULL ? ca->shared : Py_None);
+    else if (strcmp(field, "policy") == 0 || strcmp(field, "source") == 0 ||
+             strcmp(field, "on_lead") == 0) {
+        /* The converters let only the core's own names through; should the
+         * core refuse one anyway, the argument as given is shown. */
+        PyObject *value = field[0] == 'p' ? ca->policy : field[0] == 's' ? ca->source
+                                                                          : ca->on_lead;
+        raise_core(st, rc, NULL, "Clock(): %s=%R is not accepted", field,
+                   value != NULL ? value : Py_None);
+    } else
+        raise_core(st, rc, NULL, "Clock(): the option %s is not accepted", field);
+    return -1;
+}
+
+/* Raises for a failed monostamp_clock_init: the zone or the shared file
+ * named with the reason, since the options themselves were checked. */
+static void clock_init_error(ms_state *st, int rc, const clock_args *ca)
+{
+    if (rc == MONOSTAMP_ENOZONE)
+        raise_core(st, rc, NULL, "Clock(zone=%R)", ca->zone != NULL ? ca->zone : Py_None);
+    else if (ca->shared != NULL && (rc == MONOSTAMP_EFOREIGN || rc == MONOSTAMP_EVERSION ||
+                                    monostamp_os_errno(rc) != 0))
+        raise_core(st, rc, ca->shared, "Clock(shared=%R)", ca->shared);
+    else
+        raise_core(st, rc, NULL, "Clock()");
+}
+
+PyDoc_STRVAR(clock_doc,
+"Clock(policy='monotonicForceNanosecondIncrement', *, source='realtime', zone=None, max_lead_ns=0, on_lead='wait', shared=None, start_ns=None)\n"
+"--\n\n"
+"A clock of its own: unique, monotonic stamps under `policy` (a Policy or\n"
+"its name) from `source` ('realtime', 'realtime_coarse' or 'manual'), with\n"
+"offsets from `zone` (None: the local zone; 'UTC', an IANA name or a POSIX\n"
+"TZ string).  max_lead_ns > 0 bounds how far stamps may run ahead of the\n"
+"source; on_lead says what then happens: 'wait' for the source, or\n"
+"'error' (LeadError).  shared names a state file that joins every process\n"
+"using it into one sequence.  start_ns is the manual source's first\n"
+"reading.  Thread-safe.");
+
+static PyObject *clock_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    /* Clock cannot be subclassed: `type` is this module's own. */
+    ms_state *st = ms_state_of_type(type);
+    ClockObject *self = NULL;
+    clock_args ca;
+    int rc;
+
+    if (st == NULL)
+        return NULL;
+    /* Every argument is converted and checked before the core opens
+     * anything: a zone file, a shared file. */
+    if (clock_args_parse(st, args, kwds, &ca) < 0 || clock_args_check(st, &ca) < 0)
+        goto done;
+    self = (ClockObject *)PyType_GenericAlloc(type, 0);
+    if (self == NULL)
+        goto done;
+    rc = monostamp_clock_init(&self->clock, &ca.options);
+    if (rc != MONOSTAMP_OK) {
+        /* A failed init needs no destroy, and the zeroed storage makes the
+         * destroy in dealloc a no-op whatever init left behind. */
+        memset(&self->clock, 0, sizeof self->clock);
+        clock_init_error(st, rc, &ca);
+        Py_CLEAR(self);
+        goto done;
+    }
+    self->shared = ca.shared != NULL ? ca.shared : Py_None;
+    Py_INCREF(self->shared);
+    /* Only a bounded lead with the wait action sleeps in the core (manual
+     * clocks always error): other clocks keep the GIL for their few ns. */
+    self->may_wait = monostamp_clock_max_lead_ns(&self->clock) > 0 &&
+                     monostamp_clock_on_lead(&self->clock) == MONOSTAMP_ON_LEAD_WAIT &&
+                     monostamp_clock_source(&self->clock) != MONOSTAMP_SOURCE_MANUAL;
+done:
+    Py_XDECREF(ca.shared_bytes);
+    return (PyObject *)self;
+}
+
+static int clock_traverse(PyObject *op, visitproc visit, void *arg)
+{
+    Py_VISIT(Py_TYPE(op)); /* instances of heap types own their type */
+    Py_VISIT(CLOCK(op)->shared);
+    return 0;
+}
+
+static int clock_clear(PyObject *op)
+{
+    /* Only Python references: the core clock lives until dealloc, so a
+     * clock reached during cycle collection still works. */
+    Py_CLEAR(CLOCK(op)->shared);
+    return 0;
+}
+
+static void clock_dealloc(PyObject *op)
+{
+    PyTypeObject *type = Py_TYPE(op);
+    PyObject_GC_UnTrack(op);
+    monostamp_clock_destroy(&CLOCK(op)->clock);
+    Py_CLEAR(CLOCK(op)->shared);
+    PyObject_GC_Del(op);
+    Py_DECREF(type);
+}
+
+/* Raises for a failed stamp from this clock. */
+static PyObject *clock_error(ms_state *st, ClockObject *self, int rc, const char *call)
+{
+    if (rc == MONOSTAMP_ELEAD)
+        return raise_core(st, rc, NULL, "%s with max_lead_ns=%lld", call,
+                          (long long)monostamp_clock_max_lead_ns(&self->clock));
+    if (rc == MONOSTAMP_ERANGE)
+        return raise_core(st, rc, NULL,
+                          "%s: the next stamp would pass the largest int64 nanosecond", call);
+    return raise_core(st, rc, NULL, "%s", call);
+}
+
+/* METH_METHOD methods that take no arguments say so as METH_NOARGS would. */
+static int no_arguments(const char *name, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (nargs == 0 && kwnames == NULL)
+        return 0;
+    PyErr_Format(PyExc_TypeError, "%s() takes no arguments", name);
+    return -1;
+}
+
+PyDoc_STRVAR(clock_now_doc,
+"now($self, /)\n--\n\n"
+"The clock's next Stamp.  LeadError under on_lead='error' (and on manual\n"
+"clocks) when the stamp would lead the source by more than max_lead_ns.");
+
+static PyObject *clock_now(PyObject *op, PyTypeObject *defining_class, PyObject *const *args,
+                           Py_ssize_t nargs, PyObject *kwnames)
+{
+    ClockObject *self = CLOCK(op);
+    ms_state *st = ms_state_of_type(defining_class);
+    monostamp_stamp stamp;
+    int rc;
+    (void)args;
+    if (no_arguments("now", nargs, kwnames) < 0)
+        return NULL;
+    if (self->may_wait) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = monostamp_now(&self->clock, &stamp);
+        Py_END_ALLOW_THREADS
+    } else {
+        rc = monostamp_now(&self->clock, &stamp);
+    }
+    if (rc != MONOSTAMP_OK)
+        return clock_error(st, self, rc, "now()");
+    return ms_stamp_new(st->stamp_type, stamp.utc_ns, stamp.offset_s);
+}
+
+PyDoc_STRVAR(clock_time_ns_doc,
+"time_ns($self, /)\n--\n\n"
+"The clock's next stamp's instant alone, int ns: one sequence with now().");
+
+static PyObject *clock_time_ns(PyObject *op, PyTypeObject *defining_class,
+                               PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    ClockObject *self = CLOCK(op);
+    int64_t ns;
+    int rc;
+    (void)args;
+    if (no_arguments("time_ns", nargs, kwnames) < 0)
+        return NULL;
+    if (self->may_wait) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = monostamp_time_ns(&self->clock, &ns);
+        Py_END_ALLOW_THREADS
+    } else {
+        rc = monostamp_time_ns(&self->clock, &ns);
+    }
+    if (rc != MONOSTAMP_OK)
+        return clock_error(ms_state_of_type(defining_class), self, rc, "time_ns()");
+    return PyLong_FromLongLong(ns);
+}
+
+/* set() and advance(): ENOTSUP and ERANGE are their only failures, never
+ * ELEAD, so they need no module state. */
+static PyObject *clock_manual(ClockObject *self, PyObject *arg, const char *name,
+                              int (*op)(monostamp_clock *, int64_t))
+{
+    int64_t ns;
+    if (ms_int64_arg(arg, "ns", &ns) < 0)
+        return NULL;
+    int rc = op(&self->clock, ns);
+    if (rc == MONOSTAMP_OK)
+        Py_RETURN_NONE;
+    if (rc == MONOSTAMP_ENOTSUP)
+        return raise_core(NULL, rc, NULL, "%s() needs a manual clock; this clock's source is '%s'",
+                          name, monostamp_source_name(monostamp_clock_source(&self->clock)));
+    if (rc == MONOSTAMP_ERANGE)
+        return raise_core(NULL, rc, NULL,
+                          "%s(%R) would move the reading past the int64 nanosecond range",
+                          name, arg);
+    return raise_core(NULL, rc, NULL, "%s(%R)", name, arg);
+}
+
+PyDoc_STRVAR(clock_set_doc,
+"set($self, ns, /)\n--\n\n"
+"Manual clocks: sets the source's reading to ns (int ns since the epoch).\n"
+"Stamps still follow the policy: setting it back does not make them go\n"
+"back unless the policy is acceptPlatformTime.");
+
+static PyObject *clock_set(PyObject *op, PyObject *arg)
+{
+    return clock_manual(CLOCK(op), arg, "set", monostamp_manual_set);
+}
+
+PyDoc_STRVAR(clock_advance_doc,
+"advance($self, ns, /)\n--\n\n"
+"Manual clocks: moves the source's reading by ns (negative steps back).");
+
+static PyObject *clock_advance(PyObject *op, PyObject *arg)
+{
+    return clock_manual(CLOCK(op), arg, "advance", monostamp_manual_advance);
+}
+
+/* Adds key: value (a new reference, or NULL after an error) to dict. */
+static int put(PyObject *dict, const char *key, PyObject *value)
+{
+    if (value == NULL)
+        return -1;
+    int rc = PyDict_SetItemString(dict, key, value);
+    Py_DECREF(value);
+    return rc;
+}
+
+PyDoc_STRVAR(clock_stats_doc,
+"stats($self, /)\n--\n\n"
+"The core's counters, cumulative since the clock began, as a dict:\n"
+"readings, backward_steps, largest_backward_ns, duplicates,\n"
+"forced_increments, lead_ns, max_lead_ns, lead_waits, lead_errors.");
+
+static PyObject *clock_stats(PyObject *op, PyObject *unused)
+{
+    monostamp_stats s;
+    (void)unused;
+    monostamp_clock_stats(&CLOCK(op)->clock, &s);
+    PyObject *d = PyDict_New();
+    if (d == NULL)
+        return NULL;
+    if (put(d, "readings", PyLong_FromUnsignedLongLong(s.readings)) < 0 ||
+        put(d, "backward_steps", PyLong_FromUnsignedLongLong(s.backward_steps)) < 0 ||
+        put(d, "largest_backward_ns", PyLong_FromLongLong(s.largest_backward_ns)) < 0 ||
+        put(d, "duplicates", PyLong_FromUnsignedLongLong(s.duplicates)) < 0 ||
+        put(d, "forced_increments", PyLong_FromUnsignedLongLong(s.forced_increments)) < 0 ||
+        put(d, "lead_ns", PyLong_FromLongLong(s.lead_ns)) < 0 ||
+        put(d, "max_lead_ns", PyLong_FromLongLong(s.max_lead_ns)) < 0 ||
+        put(d, "lead_waits", PyLong_FromUnsignedLongLong(s.lead_waits)) < 0 ||
+        put(d, "lead_errors", PyLong_FromUnsignedLongLong(s.lead_errors)) < 0) {
+        Py_DECREF(d);
+        return NULL;
+    }
+    return d;
+}
+
+static PyObject *clock_repr(PyObject *op)
+{
+    const monostamp_clock *clock = &CLOCK(op)->clock;
+    const char *zone = monostamp_zone_name(monostamp_clock_zone(clock));
+    int named = zone != NULL && zone[0] != '\0';
+    return PyUnicode_FromFormat("monostamp.Clock(policy='%s', source='%s', zone=%s%s%s, "
+                                "max_lead_ns=%lld, on_lead='%s', shared=%R)",
+                                monostamp_policy_name(monostamp_clock_policy(clock)),
+                                monostamp_source_name(monostamp_clock_source(clock)),
+                                named ? "'" : "", named ? zone : "None", named ? "'" : "",
+                                (long long)monostamp_clock_max_lead_ns(clock),
+                                monostamp_on_lead_name(monostamp_clock_on_lead(clock)),
+                                CLOCK(op)->shared != NULL ? CLOCK(op)->shared : Py_None);
+}
+
+/* Getters have no defining class: the instance's type is ours (Clock
+ * cannot be subclassed), and leads to the same module state. */
+static PyObject *clock_get_policy(PyObject *op, void *closure)
+{
+    (void)closure;
+    return ms_policy_object(ms_state_of_type(Py_TYPE(op)),
+                            monostamp_clock_policy(&CLOCK(op)->clock));
+}
+
+static int clock_set_policy(PyObject *op, PyObject *value, void *closure)
+{
+    ms_state *st = ms_state_of_type(Py_TYPE(op));
+    int policy;
+    (void)closure;
+    if (value == NULL) {
+        PyErr_SetString(PyExc_AttributeError, "cannot delete a clock's policy");
+        return -1;
+    }
+    if (ms_policy_arg(st, value, &policy) < 0)
+        return -1;
+    int rc = monostamp_clock_set_policy(&CLOCK(op)->clock, policy);
+    if (rc != MONOSTAMP_OK) {
+        raise_core(st, rc, NULL, "policy=%R", value);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *clock_get_source(PyObject *op, void *closure)
+{
+    (void)closure;
+    return PyUnicode_FromString(monostamp_source_name(monostamp_clock_source(&CLOCK(op)->clock)));
+}
+
+static PyObject *clock_get_zone(PyObject *op, void *closure)
+{
+    (void)closure;
+    const char *name = monostamp_zone_name(monostamp_clock_zone(&CLOCK(op)->clock));
+    if (name == NULL || name[0] == '\0')
+        Py_RETURN_NONE;
+    return PyUnicode_FromString(name);
+}
+
+static PyObject *clock_get_shared(PyObject *op, void *closure)
+{
+    (void)closure;
+    /* NULL only after tp_clear, during a cycle's collection. */
+    PyObject *shared = CLOCK(op)->shared != NULL ? CLOCK(op)->shared : Py_None;
+    Py_INCREF(shared);
+    return shared;
+}
+
+static PyObject *clock_get_max_lead_ns(PyObject *op, void *closure)
+{
+    (void)closure;
+    return PyLong_FromLongLong(monostamp_clock_max_lead_ns(&CLOCK(op)->clock));
+}
+
+static PyObject *clock_get_on_lead(PyObject *op, void *closure)
+{
+    (void)closure;
+    return PyUnicode_FromString(monostamp_on_lead_name(monostamp_clock_on_lead(&CLOCK(op)->clock)));
+}
+
+static PyGetSetDef clock_getset[] = {
+    {"policy", clock_get_policy, clock_set_policy,
+     "The clock's Policy; assign a Policy or its name to change it.", NULL},
+    {"source", clock_get_source, NULL, "The source's name.", NULL},
+    {"zone", clock_get_zone, NULL, "The zone's name, or None for the local zone.", NULL},
+    {"shared", clock_get_shared, NULL, "The shared state file given, or None.", NULL},
+    {"max_lead_ns", clock_get_max_lead_ns, NULL, "The lead bound in ns (0: none).", NULL},
+    {"on_lead", clock_get_on_lead, NULL, "'wait' or 'error'.", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+#define METHOD_WITH_STATE(f) (PyCFunction)(void (*)(void))(f), \
+    METH_METHOD | METH_FASTCALL | METH_KEYWORDS
+
+static PyMethodDef clock_methods[] = {
+    {"now", METHOD_WITH_STATE(clock_now), clock_now_doc},
+    {"time_ns", METHOD_WITH_STATE(clock_time_ns), clock_time_ns_doc},
+    {"set", clock_set, METH_O, clock_set_doc},
+    {"advance", clock_advance, METH_O, clock_advance_doc},
+    {"stats", clock_stats, METH_NOARGS, clock_stats_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot clock_slots[] = {
+    {Py_tp_doc, (void *)clock_doc},
+    {Py_tp_new, clock_new},
+    {Py_tp_dealloc, clock_dealloc},
+    {Py_tp_traverse, clock_traverse},
+    {Py_tp_clear, clock_clear},
+    {Py_tp_repr, clock_repr},
+    {Py_tp_methods, clock_methods},
+    {Py_tp_getset, clock_getset},
+    {0, NULL},
+};
+
+PyType_Spec ms_clock_spec = {
+    .name = "monostamp.Clock",
+    .basicsize = sizeof(ClockObject),
+    .itemsize = 0,
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = clock_slots,
+};

@@ -1,0 +1,95 @@
+/*
+ * errors.c: the one mapping from the core's error codes to exceptions.
+ *
+ * Every failed core call in the binding ends here, with a context saying
+ * what was being done and with which values; the core adds why it failed.
+ * The core carries an OS failure's errno inside the code
+ * (MONOSTAMP_EOS(err)), so nothing here reads the global errno, which any
+ * Python call in between could have changed.
+ */
+#include "module.h"
+
+#include <stdarg.h>
+
+int ms_type_error(const char *what, const char *expected, PyObject *obj)
+{
+    /* The type's name through the attribute: PyType_GetName is 3.11+. */
+    PyObject *name = PyObject_GetAttrString((PyObject *)Py_TYPE(obj), "__name__");
+    if (name == NULL)
+        return -1;
+    PyErr_Format(PyExc_TypeError, "%s must be %s, not %U", what, expected, name);
+    Py_DECREF(name);
+    return -1;
+}
+
+/* Raises OSError(err, message[, filename]): calling the class, rather than
+ * setting it, picks the errno's subclass (FileNotFoundError, ...) as
+ * PyErr_SetFromErrno does, and fills errno, strerror and filename. */
+static void raise_os_error(int err, PyObject *message, PyObject *filename)
+{
+    PyObject *exc = filename != NULL
+                  ? PyObject_CallFunction(PyExc_OSError, "iOO", err, message, filename)
+                  : PyObject_CallFunction(PyExc_OSError, "iO", err, message);
+    if (exc == NULL)
+        return;
+    PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+    Py_DECREF(exc);
+}
+
+PyObject *raise_core(ms_state *st, int code, PyObject *filename, const char *fmt, ...)
+{
+    /* The OS's number and the reason first, before any call could reuse
+     * the core's per-thread buffer behind monostamp_strerror. */
+    int err = monostamp_os_errno(code);
+    PyObject *reason = PyUnicode_DecodeLocale(monostamp_strerror(code), "surrogateescape");
+    PyObject *context, *message;
+    va_list va;
+
+    if (reason == NULL)
+        return NULL;
+    va_start(va, fmt);
+    context = PyUnicode_FromFormatV(fmt, va);
+    va_end(va);
+    if (context == NULL) {
+        Py_DECREF(reason);
+        return NULL;
+    }
+    message = PyUnicode_FromFormat("%U: %U", context, reason);
+    Py_DECREF(context);
+    Py_DECREF(reason);
+    if (message == NULL)
+        return NULL;
+
+    if (err != 0) {
+        raise_os_error(err, message, filename);
+    } else {
+        PyObject *type;
+        switch (code) {
+        case MONOSTAMP_EINVAL:
+        case MONOSTAMP_ERANGE:
+        case MONOSTAMP_ENOTSUP:
+        case MONOSTAMP_EFOREIGN:
+        case MONOSTAMP_EVERSION:
+        case MONOSTAMP_ENOZONE:
+        case MONOSTAMP_ESYNTAX:
+            type = PyExc_ValueError;
+            break;
+        case MONOSTAMP_ELEAD:
+            /* The clock's state is at fault, not the arguments: LeadError
+             * is a RuntimeError, which stands in should a caller have no
+             * state (a bug: the header says who may pass NULL). */
+            type = st != NULL ? st->lead_error : PyExc_RuntimeError;
+            break;
+        case MONOSTAMP_ENOMEM:
+            type = PyExc_MemoryError;
+            break;
+        default:
+            /* A code newer than this binding: not the caller's fault. */
+            type = PyExc_RuntimeError;
+            break;
+        }
+        PyErr_SetObject(type, message);
+    }
+    Py_DECREF(message);
+    return NULL;
+}

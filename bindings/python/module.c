@@ -1,0 +1,416 @@
+/*
+ * module.c: the _monostamp module: its functions, its exec slot and its
+ * definition, in the manner of CPython's Modules/xxlimited.c (multi-phase
+ * init, module state, heap types from specs).
+ *
+ * The package (monostamp/__init__.py) re-exports these objects as they
+ * are: now() and time_ns() are METH_NOARGS functions, so a call is one C
+ * call into the core and, for now(), one allocation.
+ *
+ * The other files: stamp.c and clock.c (the two types), convert.c
+ * (arguments and datetime), errors.c (the one error mapping), sleep.c.
+ */
+#include "module.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define STATE(module) ((ms_state *)PyModule_GetState(module))
+
+/* Raises the error that makes the default clock unusable (a bad
+ * MONOSTAMP_SHARED file, named from the environment) and returns NULL. */
+static PyObject *default_clock_error(ms_state *st)
+{
+    monostamp_clock *clock;
+    int rc = monostamp_default_clock(&clock);
+    if (rc == MONOSTAMP_OK) {
+        /* The core promises its error on every call once it has one. */
+        PyErr_SetString(PyExc_SystemError, "monostamp: the default clock became usable");
+        return NULL;
+    }
+    const char *shared = getenv("MONOSTAMP_SHARED");
+    PyObject *path = shared != NULL ? PyUnicode_DecodeFSDefault(shared) : NULL;
+    if (shared != NULL && path == NULL)
+        return NULL;
+    raise_core(st, rc, path, "the default clock is unusable (MONOSTAMP_SHARED=%R)",
+               path != NULL ? path : Py_None);
+    Py_XDECREF(path);
+    return NULL;
+}
+
+PyDoc_STRVAR(now_doc,
+"now()\n--\n\n"
+"The next Stamp from the process's default clock: realtime source, local\n"
+"zone, the policy set_policy() chose; shared with fork()ed children, and\n"
+"with every process whose MONOSTAMP_SHARED names the same file.");
+
+static PyObject *ms_now(PyObject *module, PyObject *unused)
+{
+    ms_state *st = STATE(module);
+    monostamp_stamp stamp;
+    (void)unused;
+    if (st->default_clock == NULL)
+        return default_clock_error(st);
+    int rc = monostamp_now(st->default_clock, &stamp);
+    if (rc != MONOSTAMP_OK)
+        return raise_core(st, rc, NULL, "now()");
+    return ms_stamp_new(st->stamp_type, stamp.utc_ns, stamp.offset_s);
+}
+
+PyDoc_STRVAR(time_ns_doc,
+"time_ns()\n--\n\n"
+"The default clock's next stamp, int ns since the epoch only: like\n"
+"time.time_ns(), but unique and monotonic under the default policy.");
+
+static PyObject *ms_time_ns(PyObject *module, PyObject *unused)
+{
+    ms_state *st = STATE(module);
+    int64_t ns;
+    (void)unused;
+    if (st->default_clock == NULL)
+        return default_clock_error(st);
+    int rc = monostamp_time_ns(st->default_clock, &ns);
+    if (rc != MONOSTAMP_OK)
+        return raise_core(st, rc, NULL, "time_ns()");
+    return PyLong_FromLongLong(ns);
+}
+
+PyDoc_STRVAR(get_policy_doc,
+"get_policy()\n--\n\n"
+"The default clock's Policy (Squeak's `Time clockPolicy`).");
+
+static PyObject *ms_get_policy(PyObject *module, PyObject *unused)
+{
+    ms_state *st = STATE(module);
+    (void)unused;
+    if (st->default_clock == NULL)
+        return default_clock_error(st);
+    return ms_policy_object(st, monostamp_get_policy());
+}
+
+PyDoc_STRVAR(set_policy_doc,
+"set_policy(policy, /)\n--\n\n"
+"Sets the default clock's Policy (a Policy or its name) for the next\n"
+"stamp, in this process and every process sharing its state.");
+
+static PyObject *ms_set_policy(PyObject *module, PyObject *arg)
+{
+    ms_state *st = STATE(module);
+    int policy;
+    if (ms_policy_arg(st, arg, &policy) < 0)
+        return NULL;
+    if (st->default_clock == NULL)
+        return default_clock_error(st);
+    int rc = monostamp_set_policy(policy);
+    if (rc != MONOSTAMP_OK)
+        return raise_core(st, rc, NULL, "set_policy(%R)", arg);
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(clock_info_doc,
+"clock_info(source, /)\n--\n\n"
+"Facts about a source as a dict: name, implementation, resolution (float\n"
+"s), resolution_ns, adjustable, monotonic.  monostamp.clock_info wraps it\n"
+"in a namespace, like time.get_clock_info().");
+
+static PyObject *ms_clock_info(PyObject *module, PyObject *arg)
+{
+    ms_state *st = STATE(module);
+    monostamp_clock_info info;
+    int source;
+    if (ms_source_arg(arg, &source) < 0)
+        return NULL;
+    int rc = monostamp_clock_info_get(source, &info);
+    if (rc == MONOSTAMP_ENOTSUP)
+        return raise_core(st, rc, NULL, "source %R is not available on this platform", arg);
+    if (rc != MONOSTAMP_OK)
+        return raise_core(st, rc, NULL, "clock_info(%R)", arg);
+    return Py_BuildValue("{s:s,s:s,s:d,s:L,s:O,s:O}", "name", info.name, "implementation",
+                         info.implementation, "resolution", (double)info.resolution_ns * 1e-9,
+                         "resolution_ns", (long long)info.resolution_ns, "adjustable",
+                         info.adjustable ? Py_True : Py_False, "monotonic",
+                         info.monotonic ? Py_True : Py_False);
+}
+
+PyDoc_STRVAR(zone_changed_doc,
+"zone_changed()\n--\n\n"
+"Says that TZ or the local zone file changed: the next offset of every\n"
+"local zone re-reads it (else a change is noticed within a second).\n"
+"Call it after changing os.environ['TZ'].");
+
+static PyObject *ms_zone_changed(PyObject *module, PyObject *unused)
+{
+    (void)module;
+    (void)unused;
+    monostamp_zone_changed();
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(share_default_doc,
+"_share_default(path, /)\n--\n\n"
+"Moves the default clock onto the state file at path (created if absent),\n"
+"as MONOSTAMP_SHARED would have at import: for the pytest plugin, which\n"
+"makes the file after monostamp is imported.  Call it while no other\n"
+"thread takes default stamps.");
+
+static PyObject *ms_share_default(PyObject *module, PyObject *arg)
+{
+    ms_state *st = STATE(module);
+    PyObject *bytes;
+    if (st->default_clock == NULL)
+        return default_clock_error(st);
+    if (ms_path_arg(arg, &bytes) < 0)
+        return NULL;
+    int rc = monostamp_default_share(PyBytes_AsString(bytes));
+    Py_DECREF(bytes);
+    if (rc != MONOSTAMP_OK)
+        return raise_core(st, rc, arg, "_share_default(%R)", arg);
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(monotonic_ns_doc,
+"monotonic_ns()\n--\n\n"
+"CLOCK_MONOTONIC in int ns: the time base of sleep_until_ns().");
+
+static PyObject *ms_monotonic_ns(PyObject *module, PyObject *unused)
+{
+    (void)module;
+    (void)unused;
+    return PyLong_FromLongLong(monostamp_monotonic_ns());
+}
+
+#define FASTCALL_KW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
+
+static PyMethodDef ms_methods[] = {
+    {"now", ms_now, METH_NOARGS, now_doc},
+    {"time_ns", ms_time_ns, METH_NOARGS, time_ns_doc},
+    {"get_policy", ms_get_policy, METH_NOARGS, get_policy_doc},
+    {"set_policy", ms_set_policy, METH_O, set_policy_doc},
+    {"clock_info", ms_clock_info, METH_O, clock_info_doc},
+    {"zone_changed", ms_zone_changed, METH_NOARGS, zone_changed_doc},
+    {"monotonic_ns", ms_monotonic_ns, METH_NOARGS, monotonic_ns_doc},
+    {"sleep", FASTCALL_KW(ms_sleep), ms_sleep_doc},
+    {"sleep_until_ns", FASTCALL_KW(ms_sleep_until_ns), ms_sleep_until_ns_doc},
+    {"_share_default", ms_share_default, METH_O, share_default_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+/* ------------------------------------------------------------ the exec */
+
+PyDoc_STRVAR(policy_doc,
+"What a clock does with a reading r, given the last value it handed out.\n\n"
+"Names and values follow Squeak Smalltalk's ``Time clockPolicy:``; every\n"
+"API taking a Policy also takes its value, the Squeak name.\n\n"
+"ACCEPT_PLATFORM_TIME: r as read: may repeat, may go backwards.\n"
+"MONOTONIC_ALLOW_DUPLICATES: max(r, last): never backwards, may repeat.\n"
+"MONOTONIC_FORCE_MICROSECOND_INCREMENT: r floored to a whole microsecond,\n"
+"    or the next whole microsecond after last.\n"
+"MONOTONIC_FORCE_NANOSECOND_INCREMENT: r if greater than last, else\n"
+"    last + 1 ns: strictly increasing (the default).");
+
+/* The members' Python names, indexed by monostamp_policy; their values
+ * are the core's names for the same policies. */
+static const char *const policy_members[MS_POLICY_COUNT] = {
+    "ACCEPT_PLATFORM_TIME",
+    "MONOTONIC_ALLOW_DUPLICATES",
+    "MONOTONIC_FORCE_MICROSECOND_INCREMENT",
+    "MONOTONIC_FORCE_NANOSECOND_INCREMENT",
+};
+
+/*
+ * Makes monostamp.Policy, a (str, enum.Enum) class, with enum's functional
+ * API: the members are then ready before any getter can return one, so a
+ * policy always comes back as a member.  str() and format() give the
+ * value, as the Squeak name is what users print.
+ */
+static PyObject *make_policy_type(void)
+{
+    PyObject *enum_type = NULL, *members = NULL, *kwargs = NULL, *args = NULL, *cls = NULL;
+    PyObject *enum_module = PyImport_ImportModule("enum");
+    if (enum_module == NULL)
+        return NULL;
+    if ((enum_type = PyObject_GetAttrString(enum_module, "Enum")) == NULL ||
+        (members = PyList_New(0)) == NULL)
+        goto done;
+    for (int p = 0; p < MS_POLICY_COUNT; p++) {
+        PyObject *pair = Py_BuildValue("(ss)", policy_members[p], monostamp_policy_name(p));
+        if (pair == NULL || PyList_Append(members, pair) < 0) {
+            Py_XDECREF(pair);
+            goto done;
+        }
+        Py_DECREF(pair);
+    }
+    args = Py_BuildValue("(sO)", "Policy", members);
+    kwargs = Py_BuildValue("{s:s,s:s,s:O}", "module", "monostamp", "qualname", "Policy", "type",
+                           (PyObject *)&PyUnicode_Type);
+    if (args == NULL || kwargs == NULL ||
+        (cls = PyObject_Call(enum_type, args, kwargs)) == NULL)
+        goto done;
+    PyObject *str_str = PyObject_GetAttrString((PyObject *)&PyUnicode_Type, "__str__");
+    PyObject *str_format = PyObject_GetAttrString((PyObject *)&PyUnicode_Type, "__format__");
+    PyObject *doc = PyUnicode_FromString(policy_doc);
+    if (str_str == NULL || str_format == NULL || doc == NULL ||
+        PyObject_SetAttrString(cls, "__str__", str_str) < 0 ||
+        PyObject_SetAttrString(cls, "__format__", str_format) < 0 ||
+        PyObject_SetAttrString(cls, "__doc__", doc) < 0)
+        Py_CLEAR(cls);
+    Py_XDECREF(str_str);
+    Py_XDECREF(str_format);
+    Py_XDECREF(doc);
+done:
+    Py_XDECREF(kwargs);
+    Py_XDECREF(args);
+    Py_XDECREF(members);
+    Py_XDECREF(enum_type);
+    Py_DECREF(enum_module);
+    return cls;
+}
+
+/* Policy and its members by monostamp_policy, into the state. */
+static int exec_policy(PyObject *module, ms_state *st)
+{
+    if ((st->policy_type = make_policy_type()) == NULL)
+        return -1;
+    for (int p = 0; p < MS_POLICY_COUNT; p++) {
+        st->policies[p] = PyObject_GetAttrString(st->policy_type, policy_members[p]);
+        if (st->policies[p] == NULL)
+            return -1;
+    }
+    return PyModule_AddObjectRef(module, "Policy", st->policy_type);
+}
+
+/* The datetime classes Stamp.datetime() builds with, into the state. */
+static int exec_datetime(ms_state *st)
+{
+    PyObject *datetime = PyImport_ImportModule("datetime");
+    if (datetime == NULL)
+        return -1;
+    st->datetime_type = PyObject_GetAttrString(datetime, "datetime");
+    st->timedelta_type = PyObject_GetAttrString(datetime, "timedelta");
+    st->timezone_type = PyObject_GetAttrString(datetime, "timezone");
+    Py_DECREF(datetime);
+    if (st->datetime_type == NULL || st->timedelta_type == NULL || st->timezone_type == NULL)
+        return -1;
+    st->utc = PyObject_GetAttrString(st->timezone_type, "utc");
+    return st->utc != NULL ? 0 : -1;
+}
+
+/* A class from `spec`, bound to the module, into the module and *out. */
+static int exec_type(PyObject *module, PyType_Spec *spec, PyTypeObject **out)
+{
+    PyObject *type = PyType_FromModuleAndSpec(module, spec, NULL);
+    if (type == NULL)
+        return -1;
+    *out = (PyTypeObject *)type;
+    const char *dot = strrchr(spec->name, '.');
+    return PyModule_AddObjectRef(module, dot != NULL ? dot + 1 : spec->name, type);
+}
+
+PyDoc_STRVAR(lead_error_doc,
+"A clock's stamp would lead its source by more than max_lead_ns and the\n"
+"clock's on_lead is 'error' (manual clocks always error).  A RuntimeError:\n"
+"it is the clock's state, not the call's arguments, that is at fault.");
+
+static int ms_exec(PyObject *module)
+{
+    ms_state *st = STATE(module);
+    monostamp_clock *clock;
+
+    st->lead_error = PyErr_NewExceptionWithDoc("monostamp.LeadError", lead_error_doc,
+                                               PyExc_RuntimeError, NULL);
+    if (st->lead_error == NULL || PyModule_AddObjectRef(module, "LeadError", st->lead_error) < 0)
+        return -1;
+    if (exec_policy(module, st) < 0 || exec_datetime(st) < 0 ||
+        exec_type(module, &ms_stamp_spec, &st->stamp_type) < 0 ||
+        exec_type(module, &ms_clock_spec, &st->clock_type) < 0)
+        return -1;
+    if (PyModule_AddStringConstant(module, "__version__", MONOSTAMP_VERSION) < 0 ||
+        PyModule_AddIntConstant(module, "DEFAULT_SLEEP_TOLERANCE_NS",
+                                MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS) < 0)
+        return -1;
+    /* Asked once, here, before any thread can see the module: the core's
+     * answer never changes, and the pointer is then only read.  An
+     * unusable clock is asked again by each call, to raise its error. */
+    st->default_clock = monostamp_default_clock(&clock) == MONOSTAMP_OK ? clock : NULL;
+    return 0;
+}
+
+static int ms_traverse(PyObject *module, visitproc visit, void *arg)
+{
+    ms_state *st = STATE(module);
+    Py_VISIT(st->stamp_type);
+    Py_VISIT(st->clock_type);
+    Py_VISIT(st->lead_error);
+    Py_VISIT(st->policy_type);
+    for (int p = 0; p < MS_POLICY_COUNT; p++)
+        Py_VISIT(st->policies[p]);
+    Py_VISIT(st->datetime_type);
+    Py_VISIT(st->timedelta_type);
+    Py_VISIT(st->timezone_type);
+    Py_VISIT(st->utc);
+    return 0;
+}
+
+static int ms_clear(PyObject *module)
+{
+    ms_state *st = STATE(module);
+    Py_CLEAR(st->stamp_type);
+    Py_CLEAR(st->clock_type);
+    Py_CLEAR(st->lead_error);
+    Py_CLEAR(st->policy_type);
+    for (int p = 0; p < MS_POLICY_COUNT; p++)
+        Py_CLEAR(st->policies[p]);
+    Py_CLEAR(st->datetime_type);
+    Py_CLEAR(st->timedelta_type);
+    Py_CLEAR(st->timezone_type);
+    Py_CLEAR(st->utc);
+    return 0;
+}
+
+static void ms_free(void *module)
+{
+    ms_clear((PyObject *)module);
+}
+
+static PyModuleDef_Slot ms_slots[] = {
+    {Py_mod_exec, ms_exec},
+#ifdef Py_mod_multiple_interpreters
+    /* The core's only process-wide state is the default clock, which is
+     * thread-safe and holds no Python objects. */
+    {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
+#endif
+#ifdef Py_mod_gil
+    /* Defined for 3.13+ builds that are not limited API (free-threaded
+     * ones): the core is lock-free and thread-safe, the module state is
+     * read-only after exec, and objects hold no mutable Python state (a
+     * Clock's policy is the core's atomic). */
+    {Py_mod_gil, Py_MOD_GIL_NOT_USED},
+#endif
+    {0, NULL},
+};
+
+PyDoc_STRVAR(ms_doc,
+"The monostamp core, as CPython objects: use the monostamp package.");
+
+static struct PyModuleDef ms_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "_monostamp",
+    .m_doc = ms_doc,
+    .m_size = sizeof(ms_state),
+    .m_methods = ms_methods,
+    .m_slots = ms_slots,
+    .m_traverse = ms_traverse,
+    .m_clear = ms_clear,
+    .m_free = ms_free,
+};
+
+/* The one exported symbol: the core and the binding are built with
+ * -fvisibility=hidden, and PyMODINIT_FUNC says "default" only on some
+ * versions' headers. */
+#if defined(__GNUC__)
+__attribute__((visibility("default")))
+#endif
+PyMODINIT_FUNC PyInit__monostamp(void)
+{
+    return PyModuleDef_Init(&ms_module);
+}

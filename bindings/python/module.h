@@ -1,0 +1,174 @@
+/*
+ * module.h: what the files of the _monostamp extension share, laid out as
+ * CPython's Modules/_sqlite/module.h is: the module state, the one function
+ * that turns the core's error codes into exceptions, and the argument
+ * converters.  Private to bindings/python/; nothing here is exported (the
+ * extension is built with -fvisibility=hidden, and only PyInit__monostamp
+ * is marked default).
+ *
+ * Every file is written against the stable ABI of CPython 3.10
+ * (setup.py defines Py_LIMITED_API=0x030A0000), and compiles unchanged
+ * as a version-specific build for free-threaded interpreters, which have
+ * no stable ABI.
+ */
+#ifndef MONOSTAMP_PY_MODULE_H
+#define MONOSTAMP_PY_MODULE_H
+
+#include <Python.h>
+
+#include <stdint.h>
+
+#include "monostamp.h"
+
+/* ---------------------------------------------------------------- state */
+
+/* The four policies, the length of ms_state.policies. */
+#define MS_POLICY_COUNT 4
+
+/*
+ * Everything the module owns, set once by the exec slot and read-only
+ * after it: no lock is needed to read it from any thread, which is what
+ * lets the module say Py_MOD_GIL_NOT_USED.
+ */
+typedef struct {
+    PyTypeObject *stamp_type;
+    PyTypeObject *clock_type;
+    PyObject *lead_error;
+    /* monostamp.Policy, and its members indexed by monostamp_policy, so
+     * that every getter returns a member without a lookup. */
+    PyObject *policy_type;
+    PyObject *policies[MS_POLICY_COUNT];
+    /* datetime.datetime, .timedelta, .timezone and timezone.utc:
+     * Stamp.datetime() calls them without importing datetime each time. */
+    PyObject *datetime_type;
+    PyObject *timedelta_type;
+    PyObject *timezone_type;
+    PyObject *utc;
+    /* The default clock if it was usable when the module was executed
+     * (it then never changes), else NULL: now() and time_ns() then ask
+     * the core again and raise the error that makes it unusable. */
+    monostamp_clock *default_clock;
+} ms_state;
+
+/* The state of one of this module's types (not subclassable, so the
+ * type of one of its instances will do). */
+static inline ms_state *ms_state_of_type(PyTypeObject *type)
+{
+    return (ms_state *)PyType_GetModuleState(type);
+}
+
+/* The types' specs, made into classes by the exec slot (module.c). */
+extern PyType_Spec ms_stamp_spec;
+extern PyType_Spec ms_clock_spec;
+
+/* ------------------------------------------------------------ the Stamp */
+
+/* A Stamp: 32 bytes, no references, not GC-tracked.  The layout is here
+ * (not in stamp.c) so that now() in module.c and clock.c can build one
+ * inline: it is the hot path. */
+typedef struct {
+    PyObject_HEAD
+    int64_t utc_ns;
+    int32_t offset;
+} ms_stamp_object;
+
+/* A new Stamp of `type` (one of ours): the one allocation now() makes.
+ * PyObject_New takes the reference to the heap type that the instance
+ * holds; the Stamp's dealloc gives it back. */
+static inline PyObject *ms_stamp_new(PyTypeObject *type, int64_t utc_ns, int32_t offset)
+{
+    ms_stamp_object *self = PyObject_New(ms_stamp_object, type);
+    if (self == NULL)
+        return NULL;
+    self->utc_ns = utc_ns;
+    self->offset = offset;
+    return (PyObject *)self;
+}
+
+/* ------------------------------------------------------------- errors */
+
+/*
+ * The one place the core's codes become exceptions (errors.c).  Raises
+ * for `code` (< 0) and returns NULL.  The message is always the caller's
+ * context, from the PyUnicode_FromFormat `fmt`, then ": " and the core's
+ * reason (monostamp_strerror):
+ *
+ *   MONOSTAMP_EOS(err)                     OSError(err, message[, filename])
+ *                                          (the errno subclass, e.g.
+ *                                          FileNotFoundError)
+ *   EINVAL ERANGE ENOTSUP ENOZONE ESYNTAX
+ *   EFOREIGN EVERSION                      ValueError(message)
+ *   ELEAD                                  monostamp.LeadError(message)
+ *   ENOMEM                                 MemoryError(message)
+ *   a code this binding does not know      RuntimeError(message)
+ *
+ * `filename` (may be NULL) is the file involved, kept as the OSError's
+ * filename.  `st` may be NULL only where `code` cannot be ELEAD.
+ */
+PyObject *raise_core(ms_state *st, int code, PyObject *filename, const char *fmt, ...);
+
+/* TypeError "`what` must be `expected`, not <type name>"; returns -1. */
+int ms_type_error(const char *what, const char *expected, PyObject *obj);
+
+/* --------------------------------------------------------- converters */
+
+/*
+ * Each converter (convert.c) stores its result in *out and returns 0, or
+ * returns -1 with TypeError for a wrong type and ValueError naming the
+ * argument (`what`) and its value for a wrong value.
+ */
+
+/* The UTF-8 of the str `obj`, valid while `obj` lives, and its length.
+ * With `no_nul`, text with an embedded NUL is refused. */
+const char *ms_utf8_arg(PyObject *obj, const char *what, int no_nul, Py_ssize_t *len);
+/* An int within int64. */
+int ms_int64_arg(PyObject *obj, const char *what, int64_t *out);
+/* Seconds (int or float) as whole ns, rounded up: a sleep is never
+ * shorter than asked. */
+int ms_seconds_arg(PyObject *obj, const char *what, int64_t *out);
+/* A Policy member or its name, as a monostamp_policy. */
+int ms_policy_arg(ms_state *st, PyObject *obj, int *out);
+/* A source name ('realtime', ...), as a monostamp_source. */
+int ms_source_arg(PyObject *obj, int *out);
+/* An on_lead name ('wait' or 'error'), as a monostamp_on_lead. */
+int ms_on_lead_arg(PyObject *obj, int *out);
+/* A path (str, bytes or os.PathLike) as a new bytes object in the file
+ * system encoding, without NULs: PyUnicode_FSConverter. */
+int ms_path_arg(PyObject *obj, PyObject **out_bytes);
+
+/* The Policy member for `policy` (new reference). */
+PyObject *ms_policy_object(ms_state *st, int policy);
+
+/* The aware datetime.datetime of `utc_ns` at `offset_s`, truncated to the
+ * microsecond toward the past; OverflowError outside years 1..9999. */
+PyObject *ms_datetime_from_stamp(ms_state *st, int64_t utc_ns, int32_t offset_s);
+
+/*
+ * Sorts METH_FASTCALL | METH_KEYWORDS arguments into `out` (borrowed
+ * references, NULL where not given) by the NULL-terminated `names`: the
+ * first `max_positional` may come by position, the first `required` must
+ * come.  TypeError in the manner of the interpreter's own parser, naming
+ * `fname`, for too many or too few arguments and unknown or repeated
+ * keywords.  Returns 0 or -1.
+ */
+int ms_parse_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
+                  PyObject *kwnames, const char *const *names, Py_ssize_t max_positional,
+                  Py_ssize_t required, PyObject **out);
+
+/* -------------------------------------------------------------- sleep */
+
+/* Sleeps until monostamp_monotonic_ns() reaches `deadline_ns`, the GIL
+ * released, running signal handlers at least every 50 ms (sleep.c).
+ * Errors are raised with the context "`call`(`arg`)".  Returns 0 or -1. */
+int ms_sleep_until(ms_state *st, int64_t deadline_ns, int64_t tolerance_ns,
+                   const char *call, PyObject *arg);
+
+/* The module functions sleep() and sleep_until_ns(), for module.c's
+ * method table. */
+PyObject *ms_sleep(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *ms_sleep_until_ns(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                            PyObject *kwnames);
+extern const char ms_sleep_doc[];
+extern const char ms_sleep_until_ns_doc[];
+
+#endif

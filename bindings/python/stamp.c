@@ -1,0 +1,319 @@
+/*
+ * stamp.c: monostamp.Stamp, an immutable (utc_ns, offset) pair.
+ *
+ * It holds no references, so it is not GC-tracked: cycles cannot pass
+ * through it, and an allocation without GC header keeps now() cheap.  It
+ * unpacks like a 2-tuple, and its hash and order are those of the pair.
+ */
+#include "module.h"
+
+#include <stddef.h>
+
+/* structmember.h's names became Py_T_* / Py_READONLY in 3.12, and the old
+ * header is not part of Python.h: use the new names where they exist. */
+#ifndef Py_T_LONGLONG
+#  include <structmember.h>
+#  define Py_T_LONGLONG T_LONGLONG
+#  define Py_T_INT T_INT
+#  define Py_READONLY READONLY
+#endif
+
+#define STAMP(op) ((ms_stamp_object *)(op))
+
+static void stamp_dealloc(PyObject *self)
+{
+    PyTypeObject *type = Py_TYPE(self);
+    PyObject_Free(self);
+    Py_DECREF(type); /* instances of heap types own a reference to them */
+}
+
+PyDoc_STRVAR(stamp_doc,
+"Stamp(utc_ns, offset=0)\n--\n\n"
+"An instant and the UTC offset in force at it; immutable.\n\n"
+"utc_ns is int nanoseconds since 1970-01-01T00:00:00Z, offset int seconds\n"
+"east of UTC (|offset| < 86400).  A Stamp unpacks like the 2-tuple\n"
+"(utc_ns, offset), compares and hashes by utc_ns, then offset, and\n"
+"str() gives its isoformat().  Clocks make them: monostamp.now(),\n"
+"Clock.now().");
+
+static PyObject *stamp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    static char *keywords[] = {"utc_ns", "offset", NULL};
+    PyObject *ns_obj, *offset_obj = NULL;
+    int64_t utc_ns;
+    long long offset = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|O:Stamp", keywords, &ns_obj, &offset_obj))
+        return NULL;
+    if (ms_int64_arg(ns_obj, "utc_ns", &utc_ns) < 0)
+        return NULL;
+    if (offset_obj != NULL) {
+        if (!PyLong_Check(offset_obj))
+            return ms_type_error("offset", "int", offset_obj), NULL;
+        int overflow;
+        offset = PyLong_AsLongLongAndOverflow(offset_obj, &overflow);
+        if (offset == -1 && PyErr_Occurred())
+            return NULL;
+        /* A day or more is no UTC offset, and the core's formatter and
+         * datetime.timezone both refuse it. */
+        if (overflow || offset <= -86400 || offset >= 86400) {
+            PyErr_Format(PyExc_ValueError,
+                         "offset=%R is out of range: must be within +-86399 seconds", offset_obj);
+            return NULL;
+        }
+    }
+    return ms_stamp_new(type, utc_ns, (int32_t)offset);
+}
+
+static PyObject *stamp_repr(PyObject *op)
+{
+    /* The numbers, never the ISO text: a repr must not fail. */
+    return PyUnicode_FromFormat("monostamp.Stamp(utc_ns=%lld, offset=%d)",
+                                (long long)STAMP(op)->utc_ns, (int)STAMP(op)->offset);
+}
+
+/* The stamp as text, or NULL with ValueError. */
+static PyObject *stamp_format(PyObject *op, int digits, int use_z)
+{
+    char buf[MONOSTAMP_ISO8601_MAX + 1];
+    int64_t utc_ns = STAMP(op)->utc_ns;
+    int32_t offset = STAMP(op)->offset;
+    int n = monostamp_format_iso8601(buf, sizeof buf, utc_ns, offset, digits, use_z);
+    if (n < 0) {
+        /* Neither EINVAL nor ERANGE can be ELEAD: no state needed. */
+        if (digits < 0 || digits > 9)
+            return raise_core(NULL, n, NULL, "digits=%d is out of range: must be 0..9", digits);
+        return raise_core(NULL, n, NULL,
+                          "cannot format monostamp.Stamp(utc_ns=%lld, offset=%d) as ISO 8601",
+                          (long long)utc_ns, (int)offset);
+    }
+    return PyUnicode_FromStringAndSize(buf, n);
+}
+
+static PyObject *stamp_str(PyObject *op)
+{
+    return stamp_format(op, 9, 0);
+}
+
+PyDoc_STRVAR(stamp_isoformat_doc,
+"isoformat($self, /, digits=9, z=False)\n--\n\n"
+"The stamp as RFC 3339 text in its own offset:\n"
+"'2026-12-02T15:11:20.123456789+01:00'.  digits (0..9) fractional\n"
+"digits, truncated; z=True writes 'Z' for a zero offset.");
+
+static PyObject *stamp_isoformat(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+    static const char *const names[] = {"digits", "z", NULL};
+    PyObject *argv[2];
+    int digits = 9, use_z = 0;
+    /* The common call has no arguments: nothing to parse. */
+    if (nargs == 0 && kwnames == NULL)
+        return stamp_format(op, digits, use_z);
+    if (ms_parse_args("isoformat", args, nargs, kwnames, names, 2, 0, argv) < 0)
+        return NULL;
+    if (argv[0] != NULL) {
+        if (!PyLong_Check(argv[0]))
+            return ms_type_error("digits", "int", argv[0]), NULL;
+        int overflow;
+        long v = PyLong_AsLongAndOverflow(argv[0], &overflow);
+        if (v == -1 && PyErr_Occurred())
+            return NULL;
+        if (overflow || v < 0 || v > 9)
+            return raise_core(NULL, MONOSTAMP_EINVAL, NULL,
+                              "digits=%R is out of range: must be 0..9", argv[0]);
+        digits = (int)v;
+    }
+    if (argv[1] != NULL && (use_z = PyObject_IsTrue(argv[1])) < 0)
+        return NULL;
+    return stamp_format(op, digits, use_z);
+}
+
+/* The character index of byte `pos` in the UTF-8 `text`. */
+static Py_ssize_t char_index(const char *text, size_t pos)
+{
+    Py_ssize_t n = 0;
+    for (size_t i = 0; i < pos; i++)
+        n += ((unsigned char)text[i] & 0xC0) != 0x80;
+    return n;
+}
+
+PyDoc_STRVAR(stamp_fromisoformat_doc,
+"fromisoformat($type, text, /)\n--\n\n"
+"The Stamp that isoformat() wrote: 'YYYY-MM-DDThh:mm:ss[.f{1,9}]' and\n"
+"'Z', '+hh:mm' or '+hhmm' ('T', 't' or ' ' between date and time),\n"
+"exactly.  ValueError says where and why malformed text fails.");
+
+static PyObject *stamp_fromisoformat(PyObject *cls, PyObject *text_obj)
+{
+    Py_ssize_t len;
+    int64_t utc_ns;
+    int32_t offset;
+    monostamp_parse_error error = {0, NULL};
+    const char *text = ms_utf8_arg(text_obj, "text", 0, &len);
+    if (text == NULL)
+        return NULL;
+    int rc = monostamp_parse_iso8601(text, (size_t)len, &utc_ns, &offset, &error);
+    if (rc != MONOSTAMP_OK) {
+        size_t pos = error.position <= (size_t)len ? error.position : (size_t)len;
+        /* The context names the place and the parser's reason; the core's
+         * sentence for the code follows. */
+        if (error.reason != NULL)
+            return raise_core(NULL, rc, NULL, "invalid ISO 8601 text %R at position %zd: %s",
+                              text_obj, char_index(text, pos), error.reason);
+        return raise_core(NULL, rc, NULL, "invalid ISO 8601 text %R at position %zd",
+                          text_obj, char_index(text, pos));
+    }
+    return ms_stamp_new((PyTypeObject *)cls, utc_ns, offset);
+}
+
+PyDoc_STRVAR(stamp_datetime_doc,
+"datetime($self, /)\n--\n\n"
+"The stamp as an aware datetime.datetime with a fixed-offset\n"
+"datetime.timezone.  datetime holds microseconds: the last three digits\n"
+"of utc_ns are dropped (truncated toward the past).  OverflowError\n"
+"outside datetime's years 1..9999.");
+
+/* METH_METHOD: the defining class leads to the module state, where the
+ * datetime classes wait. */
+static PyObject *stamp_datetime(PyObject *op, PyTypeObject *defining_class,
+                                PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    (void)args;
+    if (nargs != 0 || kwnames != NULL) {
+        PyErr_SetString(PyExc_TypeError, "datetime() takes no arguments");
+        return NULL;
+    }
+    return ms_datetime_from_stamp(ms_state_of_type(defining_class), STAMP(op)->utc_ns,
+                                  STAMP(op)->offset);
+}
+
+/* floor(ns / 1e9) and the remainder in [0, 1e9). */
+static void split_seconds(int64_t ns, int64_t *sec, int64_t *rem)
+{
+    *sec = ns / 1000000000;
+    *rem = ns % 1000000000;
+    if (*rem < 0) {
+        *rem += 1000000000;
+        *sec -= 1;
+    }
+}
+
+PyDoc_STRVAR(stamp_timestamp_doc,
+"timestamp($self, /)\n--\n\n"
+"Float seconds since the epoch, as time.time() gives (a double keeps\n"
+"about a quarter of a microsecond today; utc_ns is exact).");
+
+static PyObject *stamp_timestamp(PyObject *op, PyObject *unused)
+{
+    int64_t sec, rem;
+    (void)unused;
+    split_seconds(STAMP(op)->utc_ns, &sec, &rem);
+    return PyFloat_FromDouble((double)sec + (double)rem * 1e-9);
+}
+
+static PyObject *stamp_reduce(PyObject *op, PyObject *unused)
+{
+    (void)unused;
+    return Py_BuildValue("O(Li)", (PyObject *)Py_TYPE(op), (long long)STAMP(op)->utc_ns,
+                         (int)STAMP(op)->offset);
+}
+
+static Py_ssize_t stamp_length(PyObject *op)
+{
+    (void)op;
+    return 2;
+}
+
+static PyObject *stamp_item(PyObject *op, Py_ssize_t i)
+{
+    if (i == 0)
+        return PyLong_FromLongLong(STAMP(op)->utc_ns);
+    if (i == 1)
+        return PyLong_FromLong(STAMP(op)->offset);
+    PyErr_SetString(PyExc_IndexError, "Stamp index out of range");
+    return NULL;
+}
+
+/* Iterates over the 2-tuple: `utc_ns, offset = stamp` then ends on the
+ * tuple iterator's end, not on an IndexError raised and caught, as the
+ * old sequence protocol would (the exception was most of its cost). */
+static PyObject *stamp_iter(PyObject *op)
+{
+    PyObject *pair = Py_BuildValue("(Li)", (long long)STAMP(op)->utc_ns, (int)STAMP(op)->offset);
+    if (pair == NULL)
+        return NULL;
+    PyObject *it = PyObject_GetIter(pair);
+    Py_DECREF(pair);
+    return it;
+}
+
+static PyObject *stamp_richcompare(PyObject *a, PyObject *b, int op)
+{
+    if (Py_TYPE(a) != Py_TYPE(b))
+        Py_RETURN_NOTIMPLEMENTED;
+    ms_stamp_object *x = STAMP(a), *y = STAMP(b);
+    int c = x->utc_ns != y->utc_ns ? (x->utc_ns < y->utc_ns ? -1 : 1)
+          : x->offset != y->offset ? (x->offset < y->offset ? -1 : 1) : 0;
+    int r;
+    switch (op) {
+    case Py_LT: r = c < 0; break;
+    case Py_LE: r = c <= 0; break;
+    case Py_EQ: r = c == 0; break;
+    case Py_NE: r = c != 0; break;
+    case Py_GT: r = c > 0; break;
+    default: r = c >= 0; break;
+    }
+    return PyBool_FromLong(r);
+}
+
+static Py_hash_t stamp_hash(PyObject *op)
+{
+    /* Unsigned arithmetic: wraps by definition, never overflows. */
+    Py_uhash_t h = (Py_uhash_t)(uint64_t)STAMP(op)->utc_ns;
+    h = (h ^ (h >> 31)) * (Py_uhash_t)1000003;
+    h ^= (Py_uhash_t)(uint32_t)STAMP(op)->offset;
+    return h == (Py_uhash_t)-1 ? -2 : (Py_hash_t)h;
+}
+
+static PyMemberDef stamp_members[] = {
+    {"utc_ns", Py_T_LONGLONG, offsetof(ms_stamp_object, utc_ns), Py_READONLY,
+     "int nanoseconds since 1970-01-01T00:00:00Z."},
+    {"offset", Py_T_INT, offsetof(ms_stamp_object, offset), Py_READONLY,
+     "int seconds east of UTC in force at utc_ns."},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyMethodDef stamp_methods[] = {
+    {"isoformat", (PyCFunction)(void (*)(void))stamp_isoformat, METH_FASTCALL | METH_KEYWORDS,
+     stamp_isoformat_doc},
+    {"fromisoformat", stamp_fromisoformat, METH_O | METH_CLASS, stamp_fromisoformat_doc},
+    {"datetime", (PyCFunction)(void (*)(void))stamp_datetime,
+     METH_METHOD | METH_FASTCALL | METH_KEYWORDS, stamp_datetime_doc},
+    {"timestamp", stamp_timestamp, METH_NOARGS, stamp_timestamp_doc},
+    {"__reduce__", stamp_reduce, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot stamp_slots[] = {
+    {Py_tp_doc, (void *)stamp_doc},
+    {Py_tp_new, stamp_new},
+    {Py_tp_dealloc, stamp_dealloc},
+    {Py_tp_repr, stamp_repr},
+    {Py_tp_str, stamp_str},
+    {Py_tp_hash, stamp_hash},
+    {Py_tp_richcompare, stamp_richcompare},
+    {Py_tp_iter, stamp_iter},
+    {Py_tp_members, stamp_members},
+    {Py_tp_methods, stamp_methods},
+    {Py_sq_length, stamp_length},
+    {Py_sq_item, stamp_item},
+    {0, NULL},
+};
+
+PyType_Spec ms_stamp_spec = {
+    .name = "monostamp.Stamp",
+    .basicsize = sizeof(ms_stamp_object),
+    .itemsize = 0,
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = stamp_slots,
+};
