@@ -17,6 +17,11 @@
 #include "lmonostamp.h"
 
 
+/*
+** The core's clock asks for storage aligned for int64_t, double and
+** pointers that never moves once initialised: Lua's userdata memory is
+** aligned for all three (LUAI_MAXALIGN) and its collector never moves it.
+*/
 typedef struct LClock {
   monostamp_clock clock;
   int open;  /* 0 once closed (by close, __close or __gc) */
@@ -153,7 +158,10 @@ static const char *options_fault (lua_State *L, const char *field) {
     option = "shared";
     must = "a non-empty path";
   }
-  lua_getfield(L, 1, option);
+  if (lua_istable(L, 1))
+    lua_getfield(L, 1, option);
+  else  /* no table: defaults, which the core never refuses */
+    lua_pushnil(L);
   return lua_pushfstring(L, "%s must be %s, not %s", option, must, pushshown(L, -1));
 }
 
