@@ -30,11 +30,17 @@ trap cleanup EXIT
 
 # Only files that exist: a file deleted in the worktree but not yet in the
 # index is still listed by git.  tar rather than cpio, which Debian does
-# not install by default.
+# not install by default.  Outside a git checkout (a release tarball),
+# the whole tree but its build folders.
 mkdir "$work/src"
-(cd "$top" && git ls-files --cached --others --exclude-standard |
-    while IFS= read -r f; do if [ -f "$f" ]; then printf '%s\n' "$f"; fi; done |
-    tar -cf - -T -) | tar -xf - -C "$work/src"
+if git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    (cd "$top" && git ls-files --cached --others --exclude-standard |
+        while IFS= read -r f; do if [ -f "$f" ]; then printf '%s\n' "$f"; fi; done |
+        tar -cf - -T -) | tar -xf - -C "$work/src"
+else
+    (cd "$top" && tar -cf - --exclude=./build --exclude='./build-*' \
+        --exclude="./$(basename "$build")" .) | tar -xf - -C "$work/src"
+fi
 
 rockspec=$(cd "$work/src" && ls monostamp-*.rockspec)
 if ! (cd "$work/src" &&
