@@ -40,10 +40,16 @@ if [ -n "$debs" ]; then
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $debs >/dev/null
 fi
 
+# Module to import, and the pip requirement that provides it.  setuptools 77
+# reads pyproject.toml's SPDX license string (make test-python builds without
+# build isolation, so with this setuptools); mypy runs stubtest on the .pyi.
 pips=""
-for mod in pytest:pytest hypothesis:hypothesis xdist:pytest-xdist setuptools:setuptools wheel:wheel; do
+for mod in pytest:pytest hypothesis:hypothesis xdist:pytest-xdist mypy:mypy; do
     "$PYTHON" -c "import ${mod%%:*}" 2>/dev/null || pips="$pips ${mod#*:}"
 done
+"$PYTHON" -c 'import setuptools, sys
+sys.exit(int(setuptools.__version__.split(".")[0]) < 77)' 2>/dev/null ||
+    pips="$pips setuptools>=77"
 if [ -n "$pips" ]; then
     echo "install-deps: installing Python packages for $PYTHON:$pips"
     # shellcheck disable=SC2086

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Builds and tests the Python binding on every CPython >= 3.8 on this
+# Builds and tests the Python binding on every CPython >= 3.10 on this
 # machine (pyenv's versions and python3.X on PATH), each in its own venv
 # under build/pyvenv-X.Y, with pytest, hypothesis and pytest-xdist there.
 #
@@ -23,7 +23,7 @@ candidates() {
     for p in "$pyenv_root"/versions/3.*/bin/python3; do
         [ -x "$p" ] && echo "$p"
     done
-    for minor in 8 9 10 11 12 13 14 15; do
+    for minor in 10 11 12 13 14 15; do
         command -v "python3.$minor" 2>/dev/null || true
     done
 }
@@ -32,9 +32,10 @@ seen=" "
 passed=""
 failed=""
 for py in $(candidates); do
-    # CPython 3.8+ only, one interpreter per X.Y (and per free-threading).
+    # CPython 3.10+ only (the abi3 floor), one interpreter per X.Y (and per
+    # free-threading).
     tag=$("$py" -c 'import sys, sysconfig
-ok = sys.implementation.name == "cpython" and sys.version_info >= (3, 8)
+ok = sys.implementation.name == "cpython" and sys.version_info >= (3, 10)
 ft = "t" if sysconfig.get_config_var("Py_GIL_DISABLED") else ""
 print("%d.%d%s" % (sys.version_info[:2] + (ft,)) if ok else "")' 2>/dev/null || true)
     [ -n "$tag" ] || continue
