@@ -8,14 +8,16 @@ status=0
 
 # ---------------------------------------------------------------- Python
 # Installs the binding for $PYTHON (default python3) and runs
-# `python -m monostamp.bench`: ns per call and the target ratios, each
-# against a baseline timed in the same run.
+# bench/python/bench.py (not part of the wheel): ns per call and the target
+# ratios, each against a baseline timed in the same run.  It runs from
+# $BUILD so that the installed package is the one imported.
 PYTHON=${PYTHON:-python3}
 if [ -f setup.py ] && command -v "$PYTHON" >/dev/null 2>&1; then
     echo "== Python binding ($PYTHON)"
+    bench_py="$(pwd)/bench/python/bench.py"
     if "$PYTHON" -m pip install --quiet --disable-pip-version-check --no-build-isolation \
             --force-reinstall --no-deps . &&
-       (cd "$BUILD" 2>/dev/null || cd /tmp; "$PYTHON" -m monostamp.bench); then
+       (cd "$BUILD" 2>/dev/null || cd /tmp; "$PYTHON" "$bench_py"); then
         :
     else
         echo "python bench: failed"; status=1

@@ -1,6 +1,8 @@
 """Benchmarks the binding against the standard library, in one run.
 
-    python -m monostamp.bench [--repeat N] [--quick] [--no-sampling | --sampling-only]
+    python bench/python/bench.py [--repeat N] [--quick] [--no-sampling | --sampling-only]
+
+It benchmarks the installed monostamp package; it is not part of it.
 
 Prints ns per call (the minimum over the repeats: the least disturbed run)
 and the ratios the project targets, each against a baseline measured in
@@ -252,7 +254,7 @@ def sampling(quick=False, out=sys.stdout):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m monostamp.bench", description=__doc__,
+    parser = argparse.ArgumentParser(prog="bench/python/bench.py", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=15, help="timing runs per case")
     parser.add_argument("--quick", action="store_true",
