@@ -183,8 +183,10 @@ static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, 
         } else {
             note_slow_path(clock, policy, reading, last, stamp);
         }
+    } else {
+        /* One counter per stamp either way: readings = fresh + duplicates. */
+        bump(&clock->fresh_readings);
     }
-    bump(&clock->readings);
     *out_ns = stamp;
     return MONOSTAMP_OK;
 }
@@ -198,7 +200,7 @@ static MONOSTAMP__ALWAYS_INLINE int next_once(monostamp__clock *clock, int64_t *
         return rc;
     int policy = atomic_load_explicit(&clock->policy, RELAXED);
     if (policy == MONOSTAMP_ACCEPT_PLATFORM_TIME) {
-        bump(&clock->readings);
+        bump(&clock->fresh_readings);
         *out_ns = reading;
         return MONOSTAMP_OK;
     }
@@ -405,11 +407,13 @@ void monostamp_clock_stats(const monostamp_clock *storage, monostamp_stats *out)
     /* The counters are atomics: reading them through a const clock
      * writes nothing. */
     monostamp__clock *clock = (monostamp__clock *)const_clock_of(storage);
-    out->readings = atomic_load_explicit(&clock->readings, RELAXED);
     out->backward_steps = atomic_load_explicit(&clock->backward_steps, RELAXED);
     out->largest_backward_ns = atomic_load_explicit(&clock->largest_backward_ns, RELAXED);
     out->duplicates = atomic_load_explicit(&clock->duplicates, RELAXED);
     out->forced_increments = out->duplicates - atomic_load_explicit(&clock->holds, RELAXED);
+    /* Each stamp bumps one counter: readings above the last stamp, or
+     * duplicates. */
+    out->readings = atomic_load_explicit(&clock->fresh_readings, RELAXED) + out->duplicates;
     /* See note_slow_path: the lead lives in the last slow stamp. */
     int64_t slow_stamp = atomic_load_explicit(&clock->slow_stamp, RELAXED);
     int64_t slow_reading = atomic_load_explicit(&clock->slow_reading, RELAXED);

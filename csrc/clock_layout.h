@@ -37,7 +37,8 @@ typedef struct monostamp__clock {
      * own_last brings the counters' line along in the same transfer.
      * Counters are relaxed atomics, updated without locked instructions. */
     _Atomic int64_t own_last;
-    _Atomic uint64_t readings;
+    _Atomic uint64_t fresh_readings; /* readings above the last stamp (all, under
+                                        acceptPlatformTime); + duplicates = readings */
     _Atomic int64_t manual_ns;     /* the manual source's reading */
     char separate_per_stamp[MONOSTAMP__CACHE_LINE];
     /* Written on the slow path only. */
