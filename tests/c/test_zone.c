@@ -307,7 +307,7 @@ static void test_posix_strings(void)
     CHECK_CHANGE("AAA0BBB,59/0,300/0", INT64_C(951782400), 0, 3600);   /* 2000-02-29 */
     {
         /* Permanent DST as RFC 8536 reads it: DST at every instant, even the
-         * first hours of a UTC year (glibc says EST there: trap 4). */
+         * first hours of a UTC year (glibc says EST there: docs/offset-engine.md, trap 4). */
         monostamp_zone *z = NULL;
         CHECK_OK(monostamp_zone_open("EST5EDT,0/0,J365/25", &z));
         for (int64_t t = JAN_2026 - 86400; t < JAN_2026 + 86400; t += 1800)
