@@ -234,16 +234,20 @@ static PyObject *stamp_item(PyObject *op, Py_ssize_t i)
     return NULL;
 }
 
-/* Iterates over the 2-tuple: `utc_ns, offset = stamp` then ends on the
- * tuple iterator's end, not on an IndexError raised and caught, as the
- * old sequence protocol would (the exception was most of its cost). */
+/* Iterates over the pair, so that `utc_ns, offset = stamp` stops on the
+ * tuple iterator's end rather than on an IndexError raised and caught, as
+ * the sequence protocol alone would; and so that __iter__ is real, as the
+ * stub says. */
 static PyObject *stamp_iter(PyObject *op)
 {
-    PyObject *pair = Py_BuildValue("(Li)", (long long)STAMP(op)->utc_ns, (int)STAMP(op)->offset);
-    if (pair == NULL)
-        return NULL;
-    PyObject *it = PyObject_GetIter(pair);
-    Py_DECREF(pair);
+    PyObject *pair = NULL, *it = NULL;
+    PyObject *utc_ns = PyLong_FromLongLong(STAMP(op)->utc_ns);
+    PyObject *offset = PyLong_FromLong(STAMP(op)->offset);
+    if (utc_ns != NULL && offset != NULL && (pair = PyTuple_Pack(2, utc_ns, offset)) != NULL)
+        it = PyObject_GetIter(pair);
+    Py_XDECREF(pair);
+    Py_XDECREF(offset);
+    Py_XDECREF(utc_ns);
     return it;
 }
 

@@ -50,6 +50,26 @@ def test_stamp_unpacks_indexes_and_has_length_two():
         s[2]
 
 
+def test_stamp_is_not_sliceable():
+    # The stub promises an index only; a slice is refused, not half-served.
+    with pytest.raises(TypeError):
+        Stamp(1, 60)[0:1]
+
+
+def test_types_cannot_be_changed():
+    # Immutable heap types (Py_TPFLAGS_IMMUTABLETYPE), as built-in types are.
+    with pytest.raises(TypeError):
+        Stamp.isoformat = lambda self: "no"
+    with pytest.raises(TypeError):
+        Clock.x = 1
+    with pytest.raises(TypeError):
+        del Clock.now
+    with pytest.raises(TypeError):
+        class Sub(Stamp):  # noqa: F841
+            pass
+    assert Stamp(0, 0).isoformat() == "1970-01-01T00:00:00.000000000+00:00"
+
+
 def test_stamp_is_immutable():
     s = Stamp(1, 60)
     with pytest.raises(AttributeError):
@@ -136,6 +156,30 @@ def test_policy_enum():
     assert isinstance(Policy.ACCEPT_PLATFORM_TIME, str)
     assert Policy("acceptPlatformTime") is Policy.ACCEPT_PLATFORM_TIME
     assert str(Policy.ACCEPT_PLATFORM_TIME) == "acceptPlatformTime"
+
+
+def test_policy_is_the_extensions_own_and_pickles():
+    assert Policy is monostamp._monostamp.Policy
+    assert Policy.__module__ == "monostamp" and Policy.__qualname__ == "Policy"
+    assert format(Policy.MONOTONIC_ALLOW_DUPLICATES, ">25") == "monotonicAllowDuplicates".rjust(25)
+    assert "%s" % Policy.ACCEPT_PLATFORM_TIME == "acceptPlatformTime"
+    for p in Policy:
+        assert pickle.loads(pickle.dumps(p)) is p
+    assert Policy.__doc__.startswith("What a clock does")
+
+
+def test_getters_return_policy_members_whatever_was_imported_first():
+    # The enum is made with the extension, so no import order can leave a
+    # getter returning a bare str.
+    import subprocess
+    import sys
+    code = ("import importlib, sys\n"
+            "ext = importlib.import_module('monostamp._monostamp')\n"
+            "p = ext.get_policy(); q = ext.Clock(source='manual').policy\n"
+            "print(type(p).__name__, type(q).__name__, p is ext.Policy(str(p)))\n")
+    out = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                         universal_newlines=True, check=True).stdout.split()
+    assert out == ["Policy", "Policy", "True"]
 
 
 def test_get_and_set_policy_on_the_default_clock():

@@ -1,5 +1,6 @@
 """Bad arguments: TypeError for a wrong type, ValueError naming the value,
 and no clock left in a wrong state."""
+import errno
 import os
 
 import pytest
@@ -32,6 +33,25 @@ from monostamp import Clock, Stamp
 def test_clock_arguments(kwargs, exc, match):
     with pytest.raises(exc, match=match):
         Clock(**kwargs)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    # The core's options check names the one bad field; the message names
+    # that argument and its value, then the core's reason.
+    ({"max_lead_ns": -1}, "Clock(): max_lead_ns must be >= 0, not -1: "),
+    ({"start_ns": 5, "source": "realtime_coarse"},
+     "Clock(): start_ns=5 is only for source='manual', not 'realtime_coarse': "),
+    ({"zone": "x" * 300}, "Clock(): zone='%s' is not a zone name (at most 255 bytes): " % ("x" * 300)),
+    ({"zone": "Mars/Olympus_Mons"}, "Clock(zone='Mars/Olympus_Mons'): "),
+])
+def test_clock_value_errors_name_one_argument(kwargs, message):
+    with pytest.raises(ValueError) as info:
+        Clock(**kwargs)
+    text = str(info.value)
+    assert text.startswith(message) and len(text) > len(message), text
+    for other in ("max_lead_ns", "start_ns", "zone"):
+        if other not in kwargs:
+            assert other not in text, text
 
 
 def test_clock_keyword_only_after_policy():
@@ -188,7 +208,11 @@ def test_unusable_shared_path_is_os_error(tmp_path):
     with pytest.raises(OSError) as info:
         Clock(shared=missing)
     assert os.fspath(info.value.filename) == str(missing)
-    assert info.value.errno is not None
+    # The errno comes from the core's code, not from the global errno; the
+    # message keeps the call's context before the OS's reason.
+    assert info.value.errno == errno.ENOENT and isinstance(info.value, FileNotFoundError)
+    assert info.value.strerror.startswith("Clock(shared=%r): " % missing), info.value.strerror
+    assert info.value.strerror.endswith(os.strerror(errno.ENOENT))
     with pytest.raises(ValueError, match="null"):
         Clock(shared="a\0b")
 
@@ -209,4 +233,7 @@ def test_foreign_default_shared_file_names_the_path(tmp_path):
                          universal_newlines=True, check=True).stdout.splitlines()
     assert len(out) == 3
     for line in out:
-        assert str(path) in line and "not a monostamp state file" in line
+        # The context says which clock and why the path; the core says what.
+        assert line.startswith("the default clock is unusable (MONOSTAMP_SHARED=%r): "
+                               % str(path)), line
+        assert "not a monostamp state file" in line

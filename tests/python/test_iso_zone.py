@@ -13,7 +13,7 @@ from conftest import read_vectors
 try:
     import zoneinfo
     zoneinfo.ZoneInfo("Europe/Berlin")
-except Exception:  # 3.8, or no tz database
+except Exception:  # no tz database
     zoneinfo = None
 
 I64 = st.integers(min_value=-2**63, max_value=2**63 - 1)
