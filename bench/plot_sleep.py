@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Plot seed 003's sleep lateness from bench_seed003_sleep's CSV.
+"""Plot the sleep lateness in bench_sleep's CSV.
 
-    MONOSTAMP_SLEEP_CSV=build/sleep.csv build/bench/bench_seed003_sleep
+    MONOSTAMP_SLEEP_CSV=build/sleep.csv build/bench/bench_sleep
     python3 bench/plot_sleep.py build/sleep.csv docs/sleep_lateness.png
 
 matplotlib is an optional benchmark dependency: without it the script says
@@ -72,7 +72,7 @@ def main(argv):
         ax.axhline(5, color="grey", linestyle="--", linewidth=1)
     axes[0].set_ylabel("µs after the deadline (never before it)")
     axes[1].legend(fontsize=8, loc="upper left")
-    fig.suptitle("Seed 003 on this machine: how late each way of sleeping wakes "
+    fig.suptitle("On this machine: how late each way of sleeping wakes "
                  "(dashed: 5 µs)")
     fig.tight_layout()
     fig.savefig(argv[2], dpi=100)

@@ -1,6 +1,6 @@
 /*
- * bench_seed001_calls.c: seed 001's table (Sean Chittenden's bench_time.c
- * on FreeBSD, 2008), reproduced here: ns per call of time(),
+ * bench_os_calls.c: what each OS time call costs, as Sean Chittenden's
+ * bench_time.c measured on FreeBSD in 2008: ns per call of time(),
  * gettimeofday(), clock_gettime() for each clock id this system has, and
  * of monostamp's calls for each source x policy.  The ratio column is
  * against clock_gettime(CLOCK_REALTIME) measured in the same run.
@@ -58,7 +58,7 @@ static int call_clock_gettime(void *ctx, int64_t *out)
     return rc;
 }
 
-/* The seed thread's other contender: the time with its UTC offset, the
+/* The Squeak thread's other contender: the time with its UTC offset, the
  * way Squeak's gettimeofday primitive does it (localtime_r per call). */
 static int call_gettimeofday_localtime(void *ctx, int64_t *out)
 {

@@ -1,16 +1,17 @@
 /*
- * bench_seed000_sampling.c: seed 000's tables (squeak-dev, May 2020),
- * reproduced from C.
+ * bench_sampling.c: stamps per second and how many are distinct, per source
+ * x policy, and the time for 10 M stamps.  The tables repeat, from C, those
+ * of a squeak-dev thread (May 2020) on Squeak's DateAndTime clock.
  *
  * 1. Sampling: stamps taken in a tight loop for one second, and how many
- *    are distinct, per source x policy, beside the plain C calls the seed's
- *    primitives stand for.  Distinct values are counted as the
+ *    are distinct, per source x policy, beside the plain C calls the
+ *    Squeak VM's time primitives stand for.  Distinct values are counted as the
  *    sequence's strict increases plus one, which is exact for a sequence
  *    that never goes backwards; a row whose sequence went backwards says
  *    so and its count is then a bound.  The last value's distance from
  *    CLOCK_REALTIME shows how far the increment policies ran ahead.
  * 2. Speed: the time for 10 M stamps (monostamp_now: instant and offset)
- *    per source x policy, the seed's `10000000 timesRepeat: [DateAndTime
+ *    per source x policy, the thread's `10000000 timesRepeat: [DateAndTime
  *    now]`; the ratio is against acceptPlatformTime on the same source.
  *
  *   MONOSTAMP_BENCH_QUICK=1   0.2 s windows and 1 M stamps (figures then
@@ -86,10 +87,10 @@ static int64_t realtime_now(void)
     return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
 }
 
-/* Samples for `window_ns` of real (monotonic) time.  The seed stopped on
- * the stamp's own value instead; that is misleading for the increment
- * policies, whose stamps run ahead of the clock when calls come faster
- * than one per increment.  The clock is checked every 256 samples so the
+/* Samples for `window_ns` of real (monotonic) time.  The Squeak thread
+ * stopped on the stamp's own value instead; that is misleading for the
+ * increment policies, whose stamps run ahead of the clock when calls come
+ * faster than one per increment.  The clock is checked every 256 samples so the
  * check costs little. */
 static sampling sample_for(reader read, void *ctx, int64_t window_ns)
 {

@@ -1,8 +1,9 @@
 /*
- * bench_seed003_sleep.c: seed 003's table (FreeBSD calloutng, testsleep),
- * reproduced here: for requested sleeps of 1, 300, 3,000, 30,000 and
- * 300,000 us, how late each way of sleeping wakes (mean and p99, in us),
- * whether any woke early, and the CPU time each sleep burns.
+ * bench_sleep.c: sleep lateness, as FreeBSD's calloutng work measured it
+ * with its testsleep program (2013): for requested sleeps of 1, 300,
+ * 3,000, 30,000 and 300,000 us, how late each way of sleeping wakes (mean
+ * and p99, in us), whether any woke early, and the CPU time each sleep
+ * burns.
  *
  * Lateness = CLOCK_MONOTONIC after the call - (CLOCK_MONOTONIC before the
  * call + requested).  Methods are interleaved sample by sample so that the
