@@ -407,6 +407,8 @@ static struct PyModuleDef ms_module = {
 /* The one exported symbol: the core and the binding are built with
  * -fvisibility=hidden, and PyMODINIT_FUNC says "default" only on some
  * versions' headers. */
+PyMODINIT_FUNC PyInit__monostamp(void);
+
 #if defined(__GNUC__)
 __attribute__((visibility("default")))
 #endif
