@@ -213,6 +213,12 @@ MONOSTAMP_API void monostamp_options_init(monostamp_options *options);
  * not at all.  Thread-safe. */
 MONOSTAMP_API int monostamp_options_check(const monostamp_options *options,
                                           const char **bad_field);
+/* The rule a field named by monostamp_options_check() broke, as a phrase
+ * to follow the field's name and value: "must be >= 0" for
+ * "max_lead_ns", say; NULL for a name that is not a field.  Bindings build
+ * their message from the two, so every rule is written once, here.
+ * Thread-safe. */
+MONOSTAMP_API const char *monostamp_options_rule(const char *field);
 
 /* The counters a clock keeps, cumulative since the clock began.  They cost
  * no locked instruction, so they are exact while one thread at a time uses

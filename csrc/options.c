@@ -16,6 +16,36 @@ void monostamp_options_init(monostamp_options *options)
     options->on_lead = MONOSTAMP_ON_LEAD_WAIT;
 }
 
+#define NUMBER_TEXT_(n) #n
+#define NUMBER_TEXT(n) NUMBER_TEXT_(n)
+
+/* Each field's rule, written once: the check below and every binding's
+ * message follow it. */
+static const struct {
+    const char *field;
+    const char *rule;
+} rules[] = {
+    {"policy", "must be one of acceptPlatformTime, monotonicAllowDuplicates, "
+               "monotonicForceMicrosecondIncrement, monotonicForceNanosecondIncrement"},
+    {"source", "must be one of realtime, realtime_coarse, manual"},
+    {"zone", "must be a zone name of at most " NUMBER_TEXT(MONOSTAMP_ZONE_NAME_MAX) " bytes"},
+    {"max_lead_ns", "must be >= 0"},
+    {"on_lead", "must be one of wait, error"},
+    {"shared_path", "must be a non-empty path"},
+    {"start_ns", "is only for the manual source"},
+    {"options", "must not be NULL"},
+};
+
+const char *monostamp_options_rule(const char *field)
+{
+    if (field == NULL)
+        return NULL;
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
+        if (strcmp(rules[i].field, field) == 0)
+            return rules[i].rule;
+    return NULL;
+}
+
 /* The first field that is wrong, or NULL.  In the struct's order, so the
  * answer does not depend on which check happens to run first. */
 static const char *first_bad_field(const monostamp_options *o)

@@ -134,35 +134,23 @@ static const char *pushshown (lua_State *L, int idx) {
 
 /*
 ** Words the one field monostamp_options_check() found wrong, with the value
-** the caller gave it.  The core decides what is wrong; this only says, per
-** field, what the core's contract (monostamp.h) asks for.  Lua's option
-** 'shared' is the core's field 'shared_path'.
+** the caller gave it and the core's rule for that field (so each rule is
+** written once, in the core).  Lua's option 'shared' is the core's field
+** 'shared_path'.
 */
 static const char *options_fault (lua_State *L, const char *field) {
-  const char *option = field, *must = "valid";
+  const char *option = field, *rule;
   if (field == NULL)
     return NULL;  /* the core's own sentence will do */
-  if (strcmp(field, "policy") == 0)
-    must = lms_pushnames(L, monostamp_policy_name);
-  else if (strcmp(field, "source") == 0)
-    must = lms_pushnames(L, monostamp_source_name);
-  else if (strcmp(field, "on_lead") == 0)
-    must = lms_pushnames(L, monostamp_on_lead_name);
-  else if (strcmp(field, "max_lead_ns") == 0)
-    must = ">= 0";
-  else if (strcmp(field, "start_ns") == 0)
-    must = "nil unless source is 'manual'";
-  else if (strcmp(field, "zone") == 0)
-    must = lua_pushfstring(L, "a name of at most %d bytes", MONOSTAMP_ZONE_NAME_MAX);
-  else if (strcmp(field, "shared_path") == 0) {
+  rule = monostamp_options_rule(field);
+  if (strcmp(field, "shared_path") == 0)
     option = "shared";
-    must = "a non-empty path";
-  }
   if (lua_istable(L, 1))
     lua_getfield(L, 1, option);
   else  /* no table: defaults, which the core never refuses */
     lua_pushnil(L);
-  return lua_pushfstring(L, "%s must be %s, not %s", option, must, pushshown(L, -1));
+  return lua_pushfstring(L, "%s=%s %s", option, pushshown(L, -1),
+                         rule != NULL ? rule : "is not accepted");
 }
 
 

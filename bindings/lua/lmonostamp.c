@@ -94,29 +94,13 @@ int64_t lms_tons (lua_State *L, int idx, int arg, const char *field) {
 }
 
 
-const char *lms_pushnames (lua_State *L, const char *(*name_of)(int)) {
-  luaL_Buffer b;
-  int i;
-  luaL_buffinit(L, &b);
-  for (i = 0; name_of(i) != NULL; i++) {
-    if (i > 0)
-      luaL_addstring(&b, name_of(i + 1) != NULL ? ", " : " or ");
-    luaL_addchar(&b, '\'');
-    luaL_addstring(&b, name_of(i));
-    luaL_addchar(&b, '\'');
-  }
-  luaL_pushresult(&b);
-  return lua_tostring(L, -1);
-}
-
-
 monostamp_policy lms_checkpolicy (lua_State *L, int arg) {
   const char *name = luaL_checkstring(L, arg);
   monostamp_policy policy = MONOSTAMP_DEFAULT_POLICY;
   int rc = monostamp_policy_from_name(name, &policy);
   if (rc != MONOSTAMP_OK)
-    lms_result(L, rc, 0, arg, NULL, lua_pushfstring(L, "policy must be %s, not '%s'",
-               lms_pushnames(L, monostamp_policy_name), name));
+    lms_result(L, rc, 0, arg, NULL, lua_pushfstring(L, "policy='%s' %s", name,
+               monostamp_options_rule("policy")));
   return policy;
 }
 
@@ -267,8 +251,8 @@ static int ms_clock_info (lua_State *L) {
   monostamp_clock_info info;
   int rc = monostamp_source_from_name(name, &source);
   if (rc != MONOSTAMP_OK)
-    return lms_result(L, rc, 0, 1, NULL, lua_pushfstring(L, "source must be %s, not '%s'",
-                      lms_pushnames(L, monostamp_source_name), name));
+    return lms_result(L, rc, 0, 1, NULL, lua_pushfstring(L, "source='%s' %s", name,
+                      monostamp_options_rule("source")));
   rc = monostamp_clock_info_get(source, &info);
   if (rc != MONOSTAMP_OK)  /* a source this platform lacks */
     return lms_result(L, rc, 0, 0, name, NULL);

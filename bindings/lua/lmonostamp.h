@@ -102,10 +102,6 @@ LMS_FUNC int64_t lms_tons (lua_State *L, int idx, int arg, const char *field);
 
 #define lms_checkns(L, arg)	lms_tons(L, arg, arg, NULL)
 
-/* Pushes "'a', 'b' or 'c'": every name 'name_of' gives for 0, 1, ...
-** until it gives NULL (monostamp_policy_name, monostamp_source_name,
-** monostamp_on_lead_name).  The core's list, not a copy of it. */
-LMS_FUNC const char *lms_pushnames (lua_State *L, const char *(*name_of)(int));
 
 /* Argument 'arg' as a policy name, or an argument error listing them. */
 LMS_FUNC monostamp_policy lms_checkpolicy (lua_State *L, int arg);

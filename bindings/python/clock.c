@@ -74,39 +74,31 @@ static int clock_args_parse(ms_state *st, PyObject *args, PyObject *kwds, clock_
 }
 
 /* Asks the core whether the options make a clock; if not, raises the
- * ValueError naming the one argument it names, with its value. */
-static int clock_args_check(ms_state *st, const clock_args *ca)
+ * ValueError naming the one argument it names, with its value and the
+ * core's rule for it. */
+static int clock_args_check(const clock_args *ca)
 {
     const char *field = NULL;
-    const monostamp_options *o = &ca->options;
-    int rc = monostamp_options_check(o, &field);
-    if (rc == MONOSTAMP_OK)
+    if (monostamp_options_check(&ca->options, &field) == MONOSTAMP_OK)
         return 0;
-    if (field == NULL)
-        field = "";
-    if (strcmp(field, "max_lead_ns") == 0)
-        raise_core(st, rc, NULL, "Clock(): max_lead_ns must be >= 0, not %lld",
-                   (long long)o->max_lead_ns);
-    else if (strcmp(field, "start_ns") == 0)
-        raise_core(st, rc, NULL, "Clock(): start_ns=%R is only for source='manual', not '%s'",
-                   ca->start_ns != NULL ? ca->start_ns : Py_None,
-                   monostamp_source_name(o->source));
-    else if (strcmp(field, "zone") == 0)
-        raise_core(st, rc, NULL, "Clock(): zone=%R is not a zone name (at most %d bytes)",
-                   ca->zone != NULL ? ca->zone : Py_None, MONOSTAMP_ZONE_NAME_MAX);
-    else if (strcmp(field, "shared_path") == 0)
-        raise_core(st, rc, ca->shared, "Clock(): shared=%R is not a usable state file path",
-                   ca->shared != NULL ? ca->shared : Py_None);
-    else if (strcmp(field, "policy") == 0 || strcmp(field, "source") == 0 ||
-             strcmp(field, "on_lead") == 0) {
-        /* The converters let only the core's own names through; should the
-         * core refuse one anyway, the argument as given is shown. */
-        PyObject *value = field[0] == 'p' ? ca->policy : field[0] == 's' ? ca->source
-                                                                          : ca->on_lead;
-        raise_core(st, rc, NULL, "Clock(): %s=%R is not accepted", field,
-                   value != NULL ? value : Py_None);
-    } else
-        raise_core(st, rc, NULL, "Clock(): the option %s is not accepted", field);
+    /* The Python argument behind each of the core's fields. */
+    const struct { const char *field, *argument; PyObject *value; } args[] = {
+        {"policy", "policy", ca->policy},       {"source", "source", ca->source},
+        {"zone", "zone", ca->zone},             {"max_lead_ns", "max_lead_ns", ca->max_lead_ns},
+        {"on_lead", "on_lead", ca->on_lead},    {"shared_path", "shared", ca->shared},
+        {"start_ns", "start_ns", ca->start_ns},
+    };
+    const char *rule = monostamp_options_rule(field);
+    for (size_t i = 0; field != NULL && i < sizeof args / sizeof args[0]; i++) {
+        if (strcmp(args[i].field, field) == 0) {
+            PyErr_Format(PyExc_ValueError, "Clock(): %s=%R %s", args[i].argument,
+                         args[i].value != NULL ? args[i].value : Py_None,
+                         rule != NULL ? rule : "is not accepted");
+            return -1;
+        }
+    }
+    PyErr_Format(PyExc_ValueError, "Clock(): the options are not accepted (%s)",
+                 field != NULL ? field : "no field named");
     return -1;
 }
 
@@ -147,7 +139,7 @@ static PyObject *clock_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         return NULL;
     /* Every argument is converted and checked before the core opens
      * anything: a zone file, a shared file. */
-    if (clock_args_parse(st, args, kwds, &ca) < 0 || clock_args_check(st, &ca) < 0)
+    if (clock_args_parse(st, args, kwds, &ca) < 0 || clock_args_check(&ca) < 0)
         goto done;
     self = (ClockObject *)PyType_GenericAlloc(type, 0);
     if (self == NULL)

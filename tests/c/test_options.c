@@ -57,6 +57,27 @@ static void test_each_bad_field_is_named(void)
     CHECK_RC(monostamp_options_check(&o, NULL), MONOSTAMP_EINVAL);
 }
 
+static void test_every_field_has_a_rule(void)
+{
+    const char *fields[] = {"policy", "source", "zone", "max_lead_ns", "on_lead",
+                            "shared_path", "start_ns", "options"};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        const char *rule = monostamp_options_rule(fields[i]);
+        CHECK(rule != NULL);
+        CHECK_GT(strlen(rule), 5);
+    }
+    CHECK_STR_EQ(monostamp_options_rule("max_lead_ns"), "must be >= 0");
+    /* The rule names what the core accepts: every policy's name is in it. */
+    for (int p = 0; monostamp_policy_name(p) != NULL; p++)
+        CHECK(strstr(monostamp_options_rule("policy"), monostamp_policy_name(p)) != NULL);
+    for (int p = 0; monostamp_source_name(p) != NULL; p++)
+        CHECK(strstr(monostamp_options_rule("source"), monostamp_source_name(p)) != NULL);
+    for (int p = 0; monostamp_on_lead_name(p) != NULL; p++)
+        CHECK(strstr(monostamp_options_rule("on_lead"), monostamp_on_lead_name(p)) != NULL);
+    CHECK(monostamp_options_rule("nonsense") == NULL);
+    CHECK(monostamp_options_rule(NULL) == NULL);
+}
+
 static void test_init_refuses_what_check_refuses(void)
 {
     monostamp_clock c;
@@ -151,6 +172,7 @@ static void test_on_lead_names(void)
 int main(void)
 {
     RUN(test_each_bad_field_is_named);
+    RUN(test_every_field_has_a_rule);
     RUN(test_init_refuses_what_check_refuses);
     RUN(test_new_and_free);
     RUN(test_storage_is_as_documented);

@@ -265,17 +265,17 @@ describe("testing.manual_clock()", function()
            .. "expected, got float 1.5)", function() testing.manual_clock{ start = 1.5 } end)
     raises([[bad argument #1 to 'manual_clock' (start: "2000-01-01": malformed ISO 8601 text]],
            function() testing.manual_clock{ start = "2000-01-01" } end)
-    raises("bad argument #1 to 'manual_clock' (policy must be 'acceptPlatformTime', "
-           .. "'monotonicAllowDuplicates', 'monotonicForceMicrosecondIncrement' or "
-           .. "'monotonicForceNanosecondIncrement', not 'nope')",
+    raises("bad argument #1 to 'manual_clock' (policy='nope' must be one of acceptPlatformTime, "
+           .. "monotonicAllowDuplicates, monotonicForceMicrosecondIncrement, "
+           .. "monotonicForceNanosecondIncrement)",
            function() testing.manual_clock{ policy = "nope" } end)
     raises("bad argument #1 to 'manual_clock' (zone: string expected, got number)",
            function() testing.manual_clock{ zone = 1 } end)
-    raises("bad argument #1 to 'manual_clock' (max_lead_ns must be >= 0, not -1)",
+    raises("bad argument #1 to 'manual_clock' (max_lead_ns=-1 must be >= 0)",
            function() testing.manual_clock{ max_lead_ns = -1 } end)
-    raises("bad argument #1 to 'manual_clock' (on_lead must be 'wait' or 'error', not 'later')",
+    raises("bad argument #1 to 'manual_clock' (on_lead='later' must be one of wait, error)",
            function() testing.manual_clock{ on_lead = "later" } end)
-    raises("bad argument #1 to 'manual_clock' (zone must be a name of at most 255 bytes",
+    raises("(256 bytes) must be a zone name of at most 255 bytes)",
            function() testing.manual_clock{ zone = ("x"):rep(256) } end)
     raises("monostamp.testing.manual_clock: Mars/Olympus_Mons: unknown or malformed time zone",
            function() testing.manual_clock{ zone = "Mars/Olympus_Mons" } end)

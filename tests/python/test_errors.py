@@ -19,12 +19,12 @@ from monostamp import Clock, Stamp
     ({"zone": "x" * 300}, ValueError, "zone"),
     ({"zone": "UTC\0"}, ValueError, "NUL"),
     ({"zone": 5}, TypeError, "zone must be str"),
-    ({"max_lead_ns": -1}, ValueError, "max_lead_ns must be >= 0, not -1"),
+    ({"max_lead_ns": -1}, ValueError, "max_lead_ns=-1 must be >= 0"),
     ({"max_lead_ns": 1.5}, TypeError, "max_lead_ns must be int, not float"),
     ({"max_lead_ns": 2**64}, ValueError, "max_lead_ns=18446744073709551616"),
     ({"on_lead": "panic"}, ValueError, "unknown on_lead 'panic'"),
     ({"on_lead": 1}, TypeError, "on_lead must be str"),
-    ({"start_ns": 5}, ValueError, "start_ns=5 is only for source=.manual., not .realtime."),
+    ({"start_ns": 5}, ValueError, "start_ns=5 is only for the manual source"),
     ({"source": "manual", "start_ns": "5"}, TypeError, "start_ns must be int"),
     ({"source": "manual", "start_ns": -2**63 - 1}, ValueError, "out of range"),
     ({"shared": 5}, TypeError, "int"),
@@ -37,18 +37,21 @@ def test_clock_arguments(kwargs, exc, match):
 
 @pytest.mark.parametrize("kwargs, message", [
     # The core's options check names the one bad field; the message names
-    # that argument and its value, then the core's reason.
-    ({"max_lead_ns": -1}, "Clock(): max_lead_ns must be >= 0, not -1: "),
+    # that argument and its value, then the core's rule for it.
+    ({"max_lead_ns": -1}, "Clock(): max_lead_ns=-1 must be >= 0"),
     ({"start_ns": 5, "source": "realtime_coarse"},
-     "Clock(): start_ns=5 is only for source='manual', not 'realtime_coarse': "),
-    ({"zone": "x" * 300}, "Clock(): zone='%s' is not a zone name (at most 255 bytes): " % ("x" * 300)),
+     "Clock(): start_ns=5 is only for the manual source"),
+    ({"zone": "x" * 300},
+     "Clock(): zone='%s' must be a zone name of at most 255 bytes" % ("x" * 300)),
     ({"zone": "Mars/Olympus_Mons"}, "Clock(zone='Mars/Olympus_Mons'): "),
 ])
 def test_clock_value_errors_name_one_argument(kwargs, message):
     with pytest.raises(ValueError) as info:
         Clock(**kwargs)
     text = str(info.value)
-    assert text.startswith(message) and len(text) > len(message), text
+    assert text.startswith(message), text
+    if message.endswith(": "):  # then the core's reason follows
+        assert len(text) > len(message), text
     for other in ("max_lead_ns", "start_ns", "zone"):
         if other not in kwargs:
             assert other not in text, text
