@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "monostamp.h"
-#include "zone_cache.h"
+#include "zone.h"
 
 #define ROUNDS 7
 #define ITERS 2000000
