@@ -73,8 +73,8 @@ end
 target("monostamp.now()", best[2] / base, 1.10)
 target("monostamp.time_ns()", best[3] / base, 1.00)
 
--- Seed 000 (squeak-dev, May 2020) from Lua, by the method of
--- bench/c/bench_seed000_sampling.c.  1. Sampling: each row calls in a
+-- Sampling from Lua (the squeak-dev thread's measurement, May 2020), by
+-- the method of bench/c/bench_sampling.c.  1. Sampling: each row calls in a
 -- tight loop for 1 s of CLOCK_MONOTONIC time (monostamp.monotonic_ns(),
 -- checked every 256 samples) and counts on the fly, storing nothing:
 -- samples, distinct values (strict increases + 1, exact for a sequence
@@ -182,7 +182,7 @@ for _, source in ipairs(SOURCES) do
 end
 
 print("")
-print(string.format("Seed 000 from Lua (%s): load average before: %s", _VERSION, load_average()))
+print(string.format("Sampling from Lua (%s): load average before: %s", _VERSION, load_average()))
 print(string.format("Sampling for %s s%s: samples, distinct ns values, distinct us values.",
                     quick and "0.2" or "1", quick and " (figures scaled to 1 s)" or ""))
 print("")

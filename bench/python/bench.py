@@ -6,7 +6,7 @@ It benchmarks the installed monostamp package; it is not part of it.
 
 Prints ns per call (the minimum over the repeats: the least disturbed run)
 and the ratios the project targets, each against a baseline measured in
-the same run on the same machine.  Then seed 000's tables from Python (see
+the same run on the same machine.  Then the sampling tables from Python (see
 sampling()): stamps taken in one second and how many are distinct, per
 source x policy, and the time for 10 M stamps.  Not a test: nothing here
 asserts.
@@ -92,9 +92,9 @@ def run(repeat=15, out=sys.stdout):
     return ok
 
 
-# ------------------------------------------------------------ seed 000
-# Seed 000 (squeak-dev, May 2020) from Python, by the method of
-# bench/c/bench_seed000_sampling.c: each row samples in a tight loop for a
+# ------------------------------------------------------------ sampling
+# Sampling from Python (the squeak-dev thread's measurement, May 2020), by
+# the method of bench/c/bench_sampling.c: each row samples in a tight loop for a
 # window of CLOCK_MONOTONIC time (time.monotonic_ns(), checked every 256
 # samples) and counts on the fly, storing nothing: samples, distinct
 # values (strict increases + 1, exact for a sequence that never went
@@ -205,7 +205,7 @@ def _load():
 
 
 def sampling(quick=False, out=sys.stdout):
-    """Seed 000's two tables from Python, as markdown; see the comment above.
+    """The two sampling tables from Python, as markdown; see the comment above.
 
     1 s windows (0.2 s when quick, figures scaled to 1 s); the time for
     10 M stamps is 1 M timed (100 k when quick) and scaled.
@@ -218,7 +218,7 @@ def sampling(quick=False, out=sys.stdout):
     clocks = [(s, p, monostamp.Clock(policy=p, source=s)) for s in SOURCES for p in POLICIES]
 
     print("", file=out)
-    print("Seed 000 from Python %s: load average before: %s" % (sys.version.split()[0], _load()),
+    print("Sampling from Python %s: load average before: %s" % (sys.version.split()[0], _load()),
           file=out)
     print("Sampling for %s s%s: samples, distinct ns values, distinct us values."
           % ("0.2" if quick else "1", " (figures scaled to 1 s)" if quick else ""), file=out)
@@ -258,10 +258,10 @@ def main(argv=None):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=15, help="timing runs per case")
     parser.add_argument("--quick", action="store_true",
-                        help="3 runs per case; seed 000's sampling as MONOSTAMP_BENCH_QUICK=1")
+                        help="3 runs per case; the sampling as MONOSTAMP_BENCH_QUICK=1")
     which = parser.add_mutually_exclusive_group()
-    which.add_argument("--no-sampling", action="store_true", help="skip seed 000's tables")
-    which.add_argument("--sampling-only", action="store_true", help="only seed 000's tables")
+    which.add_argument("--no-sampling", action="store_true", help="skip the sampling tables")
+    which.add_argument("--sampling-only", action="store_true", help="only the sampling tables")
     args = parser.parse_args(argv)
     quick_sampling = args.quick or os.environ.get("MONOSTAMP_BENCH_QUICK") == "1"
     if not args.sampling_only:
