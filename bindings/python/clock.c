@@ -18,6 +18,9 @@
 typedef struct {
     PyObject_HEAD
     PyObject *shared;      /* the shared= argument, or None */
+    /* The module's Stamp type, held so that now() (the hot path) needs no
+     * module-state lookup: a METH_NOARGS call with nothing else to find. */
+    PyTypeObject *stamp_type;
     int may_wait;          /* a stamp may sleep: release the GIL around it */
     monostamp_clock clock; /* initialised once, never moved */
 } ClockObject;
@@ -155,6 +158,8 @@ static PyObject *clock_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     }
     self->shared = ca.shared != NULL ? ca.shared : Py_None;
     Py_INCREF(self->shared);
+    self->stamp_type = st->stamp_type;
+    Py_INCREF(self->stamp_type);
     /* Only a bounded lead with the wait action sleeps in the core (manual
      * clocks always error): other clocks keep the GIL for their few ns. */
     self->may_wait = monostamp_clock_max_lead_ns(&self->clock) > 0 &&
@@ -169,6 +174,7 @@ static int clock_traverse(PyObject *op, visitproc visit, void *arg)
 {
     Py_VISIT(Py_TYPE(op)); /* instances of heap types own their type */
     Py_VISIT(CLOCK(op)->shared);
+    Py_VISIT(CLOCK(op)->stamp_type);
     return 0;
 }
 
@@ -177,6 +183,7 @@ static int clock_clear(PyObject *op)
     /* Only Python references: the core clock lives until dealloc, so a
      * clock reached during cycle collection still works. */
     Py_CLEAR(CLOCK(op)->shared);
+    Py_CLEAR(CLOCK(op)->stamp_type);
     return 0;
 }
 
@@ -186,6 +193,7 @@ static void clock_dealloc(PyObject *op)
     PyObject_GC_UnTrack(op);
     monostamp_clock_destroy(&CLOCK(op)->clock);
     Py_CLEAR(CLOCK(op)->shared);
+    Py_CLEAR(CLOCK(op)->stamp_type);
     PyObject_GC_Del(op);
     Py_DECREF(type);
 }
@@ -202,30 +210,20 @@ static PyObject *clock_error(ms_state *st, ClockObject *self, int rc, const char
     return raise_core(st, rc, NULL, "%s", call);
 }
 
-/* METH_METHOD methods that take no arguments say so as METH_NOARGS would. */
-static int no_arguments(const char *name, Py_ssize_t nargs, PyObject *kwnames)
-{
-    if (nargs == 0 && kwnames == NULL)
-        return 0;
-    PyErr_Format(PyExc_TypeError, "%s() takes no arguments", name);
-    return -1;
-}
-
 PyDoc_STRVAR(clock_now_doc,
 "now($self, /)\n--\n\n"
 "The clock's next Stamp.  LeadError under on_lead='error' (and on manual\n"
 "clocks) when the stamp would lead the source by more than max_lead_ns.");
 
-static PyObject *clock_now(PyObject *op, PyTypeObject *defining_class, PyObject *const *args,
-                           Py_ssize_t nargs, PyObject *kwnames)
+/* now() and time_ns() are METH_NOARGS: the cheapest call there is.  Clock
+ * cannot be subclassed, so Py_TYPE(self) finds the module on the error
+ * path; the success path needs only the Stamp type the clock holds. */
+static PyObject *clock_now(PyObject *op, PyObject *unused)
 {
     ClockObject *self = CLOCK(op);
-    ms_state *st = ms_state_of_type(defining_class);
     monostamp_stamp stamp;
     int rc;
-    (void)args;
-    if (no_arguments("now", nargs, kwnames) < 0)
-        return NULL;
+    (void)unused;
     if (self->may_wait) {
         Py_BEGIN_ALLOW_THREADS
         rc = monostamp_now(&self->clock, &stamp);
@@ -234,23 +232,20 @@ static PyObject *clock_now(PyObject *op, PyTypeObject *defining_class, PyObject 
         rc = monostamp_now(&self->clock, &stamp);
     }
     if (rc != MONOSTAMP_OK)
-        return clock_error(st, self, rc, "now()");
-    return ms_stamp_new(st->stamp_type, stamp.utc_ns, stamp.offset_s);
+        return clock_error(ms_state_of_type(Py_TYPE(op)), self, rc, "now()");
+    return ms_stamp_new(self->stamp_type, stamp.utc_ns, stamp.offset_s);
 }
 
 PyDoc_STRVAR(clock_time_ns_doc,
 "time_ns($self, /)\n--\n\n"
 "The clock's next stamp's instant alone, int ns: one sequence with now().");
 
-static PyObject *clock_time_ns(PyObject *op, PyTypeObject *defining_class,
-                               PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+static PyObject *clock_time_ns(PyObject *op, PyObject *unused)
 {
     ClockObject *self = CLOCK(op);
     int64_t ns;
     int rc;
-    (void)args;
-    if (no_arguments("time_ns", nargs, kwnames) < 0)
-        return NULL;
+    (void)unused;
     if (self->may_wait) {
         Py_BEGIN_ALLOW_THREADS
         rc = monostamp_time_ns(&self->clock, &ns);
@@ -259,7 +254,7 @@ static PyObject *clock_time_ns(PyObject *op, PyTypeObject *defining_class,
         rc = monostamp_time_ns(&self->clock, &ns);
     }
     if (rc != MONOSTAMP_OK)
-        return clock_error(ms_state_of_type(defining_class), self, rc, "time_ns()");
+        return clock_error(ms_state_of_type(Py_TYPE(op)), self, rc, "time_ns()");
     return PyLong_FromLongLong(ns);
 }
 
@@ -433,12 +428,9 @@ static PyGetSetDef clock_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-#define METHOD_WITH_STATE(f) (PyCFunction)(void (*)(void))(f), \
-    METH_METHOD | METH_FASTCALL | METH_KEYWORDS
-
 static PyMethodDef clock_methods[] = {
-    {"now", METHOD_WITH_STATE(clock_now), clock_now_doc},
-    {"time_ns", METHOD_WITH_STATE(clock_time_ns), clock_time_ns_doc},
+    {"now", clock_now, METH_NOARGS, clock_now_doc},
+    {"time_ns", clock_time_ns, METH_NOARGS, clock_time_ns_doc},
     {"set", clock_set, METH_O, clock_set_doc},
     {"advance", clock_advance, METH_O, clock_advance_doc},
     {"stats", clock_stats, METH_NOARGS, clock_stats_doc},
