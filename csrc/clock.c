@@ -63,35 +63,43 @@ static inline int64_t distance(int64_t a, int64_t b)
     return (b < 0 && a > INT64_MAX + b) ? INT64_MAX : a - b;
 }
 
-/* The candidate a policy makes of `reading` given `last`, or ERANGE. */
+/* What candidate() says of a reading besides its stamp. */
+enum {
+    FRESH = 0,   /* the stamp is the reading's own (floored to the µs under the µs policy) */
+    REPEATED = 2 /* the reading was not above the last stamp: raised, or held at it */
+};
+
+/* The candidate a policy makes of `reading` given `last`: FRESH or
+ * REPEATED with *out set, or ERANGE.  For the µs policy the reading's own
+ * stamp is its floor, so a reading in the same µs as `last` is REPEATED. */
 static inline int candidate(int policy, int64_t reading, int64_t last,
                             int64_t *out)
 {
     if (policy == MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT) {
         if (reading > last) {
             *out = reading;
-            return MONOSTAMP_OK;
+            return FRESH;
         }
         if (last == INT64_MAX)
             return MONOSTAMP_ERANGE;
         *out = last + 1;
-        return MONOSTAMP_OK;
+        return REPEATED;
     }
     if (policy == MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT) {
         int64_t us = floor_us(reading);
         if (us > last) {
             *out = us;
-            return MONOSTAMP_OK;
+            return FRESH;
         }
         if (last > INT64_MAX - 1000)
             return MONOSTAMP_ERANGE;
         /* The next whole µs after last: last + 1000 when last is whole. */
         *out = floor_us(last) + 1000;
-        return MONOSTAMP_OK;
+        return REPEATED;
     }
     /* MONOSTAMP_MONOTONIC_ALLOW_DUPLICATES */
     *out = reading > last ? reading : last;
-    return MONOSTAMP_OK;
+    return reading > last ? FRESH : REPEATED;
 }
 
 enum { AGAIN = 1 }; /* internal: the lead bound waited; read again */
@@ -158,10 +166,11 @@ static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, 
     /* Acquire: a state moved by monostamp_default_share() is seen whole. */
     _Atomic int64_t *cell = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
     int64_t last = atomic_load_explicit(cell, RELAXED), stamp;
+    int kind;
     for (;;) {
-        int rc = candidate(policy, reading, last, &stamp);
-        if (rc != MONOSTAMP_OK)
-            return rc;
+        kind = candidate(policy, reading, last, &stamp);
+        if (kind < 0)
+            return kind;
         if (stamp == last)
             break; /* allowDuplicates at or below last: nothing to write */
         /* An unbounded clock, the common case, pays one test. */
@@ -173,7 +182,7 @@ static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, 
                                                   RELAXED, RELAXED))
             break;
     }
-    if (reading <= last) {
+    if (kind == REPEATED) {
         /* A frozen or coarse source repeats its reading for a whole tick:
          * while it does, only the count and the stamp change. */
         if (MONOSTAMP__LIKELY(reading == atomic_load_explicit(&clock->slow_reading, RELAXED) &&
@@ -192,8 +201,16 @@ static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, 
     return MONOSTAMP_OK;
 }
 
-/* One reading turned into a stamp; AGAIN if the lead bound waited. */
-static MONOSTAMP__ALWAYS_INLINE int next_once(monostamp__clock *clock, int64_t *out_ns)
+/* What a stamp may hold: any ns, or whole microseconds only (for values
+ * that hold no more: a Python datetime, a double near today). */
+enum grain { GRAIN_NS, GRAIN_US };
+
+/* One reading turned into a stamp; AGAIN if the lead bound waited.  At µs
+ * grain the nanosecond policy takes the µs policy's rule on the same
+ * state, so µs stamps stay distinct and interleave with ns ones; the two
+ * policies without that guarantee give their stamp floored to the µs. */
+static MONOSTAMP__ALWAYS_INLINE int next_once(monostamp__clock *clock, enum grain grain,
+                                              int64_t *out_ns)
 {
     int64_t reading = 0; /* set by read_source; the 0 quiets -Wmaybe-uninitialized */
     int rc = read_source(clock, &reading);
@@ -202,36 +219,56 @@ static MONOSTAMP__ALWAYS_INLINE int next_once(monostamp__clock *clock, int64_t *
     int policy = atomic_load_explicit(&clock->policy, RELAXED);
     if (policy == MONOSTAMP_ACCEPT_PLATFORM_TIME) {
         bump(&clock->fresh_readings);
-        *out_ns = reading;
+        *out_ns = grain == GRAIN_US ? floor_us(reading) : reading;
         return MONOSTAMP_OK;
     }
-    return settle(clock, policy, reading, out_ns);
+    if (grain == GRAIN_US && policy == MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT)
+        policy = MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT;
+    rc = settle(clock, policy, reading, out_ns);
+    if (grain == GRAIN_US && rc == MONOSTAMP_OK)
+        *out_ns = floor_us(*out_ns); /* allowDuplicates' max(r, last) */
+    return rc;
 }
 
 /* Kept out of line so that the common call needs no loop and few saved
  * registers. */
-static MONOSTAMP__NOINLINE int next_after_wait(monostamp__clock *clock, int64_t *out_ns)
+static MONOSTAMP__NOINLINE int next_after_wait(monostamp__clock *clock, enum grain grain,
+                                               int64_t *out_ns)
 {
     int rc;
-    while ((rc = next_once(clock, out_ns)) == AGAIN)
+    while ((rc = next_once(clock, grain, out_ns)) == AGAIN)
         ;
     return rc;
 }
 
-/* Inline into both entry points, so the stamp stays in a register (forced:
+/* Inline into every entry point, so the stamp stays in a register (forced:
  * left to itself GCC calls it from monostamp_now, 18 more instructions a
- * stamp, counted with callgrind). */
-static MONOSTAMP__ALWAYS_INLINE int next_ns(monostamp__clock *clock, int64_t *out_ns)
+ * stamp, counted with callgrind).  `grain` is a constant in each. */
+static MONOSTAMP__ALWAYS_INLINE int next_stamp(monostamp__clock *clock, enum grain grain,
+                                               int64_t *out_ns)
 {
-    int rc = next_once(clock, out_ns);
-    return rc == AGAIN ? next_after_wait(clock, out_ns) : rc;
+    int rc = next_once(clock, grain, out_ns);
+    return rc == AGAIN ? next_after_wait(clock, grain, out_ns) : rc;
+}
+
+/* The stamp's offset, for the two entry points that give one. */
+static MONOSTAMP__ALWAYS_INLINE int with_offset(monostamp__clock *clock, int64_t ns,
+                                                monostamp_stamp *out)
+{
+    int32_t offset_s;
+    int rc = monostamp__zone_offset_fast(clock->zone, ns, &offset_s);
+    if (rc != MONOSTAMP_OK)
+        return rc;
+    out->utc_ns = ns;
+    out->offset_s = offset_s;
+    return MONOSTAMP_OK;
 }
 
 int monostamp_time_ns(monostamp_clock *clock, int64_t *out_ns)
 {
     if (clock == NULL || out_ns == NULL)
         return MONOSTAMP_EINVAL;
-    return next_ns(clock_of(clock), out_ns);
+    return next_stamp(clock_of(clock), GRAIN_NS, out_ns);
 }
 
 int monostamp_now(monostamp_clock *clock, monostamp_stamp *out)
@@ -239,17 +276,26 @@ int monostamp_now(monostamp_clock *clock, monostamp_stamp *out)
     if (clock == NULL || out == NULL)
         return MONOSTAMP_EINVAL;
     monostamp__clock *c = clock_of(clock);
-    int64_t ns;
-    int32_t offset_s;
-    int rc = next_ns(c, &ns);
-    if (rc != MONOSTAMP_OK)
-        return rc;
-    rc = monostamp__zone_offset_fast(c->zone, ns, &offset_s);
-    if (rc != MONOSTAMP_OK)
-        return rc;
-    out->utc_ns = ns;
-    out->offset_s = offset_s;
-    return MONOSTAMP_OK;
+    int64_t ns = 0; /* set on success; the 0 quiets -Wmaybe-uninitialized */
+    int rc = next_stamp(c, GRAIN_NS, &ns);
+    return rc != MONOSTAMP_OK ? rc : with_offset(c, ns, out);
+}
+
+int monostamp_time_us(monostamp_clock *clock, int64_t *out_ns)
+{
+    if (clock == NULL || out_ns == NULL)
+        return MONOSTAMP_EINVAL;
+    return next_stamp(clock_of(clock), GRAIN_US, out_ns);
+}
+
+int monostamp_now_us(monostamp_clock *clock, monostamp_stamp *out)
+{
+    if (clock == NULL || out == NULL)
+        return MONOSTAMP_EINVAL;
+    monostamp__clock *c = clock_of(clock);
+    int64_t ns = 0;
+    int rc = next_stamp(c, GRAIN_US, &ns);
+    return rc != MONOSTAMP_OK ? rc : with_offset(c, ns, out);
 }
 
 int monostamp_clock_init(monostamp_clock *storage, const monostamp_options *options)

@@ -227,7 +227,8 @@ typedef struct monostamp_stats {
     uint64_t readings;             /* source readings taken */
     uint64_t backward_steps;       /* readings below the clock's previous reading */
     int64_t largest_backward_ns;   /* the largest such step */
-    uint64_t duplicates;           /* readings not above the last stamp */
+    uint64_t duplicates;           /* readings not above the last stamp (µs policy and
+                                      grain: not in a later µs), so raised or held */
     uint64_t forced_increments;    /* stamps raised above their reading */
     int64_t lead_ns;               /* the last stamp minus its reading */
     int64_t max_lead_ns;           /* the largest lead seen */
@@ -290,6 +291,18 @@ MONOSTAMP_API int monostamp_now(monostamp_clock *clock, monostamp_stamp *out);
 /* The next stamp's instant alone (no offset work): same rules as
  * monostamp_now, one sequence with it.  Thread-safe. */
 MONOSTAMP_API int monostamp_time_ns(monostamp_clock *clock, int64_t *out_ns);
+
+/* The next stamp at whole-microsecond granularity, drawn from the same
+ * state as monostamp_now: for values that hold no finer time (a Python
+ * datetime; a double, which near today tells apart only instants ~240 ns
+ * apart).  Under monotonicForceNanosecondIncrement it follows the µs
+ * policy's rule (the reading floored to a whole µs, or the next whole µs
+ * after the last stamp), so µs stamps are distinct, increase, and interleave
+ * with the clock's ns stamps in one sequence; under the other policies it is
+ * their stamp floored to the µs (the same guarantees, no more).  Errors as
+ * for monostamp_now.  Thread-safe. */
+MONOSTAMP_API int monostamp_now_us(monostamp_clock *clock, monostamp_stamp *out);
+MONOSTAMP_API int monostamp_time_us(monostamp_clock *clock, int64_t *out_ns);
 
 /* The clock's policy, and a new one (takes effect for the next stamp;
  * MONOSTAMP_EINVAL if `policy` is not a policy).  Thread-safe: a stamp
