@@ -34,6 +34,15 @@ int monostamp_format_iso8601(char *buf, size_t size, int64_t utc_ns,
     if (buf == NULL && size > 0) return MONOSTAMP_EINVAL;
     secs = monostamp__floor_div(utc_ns, MONOSTAMP__NS_PER_S);
     frac = (int32_t)monostamp__floor_mod(utc_ns, MONOSTAMP__NS_PER_S);
+    /* The text truncates to `digits`; an instant whose truncation falls
+     * below INT64_MIN ns (the first µs of 1677-09-21T00:12:43.145224192Z)
+     * would print text that no parse can take back: refuse it here, as the
+     * parser refuses that text. */
+    {
+        int32_t unit = 1;
+        for (i = digits; i < 9; i++) unit *= 10;
+        if (utc_ns < INT64_MIN + frac % unit) return MONOSTAMP_ERANGE;
+    }
     local = secs + offset_s; /* |secs| < 2^34: no overflow */
     days = monostamp__floor_div(local, MONOSTAMP__S_PER_DAY);
     sod = monostamp__floor_mod(local, MONOSTAMP__S_PER_DAY);

@@ -373,7 +373,9 @@ MONOSTAMP_API int monostamp_set_policy(int policy);
  * Writes a NUL if it fits and returns the length (without NUL);
  * MONOSTAMP_EINVAL for bad digits or an offset beyond +-23:59:59 that is
  * not whole minutes, MONOSTAMP_ERANGE if the local year is outside
- * 1..9999 or `size` is too small (buffer untouched). */
+ * 1..9999, `size` is too small (buffer untouched), or the text, truncated,
+ * would name an instant before INT64_MIN ns, which
+ * monostamp_parse_iso8601 could not take back.  Thread-safe. */
 MONOSTAMP_API int monostamp_format_iso8601(char *buf, size_t size,
                                            int64_t utc_ns, int32_t offset_s,
                                            int digits, int use_z);
