@@ -8,10 +8,12 @@
 #include <string.h>
 
 #define HEADER_SIZE 44
-/* RFC 8536 3.2: utoff "SHOULD" lie in [-89999, 93599]; we insist, so every
- * offset stays under 26 h and sums with it cannot overflow. */
-#define UTOFF_MIN (-89999)
-#define UTOFF_MAX 93599
+/* RFC 8536 3.2 allows utoff in [-89999, 93599]; we take strictly less than
+ * 24 h either way, as ISO 8601 text, Python's timezone and every zone in
+ * the tz database do, so an offset the engine hands out can always be
+ * written and converted. */
+#define UTOFF_MIN (-86399)
+#define UTOFF_MAX 86399
 
 typedef struct header {
     uint32_t isutcnt, isstdcnt, leapcnt, timecnt, typecnt, charcnt;

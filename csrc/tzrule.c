@@ -56,6 +56,12 @@ static int parse_name(cursor *c)
     return n >= 3 ? 0 : -1;
 }
 
+/* Strictly within a day either way. */
+static int offset_ok(int32_t offset_s)
+{
+    return offset_s > -86400 && offset_s < 86400;
+}
+
 /* [+-]hh[:mm[:ss]] with hh <= max_h; returns seconds in POSIX sense
  * (positive west for offsets, plain for times). */
 static int parse_hms(cursor *c, int max_h, int32_t *out)
@@ -120,6 +126,7 @@ int monostamp__tzrule_parse(const char *text, size_t len,
     if (parse_hms(&c, 24, &west) != 0) return -1;
     r.std_offset_s = -west;
     r.dst_offset_s = r.std_offset_s;
+    if (!offset_ok(r.std_offset_s)) return -1;
     if (c.p == c.end) {
         *out = r;
         return 0;
@@ -145,6 +152,10 @@ int monostamp__tzrule_parse(const char *text, size_t len,
         if (c.p != c.end) return -1;
     }
     if (r.dst_offset_s == r.std_offset_s) r.has_dst = 0; /* nothing ever changes */
+    /* POSIX allows hh up to 24 (and DST one hour ahead of that), but an
+     * offset of 24 h or more has no ISO 8601 form and no Python timezone:
+     * refused, as the TZif reader refuses it. */
+    if (!offset_ok(r.dst_offset_s)) return -1;
     *out = r;
     return 0;
 }

@@ -4,7 +4,8 @@
  *
  * Accepted: std name (3+ letters or <[A-Za-z0-9+-]{3,}>), std offset
  * [+-]hh[:mm[:ss]] with hh <= 24, then optionally a dst name, an optional
- * dst offset (default: one hour ahead of std) and ",start[/time],end[/time]"
+ * dst offset (default: one hour ahead of std); both offsets must come out
+ * strictly under 24 h either way and ",start[/time],end[/time]"
  * with dates Jn (1..365), n (0..365) or Mm.w.d and times [+-]h[:mm[:ss]]
  * with |h| <= 167 (the TZif v3 extension: America/Nuuk's M3.5.0/-1,
  * Asia/Jerusalem's M3.4.4/26).  A dst name without rules gets the US rules

@@ -83,6 +83,42 @@ static void test_bad_arguments(void)
     CHECK_RC(monostamp_zone_open(longname, &z), MONOSTAMP_ENOZONE);
 }
 
+/* A one-type TZif v1 file with offset `utoff`: "TZif", version 0, 15
+ * reserved bytes, six counts (one type, four abbreviation bytes), then the
+ * type (utoff, isdst, abbrind) and "XXX\0". */
+static int parse_one_type(int32_t utoff)
+{
+    unsigned char f[44 + 6 + 4] = "TZif";
+    uint32_t u = (uint32_t)utoff;
+    monostamp__tzdata *d = NULL;
+    f[4 + 1 + 15 + 4 * 4 + 3] = 1; /* typecnt */
+    f[4 + 1 + 15 + 4 * 5 + 3] = 4; /* charcnt */
+    f[44] = (unsigned char)(u >> 24);
+    f[45] = (unsigned char)(u >> 16);
+    f[46] = (unsigned char)(u >> 8);
+    f[47] = (unsigned char)u;
+    memcpy(f + 50, "XXX", 4);
+    int rc = monostamp__tzif_parse(f, sizeof f, &d);
+    monostamp__tzdata_free(d);
+    return rc;
+}
+
+static void test_offsets_stay_under_a_day(void)
+{
+    CHECK_OK(parse_one_type(86399));
+    CHECK_OK(parse_one_type(-86399));
+    CHECK_OK(parse_one_type(50400)); /* +14:00, Kiribati */
+    CHECK_RC(parse_one_type(86400), MONOSTAMP_ENOZONE);
+    CHECK_RC(parse_one_type(-86400), MONOSTAMP_ENOZONE);
+    CHECK_RC(parse_one_type(93599), MONOSTAMP_ENOZONE); /* RFC 8536's own bound */
+    monostamp_zone *z = NULL;
+    CHECK_OK(monostamp_zone_open("XXX-23:59:59", &z));
+    int32_t off = 0;
+    CHECK_OK(monostamp_zone_offset(z, 0, &off));
+    CHECK_EQ(off, 86399);
+    monostamp_zone_close(z);
+}
+
 static void test_bad_names(void)
 {
     static const char *bad[] = {
@@ -93,6 +129,8 @@ static void test_bad_names(void)
         "EST25", "EST5EDT,M3.2.0/168,M11.1.0", "EST5EDT,M3.2.0/1:60,M11.1.0",
         "<E>5", "<EST5", "EST5EDT,M3.2.0,M11.1.0,", "EST5EDT,M3.2.0,M11.1.0x",
         "EST 5", "EST5:99", "EST-", "EST+", "EST5EDT4:", "5EST", ":", "UTC1 ",
+        /* Offsets of 24 h or more: no ISO 8601 form, no Python timezone. */
+        "XXX-24:59:59", "XXX-24", "XXX24", "XXX24:00:00", "XXX-23:30YYY", "XXX5YYY-24",
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         monostamp_zone *z = NULL;
@@ -628,6 +666,7 @@ int main(void)
     }
     RUN(test_bad_arguments);
     RUN(test_bad_names);
+    RUN(test_offsets_stay_under_a_day);
     RUN(test_bad_files);
     RUN(test_tzif_parse_direct);
     RUN(test_utc);
