@@ -242,6 +242,29 @@ static int c_time_ns (lua_State *L) {
 }
 
 
+/* The next stamp at whole-µs grain (ns, a multiple of 1000), from the
+** clock's one sequence: see ms_now_us in lmonostamp.c. */
+static int c_now_us (lua_State *L) {
+  monostamp_stamp stamp;
+  int rc = monostamp_now_us(toclock(L), &stamp);
+  if (rc != MONOSTAMP_OK)
+    return lms_result(L, rc, 0, 0, "now_us", NULL);
+  lua_pushinteger(L, (lua_Integer)stamp.utc_ns);
+  lua_pushinteger(L, (lua_Integer)stamp.offset_s);
+  return 2;
+}
+
+
+static int c_time_us (lua_State *L) {
+  int64_t ns;
+  int rc = monostamp_time_us(toclock(L), &ns);
+  if (rc != MONOSTAMP_OK)
+    return lms_result(L, rc, 0, 0, "time_us", NULL);
+  lua_pushinteger(L, (lua_Integer)ns);
+  return 1;
+}
+
+
 static int c_policy (lua_State *L) {
   lua_pushstring(L, monostamp_policy_name(monostamp_clock_policy(toclock(L))));
   return 1;
@@ -380,6 +403,7 @@ static const luaL_Reg clock_methods[] = {
   {"is_shared", c_is_shared},
   {"max_lead_ns", c_max_lead_ns},
   {"now", c_now},
+  {"now_us", c_now_us},
   {"on_lead", c_on_lead},
   {"policy", c_policy},
   {"set", c_set},
@@ -387,6 +411,7 @@ static const luaL_Reg clock_methods[] = {
   {"source", c_source},
   {"stats", c_stats},
   {"time_ns", c_time_ns},
+  {"time_us", c_time_us},
   {"zone", c_zone},
   {NULL, NULL}
 };

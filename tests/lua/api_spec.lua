@@ -48,6 +48,22 @@ describe("the default clock", function()
     end
   end)
 
+  it("now_us() and time_us() give whole µs, distinct and interleaved with time_ns()", function()
+    local ns, offset = monostamp.now_us()
+    assert.equal("integer", math.type(ns))
+    assert.equal("integer", math.type(offset))
+    assert.equal(0, ns % 1000)
+    local last = ns
+    for i = 1, 20000 do
+      local t
+      if i % 3 == 0 then t = monostamp.time_ns()
+      elseif i % 3 == 1 then t = monostamp.time_us(); assert.equal(0, t % 1000)
+      else t = monostamp.now_us(); assert.equal(0, t % 1000) end
+      assert(t > last, "stamp " .. i .. ": " .. t .. " not above " .. last)
+      last = t
+    end
+  end)
+
   it("starts with the default policy and switches by name", function()
     assert.equal("monotonicForceNanosecondIncrement", monostamp.get_policy())
     for _, name in ipairs{ "acceptPlatformTime", "monotonicAllowDuplicates",

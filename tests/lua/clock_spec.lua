@@ -64,6 +64,35 @@ describe("a manual clock", function()
     assert.equal(-5, c:time_ns())
   end)
 
+  it("time_us()/now_us() under the ns policy: whole µs, distinct, one sequence with ns", function()
+    local c = manual("monotonicForceNanosecondIncrement", 5000500)
+    assert.equal(5000000, c:time_us())  -- the reading floored
+    assert.equal(5001000, c:time_us())  -- frozen: the next whole µs
+    assert.equal(5001001, c:time_ns())
+    assert.same({ 5002000, 0 }, { c:now_us() })
+    assert.equal(5002001, c:time_ns())
+    assert.equal("monotonicForceNanosecondIncrement", c:policy())
+    -- The offset is the zone's, as now() gives it.
+    local berlin = manual("monotonicForceNanosecondIncrement", 1782864000000000999,
+                          { zone = "Europe/Berlin" })
+    assert.same({ 1782864000000000000, 7200 }, { berlin:now_us() })
+    assert.same({ 1782864000000001000, 7200 }, { berlin:now_us() })
+  end)
+
+  it("time_us() under the other policies floors their stamp: no more than they promise", function()
+    local c = manual("acceptPlatformTime", 7999)
+    assert.same({ 7000, 7000 }, { c:time_us(), c:time_us() })
+    c:set(-1)
+    assert.equal(-1000, c:time_us())  -- floored, also before 1970
+    c = manual("monotonicAllowDuplicates", 9500)
+    assert.equal(9500, c:time_ns())
+    assert.equal(9000, c:time_us())
+    c:set(2000)
+    assert.equal(9000, c:time_us())
+    c = manual("monotonicForceMicrosecondIncrement", 1500)
+    assert.same({ 1000, 2000, 3000 }, { c:time_us(), c:time_ns(), c:time_us() })
+  end)
+
   it("now() gives the zone's offset with the same sequence as time_ns()", function()
     local c = manual("monotonicForceNanosecondIncrement", 10)
     local ns, offset = c:now()

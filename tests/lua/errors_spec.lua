@@ -163,7 +163,7 @@ describe("runtime failures return nil, 'context: reason', code", function()
     local path = helper.tmpdir() .. "/no/such/dir/state"
     local script = [[
       local m = require "monostamp"
-      for _, f in ipairs{ m.now, m.time_ns } do
+      for _, f in ipairs{ m.now, m.time_ns, m.now_us, m.time_us } do
         local a, b, c = f()
         io.write(tostring(a), "|", b, "|", c, "\n")
       end
@@ -173,7 +173,7 @@ describe("runtime failures return nil, 'context: reason', code", function()
     local out, ok = helper.sh("MONOSTAMP_SHARED=" .. helper.q(path) .. " " .. helper.lua
                               .. " -e " .. helper.q(script))
     assert.is_true(ok, out)
-    assert.equal(("nil|MONOSTAMP_SHARED=" .. path .. ": No such file or directory|2\n"):rep(3), out)
+    assert.equal(("nil|MONOSTAMP_SHARED=" .. path .. ": No such file or directory|2\n"):rep(5), out)
   end)
 
   it("the default clock on a foreign MONOSTAMP_SHARED file, in every call", function()
@@ -205,6 +205,10 @@ describe("runtime failures return nil, 'context: reason', code", function()
                   monostamp.ELEAD }, { ns, msg, code })
     assert.same({ nil, "now: stamp would lead its source by more than max_lead_ns",
                   monostamp.ELEAD }, { c:now() })
+    assert.same({ nil, "time_us: stamp would lead its source by more than max_lead_ns",
+                  monostamp.ELEAD }, { c:time_us() })
+    assert.same({ nil, "now_us: stamp would lead its source by more than max_lead_ns",
+                  monostamp.ELEAD }, { c:now_us() })
   end)
 
   it("a stamp past the end of int64", function()
@@ -212,5 +216,6 @@ describe("runtime failures return nil, 'context: reason', code", function()
     assert.equal(math.maxinteger, c:time_ns())
     local ns, msg, code = c:time_ns()
     assert.same({ nil, "time_ns: value out of range", monostamp.ERANGE }, { ns, msg, code })
+    assert.same({ nil, "time_us: value out of range", monostamp.ERANGE }, { c:time_us() })
   end)
 end)

@@ -24,6 +24,12 @@ for _ = 1, 10000 do
   last = t
 end
 eq("monotonicForceNanosecondIncrement", monostamp.get_policy(), "get_policy()")
+-- Whole-µs stamps: distinct, and one sequence with the ns ones.
+for _ = 1, 1000 do
+  local t = monostamp.time_us()
+  if t <= last or t % 1000 ~= 0 then error("smoke: time_us() " .. t .. " after " .. last) end
+  last = monostamp.time_ns()
+end
 
 -- Every policy on a manual clock.
 local function stamps(policy, readings)
@@ -37,6 +43,11 @@ eq("1500 1500 500 3000", stamps("acceptPlatformTime", readings), "acceptPlatform
 eq("1500 1500 1500 3000", stamps("monotonicAllowDuplicates", readings), "monotonicAllowDuplicates")
 eq("1000 2000 3000 4000", stamps("monotonicForceMicrosecondIncrement", readings), "microseconds")
 eq("1500 1501 1502 3000", stamps("monotonicForceNanosecondIncrement", readings), "nanoseconds")
+do
+  local m = assert(monostamp.clock{ source = "manual", start_ns = 5000500, zone = "UTC" })
+  eq("5000000 5001000 5001001 5002000 0",
+     table.concat({ m:time_us(), m:time_us(), m:time_ns(), m:now_us() }, " "), "time_us/now_us")
+end
 
 -- A zone, ISO 8601 both ways.
 local c = assert(monostamp.clock{ source = "manual", zone = "Europe/Berlin",
