@@ -153,10 +153,14 @@ typedef struct monostamp_zone monostamp_zone;
 /* Opens a zone by name: NULL or "" for the process's local zone (TZ, else
  * /etc/localtime), "UTC", an IANA name such as "Europe/Berlin" (read from
  * TZDIR, else the system tz database), or a POSIX TZ string such as
- * "CET-1CEST,M3.5.0,M10.5.0/3".  The local zone follows TZ and
- * /etc/localtime changes; named zones are fixed.  MONOSTAMP_ENOZONE if the
- * name is unknown or the data malformed, MONOSTAMP_EINVAL if the name is
- * longer than MONOSTAMP_ZONE_NAME_MAX.  Thread-safe. */
+ * "CET-1CEST,M3.5.0,M10.5.0/3".  A name never reaches outside the zone
+ * database: an absolute name or one with a ".." component is no zone, and
+ * only regular files are read (a FIFO is refused, never waited on); TZ,
+ * set by the process owner, may still name any file.  The local zone
+ * follows TZ and /etc/localtime changes; named zones are fixed.
+ * MONOSTAMP_ENOZONE if the name is unknown or the data malformed,
+ * MONOSTAMP_EINVAL if the name is longer than MONOSTAMP_ZONE_NAME_MAX.
+ * Thread-safe. */
 MONOSTAMP_API int monostamp_zone_open(const char *name, monostamp_zone **out);
 /* Releases a zone from monostamp_zone_open (NULL is fine; the local zone
  * is never freed).  Must be the last call on the zone. */

@@ -280,7 +280,9 @@ int monostamp__os_read_file(const char *path, size_t max_size,
     struct stat st;
     unsigned char *buf;
     size_t got = 0, want;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    /* O_NONBLOCK: opening a FIFO (or a device) must not hang; anything
+     * but a regular file is refused below, before a read. */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 
     if (fd < 0)
         return monostamp__os_fail(errno);

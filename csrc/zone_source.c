@@ -57,6 +57,25 @@ int monostamp__zone_load_file(const char *path, monostamp__tzdata **out,
     return rc;
 }
 
+/* 1 if `name` stays inside the zone database: not absolute, no ".."
+ * component (Python's zoneinfo draws the same line).  A zone name comes
+ * from callers who may pass on untrusted text; only TZ, which the process
+ * owner sets, may name a file anywhere. */
+static int stays_in_database(const char *name)
+{
+    if (name[0] == '/' || name[0] == '\\')
+        return 0;
+    for (const char *p = name; *p != '\0';) {
+        size_t n = strcspn(p, "/\\");
+        if (n == 2 && p[0] == '.' && p[1] == '.')
+            return 0;
+        p += n;
+        if (*p != '\0')
+            p++;
+    }
+    return 1;
+}
+
 int monostamp__zone_load_name(const char *name, monostamp__tzdata **out,
                               monostamp__zone_key *key)
 {
@@ -65,7 +84,7 @@ int monostamp__zone_load_name(const char *name, monostamp__tzdata **out,
     int rc;
     if (name[0] == ':') name++;
     if (name[0] == '\0' || strcmp(name, "UTC") == 0) return utc_data(out);
-    if (monostamp__zone_resolve_path(name, path, sizeof path) == 0) {
+    if (stays_in_database(name) && monostamp__zone_resolve_path(name, path, sizeof path) == 0) {
         rc = monostamp__zone_load_file(path, out, key);
         if (rc != MONOSTAMP_ENOZONE) return rc;
     }

@@ -45,8 +45,10 @@ int monostamp__zone_load_file(const char *path, monostamp__tzdata **out,
                               monostamp__zone_key *key);
 
 /* A zone by name as monostamp_zone_open takes it: a leading ':' is
- * dropped, "" and "UTC" are UTC, then a file is tried, then a POSIX TZ
- * string (glibc's order).  0, MONOSTAMP_ENOZONE or MONOSTAMP_ENOMEM. */
+ * dropped, "" and "UTC" are UTC, then a file under the zone database is
+ * tried (never an absolute name or one with a ".." component), then a
+ * POSIX TZ string (glibc's order).  0, MONOSTAMP_ENOZONE or
+ * MONOSTAMP_ENOMEM. */
 int monostamp__zone_load_name(const char *name, monostamp__tzdata **out,
                               monostamp__zone_key *key);
 

@@ -5,6 +5,7 @@
  * its file, fork and threads. */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,6 +181,14 @@ static unsigned char *read_zone(const char *name, size_t *len)
 
 static char tmpdir[256];
 
+static void hang_detected(int sig)
+{
+    (void)sig;
+    static const char msg[] = "  test_zone: opening a FIFO as a zone hung\n";
+    if (write(2, msg, sizeof msg - 1) < 0) _exit(2);
+    _exit(1);
+}
+
 static void test_bad_files(void)
 {
     size_t len = 0;
@@ -201,6 +210,35 @@ static void test_bad_files(void)
     CHECK_RC(monostamp_zone_open("nonexistent", &z), MONOSTAMP_ENOZONE);
     /* A directory is no zone. */
     CHECK_RC(monostamp_zone_open(".", &z), MONOSTAMP_ENOZONE);
+    /* Nor a FIFO, which must be refused at once, not waited on: alarm()
+     * turns a hang into a failure with a message. */
+    {
+        char fifo[300];
+        snprintf(fifo, sizeof fifo, "%s/fifo", tmpdir);
+        CHECK_EQ(mkfifo(fifo, 0600), 0);
+        signal(SIGALRM, hang_detected);
+        alarm(5);
+        CHECK_RC(monostamp_zone_open("fifo", &z), MONOSTAMP_ENOZONE);
+        alarm(0);
+        unlink(fifo);
+    }
+    /* Names stay inside the zone database, as Python's zoneinfo keeps them:
+     * the good file under another spelling is refused. */
+    CHECK(write_file(tmpdir, "inside", ny, len) == 0);
+    CHECK_OK(monostamp_zone_open("inside", &z));
+    monostamp_zone_close(z);
+    {
+        char name[300];
+        snprintf(name, sizeof name, "%s/inside", tmpdir);
+        CHECK_RC(monostamp_zone_open(name, &z), MONOSTAMP_ENOZONE); /* absolute */
+        snprintf(name, sizeof name, ":%s/inside", tmpdir);
+        CHECK_RC(monostamp_zone_open(name, &z), MONOSTAMP_ENOZONE);
+        CHECK_RC(monostamp_zone_open("../x/../inside", &z), MONOSTAMP_ENOZONE);
+        CHECK_RC(monostamp_zone_open("sub/../inside", &z), MONOSTAMP_ENOZONE);
+        CHECK_RC(monostamp_zone_open("..", &z), MONOSTAMP_ENOZONE);
+        /* ".." inside a longer component is an ordinary name. */
+        CHECK_RC(monostamp_zone_open("..inside", &z), MONOSTAMP_ENOZONE);
+    }
     /* Every truncation of a good file is refused. */
     for (size_t cut = 0; cut < len; cut += (cut < 200 ? 1 : 7)) {
         CHECK(write_file(tmpdir, "trunc", ny, cut) == 0);
