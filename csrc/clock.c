@@ -121,6 +121,14 @@ static MONOSTAMP__NOINLINE int lead_exceeded(monostamp__clock *clock, int64_t le
     return AGAIN;
 }
 
+/* A reading below the previous one: counted out of line. */
+static MONOSTAMP__NOINLINE void note_backward_step(monostamp__clock *clock, int64_t previous,
+                                                   int64_t reading)
+{
+    bump(&clock->backward_steps);
+    raise_to(&clock->largest_backward_ns, distance(previous, reading));
+}
+
 /*
  * Bookkeeping for a reading at or below the last stamp, done after the
  * compare-and-swap so that its stores do not delay the locked one.  A
@@ -146,10 +154,8 @@ static MONOSTAMP__NOINLINE void note_slow_path(monostamp__clock *clock, int poli
     bump(&clock->duplicates);
     if (policy == MONOSTAMP_MONOTONIC_ALLOW_DUPLICATES)
         bump(&clock->holds);
-    if (reading < previous) {
-        bump(&clock->backward_steps);
-        raise_to(&clock->largest_backward_ns, distance(previous, reading));
-    }
+    if (reading < previous)
+        note_backward_step(clock, previous, reading);
     if (reading != slow_reading || slow_stamp == INT64_MIN) {
         if (slow_stamp != INT64_MIN)
             raise_to(&clock->max_lead_seen_ns, distance(slow_stamp, slow_reading));
@@ -218,7 +224,13 @@ static MONOSTAMP__ALWAYS_INLINE int next_once(monostamp__clock *clock, enum grai
         return rc;
     int policy = atomic_load_explicit(&clock->policy, RELAXED);
     if (policy == MONOSTAMP_ACCEPT_PLATFORM_TIME) {
+        /* No state to settle against, but a step back is still counted:
+         * the previous reading sits on the line the counter is on. */
+        int64_t previous = atomic_load_explicit(&clock->apt_reading, RELAXED);
+        atomic_store_explicit(&clock->apt_reading, reading, RELAXED);
         bump(&clock->fresh_readings);
+        if (MONOSTAMP__UNLIKELY(reading < previous))
+            note_backward_step(clock, previous, reading);
         *out_ns = grain == GRAIN_US ? floor_us(reading) : reading;
         return MONOSTAMP_OK;
     }
@@ -323,6 +335,7 @@ int monostamp_clock_init(monostamp_clock *storage, const monostamp_options *opti
     /* No stamp yet: the first reading of any value is above "last". */
     atomic_init(&clock->own_last, INT64_MIN);
     atomic_init(&clock->slow_stamp, INT64_MIN);
+    atomic_init(&clock->apt_reading, INT64_MIN);
     atomic_init(&clock->last_ns, &clock->own_last);
 
     if ((rc = monostamp_zone_open(options->zone, &clock->zone)) != MONOSTAMP_OK) {

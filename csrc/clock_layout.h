@@ -40,6 +40,7 @@ typedef struct monostamp__clock {
     _Atomic uint64_t fresh_readings; /* readings above the last stamp (all, under
                                         acceptPlatformTime); + duplicates = readings */
     _Atomic int64_t manual_ns;     /* the manual source's reading */
+    _Atomic int64_t apt_reading;   /* acceptPlatformTime's previous reading */
     char separate_per_stamp[MONOSTAMP__CACHE_LINE];
     /* Written on the slow path only. */
     _Atomic int64_t slow_reading;  /* the last reading that took the slow path */

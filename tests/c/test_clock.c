@@ -60,6 +60,17 @@ static void test_accept_platform_time_returns_the_reading(void)
     CHECK_EQ(next(&c), 5000); /* frozen: repeats */
     CHECK_OK(monostamp_manual_advance(&c, -3000));
     CHECK_EQ(next(&c), 2000); /* stepped back: goes back */
+    /* ... and the step is counted, as under every other policy. */
+    monostamp_stats st;
+    monostamp_clock_stats(&c, &st);
+    CHECK_EQ(st.backward_steps, 1);
+    CHECK_EQ(st.largest_backward_ns, 3000);
+    CHECK_EQ(st.readings, 3);
+    CHECK_OK(monostamp_manual_advance(&c, -500));
+    CHECK_EQ(next(&c), 1500);
+    monostamp_clock_stats(&c, &st);
+    CHECK_EQ(st.backward_steps, 2);
+    CHECK_EQ(st.largest_backward_ns, 3000);
     monostamp_clock_destroy(&c);
 }
 
