@@ -344,7 +344,8 @@ int monostamp_clock_init(monostamp_clock *storage, const monostamp_options *opti
     }
     if (options->shared_path != NULL) {
         _Atomic int64_t *cell;
-        rc = monostamp__state_file_open(options->shared_path, &cell, &clock->mapping,
+        rc = monostamp__state_file_open(options->shared_path, options->trust_group, &cell,
+                                        &clock->mapping,
                                         &clock->mapping_size);
         if (rc != MONOSTAMP_OK) {
             monostamp_zone_close(clock->zone);

@@ -100,7 +100,7 @@ int monostamp_default_share(const char *path)
         return rc;
     clock = clock_of(storage);
     monostamp__os_mutex_lock(&share_lock);
-    rc = monostamp__state_file_open(path, &cell, &mapping, &size);
+    rc = monostamp__state_file_open(path, 0, &cell, &mapping, &size);
     if (rc == MONOSTAMP_OK) {
         old = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
         raise_cell(cell, atomic_load_explicit(old, memory_order_relaxed));

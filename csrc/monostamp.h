@@ -64,7 +64,9 @@ enum {
     MONOSTAMP_EVERSION = -7,  /* a shared state file of another layout version */
     MONOSTAMP_ENOZONE = -8,   /* an unknown, unreadable or malformed time zone */
     MONOSTAMP_ESYNTAX = -9,   /* malformed ISO 8601 text */
-    MONOSTAMP_ENOMEM = -10    /* out of memory */
+    MONOSTAMP_ENOMEM = -10,   /* out of memory */
+    MONOSTAMP_EUNSAFE = -11   /* a state file another user could write: a symbolic link,
+                                 owned by someone else, or writable by group or others */
 };
 
 /* A failed OS call: -(MONOSTAMP_EOS_BASE + err), where err is the errno
@@ -204,6 +206,12 @@ typedef struct monostamp_options {
     const char *shared_path; /* state file shared across processes; NULL: private */
     int has_start_ns;        /* manual source only: start at start_ns ... */
     int64_t start_ns;        /* ... else at 0 */
+    /* 0: a state file must be the caller's own (owned by the effective
+     * user, not writable by group or others, not a symbolic link), else
+     * MONOSTAMP_EUNSAFE.  1: a file of the caller's group will do too (owned
+     * by another member of one of the caller's groups, mode 0660), and a
+     * new file is made 0660; one that others can write is never used. */
+    int trust_group;
 } monostamp_options;
 
 /* Fills `options` with the defaults.  Thread-safe. */

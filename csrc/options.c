@@ -33,6 +33,7 @@ static const struct {
     {"on_lead", "must be one of wait, error"},
     {"shared_path", "must be a non-empty path"},
     {"start_ns", "is only for the manual source"},
+    {"trust_group", "must be 0 or 1"},
     {"options", "must not be NULL"},
 };
 
@@ -64,6 +65,8 @@ static const char *first_bad_field(const monostamp_options *o)
         return "shared_path";
     if (o->has_start_ns && o->source != MONOSTAMP_SOURCE_MANUAL)
         return "start_ns";
+    if (o->trust_group != 0 && o->trust_group != 1)
+        return "trust_group";
     return NULL;
 }
 

@@ -126,13 +126,15 @@ static inline void monostamp__os_cpu_relax(void)
 
 /* Maps `size` bytes of the file at `path` shared and writable.  If the
  * file is absent it is first created holding exactly `initial` (`size`
- * bytes, mode 0600), complete under a temporary name and then linked into
- * place, so no process ever maps a half-written file and two creators
- * cannot both win.  0 and *out_addr; MONOSTAMP_EFOREIGN if the path is not
+ * bytes, mode 0600, or 0660 with `trust_group`), complete under a temporary
+ * name and then linked into place, so no process ever maps a half-written
+ * file and two creators cannot both win.  A file another user could write
+ * is never used (see monostamp_options.trust_group).  0 and *out_addr;
+ * MONOSTAMP_EUNSAFE for such a file; MONOSTAMP_EFOREIGN if the path is not
  * a regular file of at least `size` bytes; MONOSTAMP_ENOTSUP where state
  * files are not supported yet (Windows); else an EOS code. */
 int monostamp__os_map_file(const char *path, const void *initial, size_t size,
-                           void **out_addr);
+                           int trust_group, void **out_addr);
 
 /* `size` bytes of zeroed memory that fork() children share with the
  * parent (process-private where there is no fork).  0 or an EOS code. */

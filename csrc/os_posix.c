@@ -137,8 +137,9 @@ static int close_returning(int fd, int rc)
 }
 
 /* Makes the file complete under a temporary name, then links it to `path`.
- * Success also when another process linked its own first (EEXIST). */
-static int create_complete(const char *path, const void *initial, size_t size)
+ * Success also when another process linked its own first (EEXIST): the
+ * caller then checks whose file that is. */
+static int create_complete(const char *path, const void *initial, size_t size, int trust_group)
 {
     size_t len = strlen(path);
     char *tmp = malloc(len + sizeof ".XXXXXX");
@@ -159,6 +160,8 @@ static int create_complete(const char *path, const void *initial, size_t size)
         rc = monostamp__os_fail(errno);
     else if ((size_t)wrote != size)
         rc = MONOSTAMP_EOS(EIO);
+    else if (trust_group && fchmod(fd, 0660) != 0)
+        rc = monostamp__os_fail(errno);
     else if (link(tmp, path) != 0 && errno != EEXIST)
         rc = monostamp__os_fail(errno);
     unlink(tmp);
@@ -167,23 +170,66 @@ static int create_complete(const char *path, const void *initial, size_t size)
     return rc;
 }
 
+/* 1 if `gid` is the effective group or one of the supplementary ones. */
+static int in_my_groups(gid_t gid)
+{
+    if (gid == getegid())
+        return 1;
+    int n = getgroups(0, NULL);
+    if (n <= 0)
+        return 0;
+    gid_t *groups = malloc((size_t)n * sizeof *groups);
+    if (groups == NULL)
+        return 0;
+    n = getgroups(n, groups);
+    int found = 0;
+    for (int i = 0; i < n && !found; i++)
+        found = groups[i] == gid;
+    free(groups);
+    return found;
+}
+
+/*
+ * Whether a state file is safe to share a sequence through.  Anyone who
+ * can write it can push every joiner's stamps years ahead or make them
+ * fail for good, so by default it must be the caller's own and writable by
+ * nobody else; trust_group widens that to a file of one of the caller's
+ * groups (owner in the group, group-writable), never to other users.
+ * Root is held to the same rule: it must not trust a user's file either.
+ */
+static int owner_is_safe(const struct stat *st, int trust_group)
+{
+    if (st->st_mode & S_IWOTH)
+        return 0;
+    if (st->st_uid == geteuid())
+        return trust_group || !(st->st_mode & S_IWGRP);
+    return trust_group && in_my_groups(st->st_gid);
+}
+
 int monostamp__os_map_file(const char *path, const void *initial, size_t size,
-                           void **out_addr)
+                           int trust_group, void **out_addr)
 {
     struct stat st;
     int fd, rc;
+    /* O_NOFOLLOW: a symbolic link planted at the path is refused, not
+     * followed to a file of someone else's choosing. */
+    const int flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK;
 
-    fd = open(path, O_RDWR | O_CLOEXEC);
+    fd = open(path, flags);
     if (fd < 0 && errno == ENOENT) {
-        if ((rc = create_complete(path, initial, size)) != MONOSTAMP_OK)
+        if ((rc = create_complete(path, initial, size, trust_group)) != MONOSTAMP_OK)
             return rc;
-        fd = open(path, O_RDWR | O_CLOEXEC);
+        fd = open(path, flags);
     }
     if (fd < 0)
-        return monostamp__os_fail(errno);
+        return errno == ELOOP ? MONOSTAMP_EUNSAFE : monostamp__os_fail(errno);
     if (fstat(fd, &st) != 0)
         return close_returning(fd, monostamp__os_fail(errno));
-    if (!S_ISREG(st.st_mode) || st.st_size < (off_t)size)
+    if (!S_ISREG(st.st_mode))
+        return close_returning(fd, MONOSTAMP_EFOREIGN);
+    if (!owner_is_safe(&st, trust_group))
+        return close_returning(fd, MONOSTAMP_EUNSAFE);
+    if (st.st_size < (off_t)size)
         return close_returning(fd, MONOSTAMP_EFOREIGN);
     void *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (map == MAP_FAILED)

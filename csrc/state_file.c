@@ -37,7 +37,7 @@ static int check_header(const struct state_file *file)
     return MONOSTAMP_OK;
 }
 
-int monostamp__state_file_open(const char *path, _Atomic int64_t **last_ns,
+int monostamp__state_file_open(const char *path, int trust_group, _Atomic int64_t **last_ns,
                                void **mapping, size_t *mapping_size)
 {
     struct state_file initial;
@@ -52,7 +52,7 @@ int monostamp__state_file_open(const char *path, _Atomic int64_t **last_ns,
     initial.size = sizeof initial;
     atomic_init(&initial.last_ns, INT64_MIN);
 
-    rc = monostamp__os_map_file(path, &initial, sizeof initial, &map);
+    rc = monostamp__os_map_file(path, &initial, sizeof initial, trust_group, &map);
     if (rc != MONOSTAMP_OK)
         return rc;
     if ((rc = check_header(map)) != MONOSTAMP_OK) {

@@ -12,11 +12,13 @@
 
 MONOSTAMP__HIDDEN_BEGIN
 
-/* Opens the state file at `path`, creating it (mode 0600) if absent, and
- * maps it; *last_ns then points at the shared atomic.  MONOSTAMP_EFOREIGN
- * for a file that is not ours or is truncated, MONOSTAMP_EVERSION for
- * another layout, an EOS code for the OS's refusals. */
-int monostamp__state_file_open(const char *path, _Atomic int64_t **last_ns,
+/* Opens the state file at `path`, creating it (mode 0600, 0660 with
+ * `trust_group`) if absent, and maps it; *last_ns then points at the
+ * shared atomic.  MONOSTAMP_EUNSAFE for a file another user could write,
+ * MONOSTAMP_EFOREIGN for one that is not monostamp's or is truncated,
+ * MONOSTAMP_EVERSION for another layout, an EOS code for the OS's
+ * refusals. */
+int monostamp__state_file_open(const char *path, int trust_group, _Atomic int64_t **last_ns,
                                void **mapping, size_t *mapping_size);
 
 /* A state in anonymous memory that fork() shares, holding "no stamp yet". */

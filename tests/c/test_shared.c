@@ -170,6 +170,91 @@ static void test_system_errors_carry_errno(void)
     CHECK_EQ(monostamp_os_errno(MONOSTAMP_EINVAL), 0);
 }
 
+/* Builds a state file the way another user would: a good one from the
+ * library, then given `mode` (and `uid` if >= 0). */
+static void plant(const char *name, mode_t mode, int uid)
+{
+    monostamp_clock c;
+    const char *path = path_in_dir(name);
+    unlink(path);
+    if (open_shared(&c, path) == MONOSTAMP_OK)
+        monostamp_clock_destroy(&c);
+    if (chmod(path, mode) != 0)
+        abort();
+    if (uid >= 0 && chown(path, (uid_t)uid, (gid_t)-1) != 0)
+        abort();
+}
+
+static int open_trusting_group(monostamp_clock *clock, const char *path)
+{
+    monostamp_options o;
+    monostamp_options_init(&o);
+    o.zone = "UTC";
+    o.shared_path = path;
+    o.trust_group = 1;
+    return monostamp_clock_init(clock, &o);
+}
+
+static void test_files_other_users_could_write_are_refused(void)
+{
+    monostamp_clock c;
+    /* Writable by others, or by the group: anyone there could push the
+     * sequence years ahead. */
+    plant("world.state", 0666, -1);
+    CHECK_RC(open_shared(&c, path_in_dir("world.state")), MONOSTAMP_EUNSAFE);
+    CHECK_RC(open_trusting_group(&c, path_in_dir("world.state")), MONOSTAMP_EUNSAFE);
+    plant("group.state", 0660, -1);
+    CHECK_RC(open_shared(&c, path_in_dir("group.state")), MONOSTAMP_EUNSAFE);
+    /* ... unless the caller trusts its group. */
+    CHECK_OK(open_trusting_group(&c, path_in_dir("group.state")));
+    monostamp_clock_destroy(&c);
+    /* A symbolic link is never followed, even to a good file of ours. */
+    plant("target.state", 0600, -1);
+    char target[256];
+    snprintf(target, sizeof target, "%s", path_in_dir("target.state")); /* one buffer */
+    CHECK_EQ(symlink(target, path_in_dir("link.state")), 0);
+    CHECK_RC(open_shared(&c, path_in_dir("link.state")), MONOSTAMP_EUNSAFE);
+    CHECK_RC(open_trusting_group(&c, path_in_dir("link.state")), MONOSTAMP_EUNSAFE);
+    CHECK_OK(open_shared(&c, path_in_dir("target.state")));
+    monostamp_clock_destroy(&c);
+    /* MONOSTAMP_SHARED and monostamp_default_share are held to the rule. */
+    CHECK_RC(monostamp_default_share(path_in_dir("world.state")), MONOSTAMP_EUNSAFE);
+    /* A file the caller does not own: only as root can the test make one.
+     * Root must not trust it either. */
+    if (geteuid() == 0) {
+        plant("theirs.state", 0600, 65534);
+        CHECK_RC(open_shared(&c, path_in_dir("theirs.state")), MONOSTAMP_EUNSAFE);
+        /* Another owner in a group of ours: only with trust_group. */
+        plant("ours.state", 0660, 65534);
+        CHECK_EQ(chown(path_in_dir("ours.state"), (uid_t)-1, getegid()), 0);
+        CHECK_RC(open_shared(&c, path_in_dir("ours.state")), MONOSTAMP_EUNSAFE);
+        CHECK_OK(open_trusting_group(&c, path_in_dir("ours.state")));
+        monostamp_clock_destroy(&c);
+    } else {
+        printf("  (not root: the other-owner cases are skipped)\n");
+    }
+    CHECK_STR_EQ(monostamp_strerror(MONOSTAMP_EUNSAFE),
+                 "state file another user could write (a symbolic link, not owned by you, "
+                 "or writable by group or others)");
+}
+
+static void test_trust_group_creates_group_files(void)
+{
+    monostamp_clock c;
+    struct stat st;
+    const char *path = path_in_dir("made-for-group.state");
+    CHECK_OK(open_trusting_group(&c, path));
+    monostamp_clock_destroy(&c);
+    CHECK_EQ(stat(path, &st), 0);
+    CHECK_EQ(st.st_mode & 0777, 0660);
+    monostamp_options o;
+    monostamp_options_init(&o);
+    o.trust_group = 2;
+    const char *field = NULL;
+    CHECK_RC(monostamp_options_check(&o, &field), MONOSTAMP_EINVAL);
+    CHECK_STR_EQ(field, "trust_group");
+}
+
 /* Runs this binary again as `child` with MONOSTAMP_SHARED=path; the child
  * prints its default clock's stamp (or error code) on stdout. */
 static int run_child(const char *self, const char *path, int64_t *out)
@@ -281,6 +366,8 @@ int main(int argc, char **argv)
     RUN(test_two_processes_on_one_file);
     RUN(test_foreign_short_and_other_version_files_are_refused);
     RUN(test_system_errors_carry_errno);
+    RUN(test_files_other_users_could_write_are_refused);
+    RUN(test_trust_group_creates_group_files);
     RUN(test_environment_joins_default_clocks);
     RUN(test_default_clock_moves_onto_a_file);
     char cmd[300];
