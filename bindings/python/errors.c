@@ -9,6 +9,7 @@
  */
 #include "module.h"
 
+#include <errno.h>
 #include <stdarg.h>
 
 int ms_type_error(const char *what, const char *expected, PyObject *obj)
@@ -62,6 +63,10 @@ PyObject *raise_core(ms_state *st, int code, PyObject *filename, const char *fmt
 
     if (err != 0) {
         raise_os_error(err, message, filename);
+    } else if (code == MONOSTAMP_EUNSAFE) {
+        /* A file another user could write: a permission matter, so
+         * PermissionError (EACCES), with the file named. */
+        raise_os_error(EACCES, message, filename);
     } else {
         PyObject *type;
         switch (code) {
