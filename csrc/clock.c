@@ -104,19 +104,37 @@ static inline int candidate(int policy, int64_t reading, int64_t last,
 
 enum { AGAIN = 1 }; /* internal: the lead bound waited; read again */
 
-/* The lead bound is exceeded by `lead`: fail, or wait for the source. */
-/* Rare paths stay out of line, so the common one keeps few registers. */
+/* How long one stamp may wait for its source at most:
+ * max_lead_ns + MONOSTAMP_LEAD_WAIT_MARGIN_NS, saturated. */
+static int64_t wait_limit_ns(const monostamp__clock *clock)
+{
+    return clock->max_lead_ns > INT64_MAX - MONOSTAMP_LEAD_WAIT_MARGIN_NS
+               ? INT64_MAX
+               : clock->max_lead_ns + MONOSTAMP_LEAD_WAIT_MARGIN_NS;
+}
+
+static MONOSTAMP__NOINLINE int lead_error(monostamp__clock *clock)
+{
+    bump(&clock->lead_errors);
+    return MONOSTAMP_ELEAD;
+}
+
+/* The lead bound is exceeded by `lead`: fail, or wait for the source.
+ * Rare paths stay out of line, so the common one keeps few registers. */
 static MONOSTAMP__NOINLINE int lead_exceeded(monostamp__clock *clock, int64_t lead)
 {
-    if (clock->on_lead == MONOSTAMP_ON_LEAD_ERROR ||
-        clock->source == MONOSTAMP_SOURCE_MANUAL) {
-        bump(&clock->lead_errors);
-        return MONOSTAMP_ELEAD;
-    }
+    if (clock->on_lead == MONOSTAMP_ON_LEAD_ERROR || clock->source == MONOSTAMP_SOURCE_MANUAL)
+        return lead_error(clock);
+    /* A burst of stamps leads its source by max_lead_ns and a little: the
+     * bound itself stops it there.  A lead that needs a longer wait than
+     * a burst ever could is a step (the wall clock set back, a state file
+     * pushed ahead), which waiting would sit out for hours: fail now. */
+    int64_t behind = lead - clock->max_lead_ns;
+    if (behind > wait_limit_ns(clock))
+        return lead_error(clock);
     bump(&clock->lead_waits);
     /* Naps of at most 10 ms, so a wall clock stepped back meanwhile is
      * re-read rather than waited out blindly. */
-    int64_t behind = lead - clock->max_lead_ns;
     monostamp__os_nap_ns(behind < 10000000 ? behind : 10000000);
     return AGAIN;
 }
@@ -247,9 +265,14 @@ static MONOSTAMP__ALWAYS_INLINE int next_once(monostamp__clock *clock, enum grai
 static MONOSTAMP__NOINLINE int next_after_wait(monostamp__clock *clock, enum grain grain,
                                                int64_t *out_ns)
 {
+    /* However the lead moves while we wait, one call waits no longer than
+     * its limit in all, then gives up with the state as it was. */
+    int64_t start = monostamp__os_monotonic_ns(), limit = wait_limit_ns(clock);
     int rc;
-    while ((rc = next_once(clock, grain, out_ns)) == AGAIN)
-        ;
+    while ((rc = next_once(clock, grain, out_ns)) == AGAIN) {
+        if (monostamp__os_monotonic_ns() - start > limit)
+            return lead_error(clock);
+    }
     return rc;
 }
 

@@ -186,9 +186,16 @@ MONOSTAMP_API int monostamp_zone_set_recheck_ns(int64_t interval_ns);
 /* ------------------------------------------------------------ the clock */
 
 typedef enum monostamp_on_lead {
-    MONOSTAMP_ON_LEAD_WAIT = 0,  /* sleep until the source catches up */
+    /* Sleep until the source catches up, but no longer than max_lead_ns +
+     * MONOSTAMP_LEAD_WAIT_MARGIN_NS in one call: a lead that needs longer
+     * (the wall clock stepped back, a state file pushed ahead) is a step,
+     * not a burst, and fails with MONOSTAMP_ELEAD at once. */
+    MONOSTAMP_ON_LEAD_WAIT = 0,
     MONOSTAMP_ON_LEAD_ERROR = 1  /* fail with MONOSTAMP_ELEAD, state unchanged */
 } monostamp_on_lead;
+
+/* What a waiting stamp allows beyond max_lead_ns for the scheduler. */
+#define MONOSTAMP_LEAD_WAIT_MARGIN_NS INT64_C(100000000)
 
 /* "wait", "error"; NULL if not an on_lead action.  Thread-safe. */
 MONOSTAMP_API const char *monostamp_on_lead_name(int on_lead);

@@ -255,6 +255,59 @@ static void test_trust_group_creates_group_files(void)
     CHECK_STR_EQ(field, "trust_group");
 }
 
+static int64_t mono_ms(void)
+{
+    return monostamp_monotonic_ns() / 1000000;
+}
+
+/* A realtime clock with a 10 ms lead bound (wait) on a file that a manual
+ * clock pushes `ahead_ns` ahead of the wall clock. */
+static int stamp_after_push(const char *name, int64_t ahead_ns, int64_t *waited_ms)
+{
+    monostamp_clock pusher, waiter;
+    monostamp_options o;
+    int64_t now = 0, ns;
+    const char *path = path_in_dir(name);
+    monostamp_options_init(&o);
+    o.source = MONOSTAMP_SOURCE_MANUAL;
+    o.shared_path = path;
+    o.has_start_ns = 1;
+    if (monostamp_source_read(MONOSTAMP_SOURCE_REALTIME, &now) != 0)
+        return -100;
+    o.start_ns = now + ahead_ns;
+    if (monostamp_clock_init(&pusher, &o) != 0 || monostamp_time_ns(&pusher, &ns) != 0)
+        return -101;
+    monostamp_options_init(&o);
+    o.shared_path = path;
+    o.max_lead_ns = 10000000;
+    o.on_lead = MONOSTAMP_ON_LEAD_WAIT;
+    if (monostamp_clock_init(&waiter, &o) != 0)
+        return -102;
+    int64_t start = mono_ms();
+    int rc = monostamp_time_ns(&waiter, &ns);
+    *waited_ms = mono_ms() - start;
+    monostamp_clock_destroy(&waiter);
+    monostamp_clock_destroy(&pusher);
+    return rc;
+}
+
+static void test_lead_wait_is_bounded(void)
+{
+    int64_t waited = 0;
+    /* Pushed an hour ahead (a wall clock set back by an hour looks the
+     * same): no burst leads that far, so the stamp fails at once instead
+     * of sleeping for the hour. */
+    CHECK_RC(stamp_after_push("hour.state", INT64_C(3600000000000), &waited), MONOSTAMP_ELEAD);
+    CHECK_LT(waited, 1000);
+    /* 60 ms ahead with a 10 ms bound: a wait of about 50 ms, within the
+     * limit (10 ms + 100 ms): it waits, then stamps. */
+    CHECK_OK(stamp_after_push("near.state", 60000000, &waited));
+    CHECK_GE(waited, 40);
+    /* 200 ms ahead: more than the limit; refused without the wait. */
+    CHECK_RC(stamp_after_push("far.state", 200000000, &waited), MONOSTAMP_ELEAD);
+    CHECK_LT(waited, 100);
+}
+
 /* Runs this binary again as `child` with MONOSTAMP_SHARED=path; the child
  * prints its default clock's stamp (or error code) on stdout. */
 static int run_child(const char *self, const char *path, int64_t *out)
@@ -368,6 +421,7 @@ int main(int argc, char **argv)
     RUN(test_system_errors_carry_errno);
     RUN(test_files_other_users_could_write_are_refused);
     RUN(test_trust_group_creates_group_files);
+    RUN(test_lead_wait_is_bounded);
     RUN(test_environment_joins_default_clocks);
     RUN(test_default_clock_moves_onto_a_file);
     char cmd[300];
