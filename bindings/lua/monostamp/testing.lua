@@ -9,6 +9,9 @@
 --   testing.manual_clock{...}  a manual clock for deterministic tests: start
 --                              2000-01-01T00:00:00Z, zone "UTC", with set,
 --                              advance and step_back
+--   testing.patch(clock)       os.time(), os.date(fmt) and LuaSocket's
+--                              socket.gettime() drawn from a clock until the
+--                              restore function it returns is called
 --
 -- It adds no policy of its own; the core decides every stamp.  Unlike the
 -- binding, whose runtime failures return nil, message, code, these helpers
@@ -230,6 +233,265 @@ function testing.manual_clock(options)
     error("monostamp.testing.manual_clock: " .. err, 2)
   end
   return setmetatable({ clock = c }, ManualClock)
+end
+
+-- }====================================================
+
+
+-- {==================================================== patch
+
+-- Code under test calls os.time(), os.date() and socket.gettime() itself,
+-- not monostamp: patch() puts functions drawing from a clock in their
+-- tables' fields, and its restore function puts back what was there.  Lua
+-- cannot swap a C function in place, so a reference taken before (`local
+-- time = os.time`) keeps the original: that is the limit of this approach,
+-- and the docs say so.
+
+-- The patches in force, outermost first.  Each is a record:
+-- { saved = { {tbl, key, value}, ... }, where = "file:line", restored = bool }.
+local active = {}
+
+-- Seconds of a stamp, floored (before 1970 too).
+local NS_PER_S = 1000000000
+
+-- "+hhmm" for %z, as strftime writes an offset (seconds dropped).
+local function offset_z(offset)
+  local sign = offset < 0 and "-" or "+"
+  local a = offset < 0 and -offset or offset
+  return string.format("%s%02d%02d", sign, a // 3600, a % 3600 // 60)
+end
+
+-- The zone abbreviation for %Z.  The core's zones carry no abbreviations,
+-- so it is written as tzdata writes zones that have none: "+01", "+0530",
+-- "-03"; and "UTC" at offset 0.
+local function offset_abbr(offset)
+  if offset == 0 then
+    return "UTC"
+  end
+  local sign = offset < 0 and "-" or "+"
+  local a = offset < 0 and -offset or offset
+  local mm = a % 3600 // 60
+  if mm == 0 then
+    return string.format("%s%02d", sign, a // 3600)
+  end
+  return string.format("%s%02d%02d", sign, a // 3600, mm)
+end
+
+-- `fmt` (a local format, no "!") with %z and %Z written out for `offset`,
+-- every other conversion left for os.date.  Pairs are taken left to right,
+-- so "%%z" stays the literal text "%z".
+local function local_format(fmt, offset)
+  if not fmt:find("%", 1, true) then
+    return fmt
+  end
+  return (fmt:gsub("%%(.)", function(c)
+    if c == "z" then
+      return offset_z(offset)
+    elseif c == "Z" then
+      return (offset_abbr(offset):gsub("%%", "%%%%"))
+    end
+    return "%" .. c
+  end))
+end
+
+-- Calls the original `f` (os.`name`) and returns its one result.  Called
+-- directly from here, the original's errors would point at this module's
+-- line; called through pcall, an argument error names no function ('?').
+-- So it is called through pcall, its argument error named as Lua names it
+-- unpatched, and re-raised at the line that called the patched function
+-- (which must not tail-call this, or that line is gone).
+local function call_original(name, f, ...)
+  local ok, r = pcall(f, ...)
+  if ok then
+    return r
+  end
+  if type(r) == "string" then
+    r = r:gsub("^bad argument #(%d+) to '%?'", "bad argument #%1 to '" .. name .. "'", 1)
+  end
+  error(r, 3)
+end
+
+-- A clock's stamp or a raise: the patched functions have no nil, message
+-- to return (os.time() never fails), so a refused stamp (the lead bound's
+-- "error" action, the end of int64) is an error at the caller's line.
+local function stamp_failed(what, msg)
+  error("monostamp.testing.patch: " .. what .. ": " .. tostring(msg), 3)
+end
+
+-- The clock argument of patch(): nil (the default clock), the binding's
+-- clock, or a testing.manual_clock (its `clock`).
+local function patch_clock(c)
+  if c == nil then
+    return nil
+  end
+  if getmetatable(c) == ManualClock then
+    c = rawget(c, "clock")
+  end
+  local mt = getmetatable(c)
+  if type(c) ~= "userdata" or type(mt) ~= "table" or mt.__name ~= "monostamp.Clock" then
+    argerror(2, "patch", "monostamp.Clock, manual clock or nil expected, got " .. type(c))
+  end
+  if tostring(c):find("(closed)", 1, true) then
+    argerror(2, "patch", "the clock is closed")
+  end
+  return c
+end
+
+-- The LuaSocket tables loaded now ("socket" and "socket.core" are usually
+-- one table), each once.
+local function socket_tables()
+  local out, seen = {}, {}
+  for _, name in ipairs{ "socket", "socket.core" } do
+    local t = package.loaded[name]
+    if type(t) == "table" and not seen[t] and type(t.gettime) == "function" then
+      seen[t] = true
+      out[#out + 1] = t
+    end
+  end
+  return out
+end
+
+-- testing.patch([clock]) -> restore: see docs/lua.md, "Patching os.time,
+-- os.date and socket.gettime".
+function testing.patch(clock)
+  local c = patch_clock(clock)
+  -- One call shape for both: the default clock's functions ignore their
+  -- argument, so f(c) is monostamp.time_ns() when c is nil.
+  local time_ns, now, time_us
+  if c == nil then
+    time_ns, now, time_us = monostamp.time_ns, monostamp.now, monostamp.time_us
+  else
+    time_ns, now, time_us = c.time_ns, c.now, c.time_us
+  end
+
+  -- What is there now: the originals, or an outer patch's functions.
+  local os_tables = { os }
+  if package.loaded.os ~= os and type(package.loaded.os) == "table" then
+    os_tables[2] = package.loaded.os
+  end
+  local time, date = os.time, os.date
+
+  -- os.time(): whole seconds of the next stamp.  Monotonic under the
+  -- forcing policies and monotonicAllowDuplicates, never unique: every
+  -- stamp within one second gives the same value.
+  local function patched_time(t, ...)
+    if t ~= nil then
+      local r = call_original("time", time, t, ...)
+      return r
+    end
+    local ns, msg = time_ns(c)
+    if ns == nil then stamp_failed("os.time()", msg) end
+    return ns // NS_PER_S
+  end
+
+  -- os.date(fmt): the next stamp's whole second, formatted by the original
+  -- os.date.  "!" formats are UTC; local ones are the stamp's own local
+  -- time (its offset added, then formatted as UTC), so the clock's zone
+  -- decides, not the C library's; %z and %Z are written from the offset.
+  local function patched_date(fmt, t, ...)
+    if t ~= nil then
+      local r = call_original("date", date, fmt, t, ...)
+      return r
+    end
+    local f = fmt
+    if f == nil then
+      f = "%c"
+    elseif type(f) == "number" then
+      f = tostring(f)  -- as luaL_optstring converts it
+    elseif type(f) ~= "string" then
+      local r = call_original("date", date, fmt)  -- the original's argument error
+      return r
+    end
+    if f:sub(1, 1) == "!" then
+      local ns, msg = time_ns(c)
+      if ns == nil then stamp_failed("os.date()", msg) end
+      local r = call_original("date", date, f, ns // NS_PER_S)
+      return r
+    end
+    local ns, offset = now(c)
+    if ns == nil then stamp_failed("os.date()", offset) end
+    local wall = ns // NS_PER_S + offset
+    if f == "*t" then
+      -- The core's zones do not say whether an offset is daylight time:
+      -- isdst is left nil, and os.time(t) lets mktime decide, as for -1.
+      local fields = call_original("date", date, "!*t", wall)
+      fields.isdst = nil
+      return fields
+    end
+    local r = call_original("date", date, "!" .. local_format(f, offset), wall)
+    return r
+  end
+
+  local saved = {}
+  local function swap(tbl, key, value)
+    saved[#saved + 1] = { tbl, key, tbl[key] }
+    tbl[key] = value
+  end
+
+  for _, tbl in ipairs(os_tables) do
+    swap(tbl, "time", patched_time)
+    swap(tbl, "date", patched_date)
+  end
+
+  -- socket.gettime(): seconds as a float from a whole-µs stamp.  Near
+  -- today a double holds instants some 240 ns apart, so distinct µs stamps
+  -- stay distinct floats; ns // 1000 is exact, and one rounding follows.
+  local socks = socket_tables()
+  if #socks > 0 then
+    local function patched_gettime()
+      local ns, msg = time_us(c)
+      if ns == nil then stamp_failed("socket.gettime()", msg) end
+      return (ns // 1000) / 1e6
+    end
+    for _, tbl in ipairs(socks) do
+      swap(tbl, "gettime", patched_gettime)
+    end
+  end
+
+  local info = debug.getinfo(2, "Sl")
+  local record = {
+    saved = saved,
+    where = info and (info.short_src .. ":" .. (info.currentline or "?")) or "?",
+    restored = false,
+    clock = c,  -- held: the clock lives as long as the patch
+  }
+  active[#active + 1] = record
+
+  return function()
+    if record.restored then
+      return true
+    end
+    local top = active[#active]
+    if top ~= record then
+      error(string.format("monostamp.testing.patch: restore out of order: the patch made at %s "
+                          .. "is still active inside the one made at %s; restore it first",
+                          top.where, record.where), 2)
+    end
+    for i = #saved, 1, -1 do
+      local e = saved[i]
+      e[1][e[2]] = e[3]
+    end
+    active[#active] = nil
+    record.restored = true
+    return true
+  end
+end
+
+-- Restores every active patch, innermost first (for an after_each that
+-- must not let one test's forgotten patch leak into the next); returns
+-- how many there were.
+function testing.restore_all()
+  local n = #active
+  for i = n, 1, -1 do
+    local record = active[i]
+    for j = #record.saved, 1, -1 do
+      local e = record.saved[j]
+      e[1][e[2]] = e[3]
+    end
+    record.restored = true
+    active[i] = nil
+  end
+  return n
 end
 
 -- }====================================================
