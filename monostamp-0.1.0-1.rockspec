@@ -50,6 +50,7 @@ build = {
             "bindings/lua/lmonostamp.c",
             "csrc/calendar.c",
             "csrc/clock.c",
+            "csrc/clock_share.c",
             "csrc/default_clock.c",
             "csrc/iso8601.c",
             "csrc/names.c",

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "clock_layout.h"
+#include "clock_share.h"
 #include "os.h"
-#include "state_file.h"
 #include "zone.h"
 
 #define RELAXED memory_order_relaxed
@@ -240,6 +240,10 @@ static MONOSTAMP__ALWAYS_INLINE int next_once(monostamp__clock *clock, enum grai
     int rc = read_source(clock, &reading);
     if (rc != MONOSTAMP_OK)
         return rc;
+    /* A shared clock looks now and then whether its file was replaced;
+     * a private one's recheck_at_ns is INT64_MAX. */
+    if (MONOSTAMP__UNLIKELY(reading >= atomic_load_explicit(&clock->recheck_at_ns, RELAXED)))
+        monostamp__clock_recheck(clock, reading);
     int policy = atomic_load_explicit(&clock->policy, RELAXED);
     if (policy == MONOSTAMP_ACCEPT_PLATFORM_TIME) {
         /* No state to settle against, but a step back is still counted:
@@ -359,23 +363,19 @@ int monostamp_clock_init(monostamp_clock *storage, const monostamp_options *opti
     atomic_init(&clock->own_last, INT64_MIN);
     atomic_init(&clock->slow_stamp, INT64_MIN);
     atomic_init(&clock->apt_reading, INT64_MIN);
+    atomic_init(&clock->recheck_at_ns, INT64_MAX);
     atomic_init(&clock->last_ns, &clock->own_last);
 
     if ((rc = monostamp_zone_open(options->zone, &clock->zone)) != MONOSTAMP_OK) {
         clock->zone = NULL;
         return rc;
     }
-    if (options->shared_path != NULL) {
-        _Atomic int64_t *cell;
-        rc = monostamp__state_file_open(options->shared_path, options->trust_group, &cell,
-                                        &clock->mapping,
-                                        &clock->mapping_size);
-        if (rc != MONOSTAMP_OK) {
-            monostamp_zone_close(clock->zone);
-            clock->zone = NULL;
-            return rc;
-        }
-        atomic_store_explicit(&clock->last_ns, cell, memory_order_release);
+    if (options->shared_path != NULL &&
+        (rc = monostamp__clock_share(clock, options->shared_path, options->trust_group)) !=
+            MONOSTAMP_OK) {
+        monostamp_zone_close(clock->zone);
+        clock->zone = NULL;
+        return rc;
     }
     return MONOSTAMP_OK;
 }
@@ -385,11 +385,9 @@ void monostamp_clock_destroy(monostamp_clock *storage)
     if (storage == NULL)
         return;
     monostamp__clock *clock = clock_of(storage);
-    if (clock->mapping != NULL)
-        monostamp__state_close(clock->mapping, clock->mapping_size);
+    monostamp__clock_unshare(clock);
     if (clock->zone != NULL)
         monostamp_zone_close(clock->zone);
-    clock->mapping = NULL;
     clock->zone = NULL;
     atomic_store_explicit(&clock->last_ns, &clock->own_last, memory_order_release);
 }
@@ -456,7 +454,7 @@ monostamp_on_lead monostamp_clock_on_lead(const monostamp_clock *clock)
 
 int monostamp_clock_is_shared(const monostamp_clock *clock)
 {
-    return const_clock_of(clock)->mapping != NULL;
+    return const_clock_of(clock)->watch != NULL;
 }
 
 int monostamp_manual_set(monostamp_clock *storage, int64_t ns)

@@ -28,8 +28,12 @@ typedef struct monostamp__clock {
     int on_lead;
     int64_t max_lead_ns;
     monostamp_zone *zone;
-    void *mapping;               /* the shared file's mapping, or NULL */
-    size_t mapping_size;
+    /* The state file the clock shares and follows, or NULL (clock_share.c),
+     * and the reading from which to look again whether its path still names
+     * the file mapped: INT64_MAX for a private clock, so the one compare a
+     * stamp makes never calls out. */
+    struct monostamp__state_watch *watch;
+    _Atomic int64_t recheck_at_ns;
     /* 64 bytes keep the groups on different cache lines wherever the
      * caller put the storage (alignment is the caller's). */
     char separate_read_mostly[MONOSTAMP__CACHE_LINE];

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "clock_layout.h"
+#include "clock_share.h"
 #include "os.h"
 #include "state_file.h"
 
@@ -39,7 +40,7 @@ static void init_default_clock(void)
     rc = monostamp_clock_init(&default_clock, &options);
     if (rc == MONOSTAMP_OK && options.shared_path == NULL) {
         /* The page lives as long as the process: it is not the clock's
-         * `mapping`, which marks a state file. */
+         * state file a shared clock follows (clock_share.c). */
         _Atomic int64_t *cell;
         void *page;
         size_t size;
@@ -75,43 +76,19 @@ int monostamp_default_clock(monostamp_clock **out)
     return MONOSTAMP_OK;
 }
 
-/* Raises *cell to at least `floor`. */
-static void raise_cell(_Atomic int64_t *cell, int64_t floor)
-{
-    int64_t seen = atomic_load_explicit(cell, memory_order_relaxed);
-    while (seen < floor &&
-           !atomic_compare_exchange_weak_explicit(cell, &seen, floor, memory_order_relaxed,
-                                                  memory_order_relaxed))
-        ;
-}
-
 int monostamp_default_share(const char *path)
 {
     monostamp_clock *storage;
-    monostamp__clock *clock;
-    _Atomic int64_t *cell, *old;
-    void *mapping;
-    size_t size;
     int rc;
 
     if (path == NULL || path[0] == '\0')
         return MONOSTAMP_EINVAL;
     if ((rc = monostamp_default_clock(&storage)) != MONOSTAMP_OK)
         return rc;
-    clock = clock_of(storage);
+    /* The move itself is clock_share.c's: raised, swapped, raised again;
+     * the anonymous page the clock leaves lives as long as the process. */
     monostamp__os_mutex_lock(&share_lock);
-    rc = monostamp__state_file_open(path, 0, &cell, &mapping, &size);
-    if (rc == MONOSTAMP_OK) {
-        old = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
-        raise_cell(cell, atomic_load_explicit(old, memory_order_relaxed));
-        atomic_store_explicit(&clock->last_ns, cell, memory_order_release);
-        /* Stamps that were under way on the old state are counted in too. */
-        raise_cell(cell, atomic_load_explicit(old, memory_order_relaxed));
-        /* XXX: the old state stays mapped for good: a thread may still hold
-         * a pointer into it, and a page per move is cheap. */
-        clock->mapping = mapping;
-        clock->mapping_size = size;
-    }
+    rc = monostamp__clock_share(clock_of(storage), path, 0);
     monostamp__os_mutex_unlock(&share_lock);
     return rc;
 }

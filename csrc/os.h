@@ -124,7 +124,11 @@ static inline void monostamp__os_cpu_relax(void)
 
 /* ------------------------------------------------------ shared memory */
 
-/* Maps `size` bytes of the file at `path` shared and writable.  If the
+struct monostamp__os_file_id;
+
+/* Maps `size` bytes of the file at `path` shared and writable, and gives
+ * the identity of the file mapped (to notice later that the path names
+ * another).  If the
  * file is absent it is first created holding exactly `initial` (`size`
  * bytes, mode 0600, or 0660 with `trust_group`), complete under a temporary
  * name and then linked into place, so no process ever maps a half-written
@@ -134,7 +138,7 @@ static inline void monostamp__os_cpu_relax(void)
  * a regular file of at least `size` bytes; MONOSTAMP_ENOTSUP where state
  * files are not supported yet (Windows); else an EOS code. */
 int monostamp__os_map_file(const char *path, const void *initial, size_t size,
-                           int trust_group, void **out_addr);
+                           int trust_group, void **out_addr, struct monostamp__os_file_id *out_id);
 
 /* `size` bytes of zeroed memory that fork() children share with the
  * parent (process-private where there is no fork).  0 or an EOS code. */

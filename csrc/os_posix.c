@@ -126,6 +126,22 @@ int monostamp__os_timer_slack_set(int64_t slack_ns)
 #endif
 }
 
+/* What identifies a file's contents (os.h); read by the mapping and the
+ * file functions below. */
+static void file_id_of(const struct stat *st, monostamp__os_file_id *out)
+{
+    out->dev = (uint64_t)st->st_dev;
+    out->ino = (uint64_t)st->st_ino;
+    out->size = (int64_t)st->st_size;
+#if defined(__APPLE__)
+    out->mtime_s = (int64_t)st->st_mtimespec.tv_sec;
+    out->mtime_ns = (int64_t)st->st_mtimespec.tv_nsec;
+#else
+    out->mtime_s = (int64_t)st->st_mtim.tv_sec;
+    out->mtime_ns = (int64_t)st->st_mtim.tv_nsec;
+#endif
+}
+
 /* ------------------------------------------------------ shared memory */
 
 /* Returns `rc` after closing `fd`: close() may change errno, and the code
@@ -207,7 +223,7 @@ static int owner_is_safe(const struct stat *st, int trust_group)
 }
 
 int monostamp__os_map_file(const char *path, const void *initial, size_t size,
-                           int trust_group, void **out_addr)
+                           int trust_group, void **out_addr, struct monostamp__os_file_id *out_id)
 {
     struct stat st;
     int fd, rc;
@@ -236,6 +252,7 @@ int monostamp__os_map_file(const char *path, const void *initial, size_t size,
         return close_returning(fd, monostamp__os_fail(errno));
     close(fd); /* the mapping keeps the file */
     *out_addr = map;
+    file_id_of(&st, out_id);
     return MONOSTAMP_OK;
 }
 
@@ -295,20 +312,6 @@ void monostamp__os_atfork(void (*prepare)(void), void (*parent)(void),
 }
 
 /* -------------------------------------------------------------- files */
-
-static void file_id_of(const struct stat *st, monostamp__os_file_id *out)
-{
-    out->dev = (uint64_t)st->st_dev;
-    out->ino = (uint64_t)st->st_ino;
-    out->size = (int64_t)st->st_size;
-#if defined(__APPLE__)
-    out->mtime_s = (int64_t)st->st_mtimespec.tv_sec;
-    out->mtime_ns = (int64_t)st->st_mtimespec.tv_nsec;
-#else
-    out->mtime_s = (int64_t)st->st_mtim.tv_sec;
-    out->mtime_ns = (int64_t)st->st_mtim.tv_nsec;
-#endif
-}
 
 int monostamp__os_file_id_get(const char *path, monostamp__os_file_id *out)
 {

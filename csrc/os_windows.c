@@ -123,12 +123,12 @@ int monostamp__os_timer_slack_set(int64_t slack_ns)
 /* ------------------------------------------------------ shared memory */
 
 int monostamp__os_map_file(const char *path, const void *initial, size_t size,
-                           int trust_group, void **out_addr)
+                           int trust_group, void **out_addr, struct monostamp__os_file_id *out_id)
 {
     /* XXX: state files need a file mapping (CreateFileMappingW), an atomic
      * create and an owner check (the file's security descriptor); not
      * written yet. */
-    (void)path, (void)initial, (void)size, (void)trust_group, (void)out_addr;
+    (void)path, (void)initial, (void)size, (void)trust_group, (void)out_addr, (void)out_id;
     return MONOSTAMP_ENOTSUP;
 }
 

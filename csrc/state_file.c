@@ -37,8 +37,12 @@ static int check_header(const struct state_file *file)
     return MONOSTAMP_OK;
 }
 
+/* How far above the wall clock a new file's sequence starts. */
+#define NEW_FILE_MARGIN_NS INT64_C(1000000)
+
 int monostamp__state_file_open(const char *path, int trust_group, _Atomic int64_t **last_ns,
-                               void **mapping, size_t *mapping_size)
+                               void **mapping, size_t *mapping_size,
+                               monostamp__os_file_id *id)
 {
     struct state_file initial;
     void *map;
@@ -50,9 +54,15 @@ int monostamp__state_file_open(const char *path, int trust_group, _Atomic int64_
     memcpy(initial.magic, STATE_MAGIC, sizeof initial.magic);
     initial.version = STATE_VERSION;
     initial.size = sizeof initial;
-    atomic_init(&initial.last_ns, INT64_MIN);
+    int64_t now;
+    /* Should the wall clock be unreadable, "no stamp yet" still works. */
+    atomic_init(&initial.last_ns,
+                monostamp__os_clock_read(MONOSTAMP_SOURCE_REALTIME, &now) == MONOSTAMP_OK &&
+                        now < INT64_MAX - NEW_FILE_MARGIN_NS
+                    ? now + NEW_FILE_MARGIN_NS
+                    : INT64_MIN);
 
-    rc = monostamp__os_map_file(path, &initial, sizeof initial, trust_group, &map);
+    rc = monostamp__os_map_file(path, &initial, sizeof initial, trust_group, &map, id);
     if (rc != MONOSTAMP_OK)
         return rc;
     if ((rc = check_header(map)) != MONOSTAMP_OK) {

@@ -152,4 +152,8 @@ def test_two_clocks_on_one_file_in_one_process(tmp_path):
     path = tmp_path / "state"
     a = Clock(source="manual", start_ns=100, shared=path)
     b = Clock(source="manual", start_ns=100, shared=path)
-    assert [a.time_ns(), b.time_ns(), a.time_ns()] == [100, 101, 102]
+    # A new file starts just above the wall clock, so the frozen readings
+    # (100) are forced past it; then each stamp is the last one + 1.
+    first = a.time_ns()
+    assert first > 100
+    assert [b.time_ns(), a.time_ns()] == [first + 1, first + 2]
