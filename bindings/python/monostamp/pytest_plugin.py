@@ -12,12 +12,23 @@ Active once monostamp is installed (entry point ``pytest11: monostamp``).
   zone UTC unless ``@pytest.mark.monostamp(start=..., zone=..., policy=...)``
   says otherwise; ``set``, ``advance`` and ``step_back`` move it.
 
+* ``monostamp_patch``: ``monostamp.patch()`` for one test, on the
+  session's shared clock: ``time.time()``, ``datetime.now()`` and the rest
+  of the standard library's wall-clock calls return unique stamps, even in
+  code that bound them before the test.  ``@pytest.mark.monostamp(patch=True)``
+  patches a test with its ``manual_clock``; ``--monostamp-patch`` (or
+  ``monostamp_patch = true``) patches every test of the run, around its
+  fixtures too.  time-machine or freezegun active at the same time fails
+  the test with a message saying so.
+
 ``--monostamp-no-share`` (or ``monostamp_share = false`` in the ini file)
-keeps each process on its own sequence.  See docs/pytest.md.
+keeps each process on its own sequence.  See docs/pytest.md and docs/patch.md.
 """
 import datetime as _datetime
+import importlib
 import os
 import shutil
+import sys
 import tempfile
 
 import pytest
@@ -27,7 +38,11 @@ import monostamp
 ENV = "MONOSTAMP_SHARED"
 EPOCH_2000_NS = 946_684_800 * 10**9
 STRICT = monostamp.Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT
-_MARKER_OPTIONS = ("start", "zone", "policy")
+_MARKER_OPTIONS = ("start", "zone", "policy", "patch")
+#: Where the whole-run patch of a test is kept between its setup and teardown.
+_RUN_PATCH = pytest.StashKey()
+#: Why a patch of the test could not start: the test fails with it.
+_REFUSED = pytest.StashKey()
 
 
 class _Session:
@@ -48,9 +63,17 @@ def pytest_addoption(parser):
         "--monostamp-no-share", action="store_true", default=False,
         help="do not share one monostamp sequence across workers and subprocesses",
     )
+    group.addoption(
+        "--monostamp-patch", action="store_true", default=False,
+        help="patch time.time(), datetime.now() & co. with monostamp.patch() in every test",
+    )
     parser.addini(
         "monostamp_share", type="bool", default=True,
         help="share one monostamp sequence across the session (default true)",
+    )
+    parser.addini(
+        "monostamp_patch", type="bool", default=False,
+        help="patch the standard library's clocks in every test (default false)",
     )
 
 
@@ -58,13 +81,34 @@ def _sharing_wanted(config):
     return config.getini("monostamp_share") and not config.getoption("monostamp_no_share")
 
 
+def _load_patch_extension():
+    """Imports monostamp._patch now, before any test can start time-machine.
+
+    XXX: the extension takes the functions it finds when it is first
+    imported for the originals; imported first while time-machine travels,
+    it would take time-machine's, and refuse every later patch.
+    """
+    if hasattr(monostamp, "patch"):
+        try:
+            importlib.import_module("monostamp._patch")
+        except ImportError:
+            pass  # monostamp.patch() says why when it is used
+
+
+def _patch_run(config):
+    """True when --monostamp-patch or the ini's monostamp_patch asks for every test."""
+    return bool(config.getoption("monostamp_patch") or config.getini("monostamp_patch"))
+
+
 def pytest_configure(config):
     global _session
     config.addinivalue_line(
         "markers",
-        "monostamp(start=None, zone='UTC', policy=None): configure the manual_clock "
-        "fixture; start is ns since the epoch, ISO 8601 text or an aware datetime",
+        "monostamp(start=None, zone='UTC', policy=None, patch=False): configure the "
+        "manual_clock fixture; start is ns since the epoch, ISO 8601 text or an aware "
+        "datetime; patch=True runs the test inside monostamp.patch(manual_clock)",
     )
+    _load_patch_extension()
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None:
         # An xdist worker: the controller decided, and said so in two ways.
@@ -110,9 +154,158 @@ def pytest_unconfigure(config):
 
 def pytest_report_header(config):
     if _session.path is None:
-        return "monostamp: session sharing off; monostamp_clock is {} per process".format(STRICT)
-    return "monostamp: monostamp_clock is {}, shared through {}={}".format(
-        STRICT, ENV, _session.path)
+        clock = "monostamp: session sharing off; monostamp_clock is {} per process".format(
+            STRICT)
+    else:
+        clock = "monostamp: monostamp_clock is {}, shared through {}={}".format(
+            STRICT, ENV, _session.path)
+    if not hasattr(monostamp, "patch"):
+        patch = "monostamp: patch: none (this build has no monostamp.patch)"
+    elif _patch_run(config):
+        patch = ("monostamp: patch: the whole run (--monostamp-patch): every test, "
+                 "fixtures included, reads the standard library's clocks from the session's "
+                 "clock")
+    else:
+        patch = ("monostamp: patch: per test only (the monostamp_patch fixture, "
+                 "@pytest.mark.monostamp(patch=True))")
+    return [clock, patch]
+
+
+# ---------------------------------------------------------------- patching
+# monostamp.patch() swaps the C functions behind time.time(), datetime.now()
+# & co. (docs/patch.md).  time-machine swaps the same pointers and freezegun
+# replaces the same names: stacked, the last to start would take the other's
+# functions for the originals.  monostamp.patch().start() refuses when one of
+# them is active; while a patch of this plugin is active, their start()
+# refuses too, so the test fails with the reason instead of running on a
+# mix of clocks.
+
+#: (module, class, what to call it): the foreign patchers' start methods.
+_FOREIGN = (
+    ("time_machine", "travel", "time_machine.travel()"),
+    ("freezegun.api", "_freeze_time", "freezegun.freeze_time()"),
+)
+_guarded = []  # (class, original start) while this plugin's patches are active
+_active = 0    # how many of this plugin's patches are active (nested: run + test)
+
+
+def _refusing_start(what):
+    def start(self, *args, **kwargs):
+        raise RuntimeError(
+            "{} cannot start while monostamp.patch() is active (monostamp_patch fixture, "
+            "@pytest.mark.monostamp(patch=True) or --monostamp-patch): the two would stack "
+            "on the same clock functions; use one of them in this test".format(what))
+    return start
+
+
+def _guard_foreign():
+    for module_name, class_name, what in _FOREIGN:
+        cls = getattr(sys.modules.get(module_name), class_name, None)
+        if isinstance(cls, type) and "start" in vars(cls):
+            _guarded.append((cls, vars(cls)["start"]))
+            cls.start = _refusing_start(what)
+
+
+def _unguard_foreign():
+    while _guarded:
+        cls, start = _guarded.pop()
+        cls.start = start
+
+
+def _start_patch(item, clock=None):
+    """monostamp.patch(clock), started, with time-machine and freezegun refused.
+
+    None if it cannot start (no monostamp.patch in this build, or
+    time-machine or freezegun active): the reason is kept on the item, and
+    the test fails with it when it is called, instead of running unpatched.
+    """
+    global _active
+    patch = getattr(monostamp, "patch", None)
+    if patch is None:
+        item.stash[_REFUSED] = "monostamp.patch is not in this build ({})".format(
+            monostamp._monostamp.__file__)
+        return None
+    p = patch(clock)
+    try:
+        p.start()
+    except RuntimeError as e:
+        item.stash[_REFUSED] = "monostamp.patch() cannot start: {}".format(e)
+        return None
+    if _active == 0:
+        _guard_foreign()
+    _active += 1
+    return p
+
+
+def _stop_patch(p):
+    global _active
+    if p is None:
+        return
+    _active -= 1
+    if _active == 0:
+        _unguard_foreign()
+    p.stop()
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_setup(item):
+    # --monostamp-patch: started before any fixture of the test is set up
+    # (session and module fixtures included), stopped after the last is
+    # torn down, below.
+    if _patch_run(item.config):
+        item.stash[_RUN_PATCH] = _start_patch(item)
+    return (yield)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item):
+    refused = item.stash.get(_REFUSED, None)
+    if refused is not None:
+        pytest.fail("monostamp: " + refused, pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_teardown(item, nextitem):
+    try:
+        return (yield)
+    finally:
+        p = item.stash.get(_RUN_PATCH, None)
+        if p is not None:
+            del item.stash[_RUN_PATCH]
+            _stop_patch(p)
+
+
+@pytest.fixture
+def monostamp_patch(request):
+    """monostamp.patch() for this test on the session's shared clock; yields the clock.
+
+    time.time(), datetime.now() & co. draw from the process default clock,
+    which the plugin moved onto the session's state file: unique across
+    tests, xdist workers and subprocesses.  The clock yielded is a strict
+    Clock on that file, so its stamps and the patched calls are one
+    sequence.  With sharing off there is no file: the test is patched with
+    the strict Clock it yields, its own.
+    """
+    clock = monostamp.Clock(policy=STRICT, shared=_session.path)
+    p = _start_patch(request.node, None if _session.path is not None else clock)
+    try:
+        yield clock
+    finally:
+        _stop_patch(p)
+
+
+@pytest.fixture(autouse=True)
+def _monostamp_marker_patch(request):
+    """@pytest.mark.monostamp(patch=True): the test inside monostamp.patch(manual_clock)."""
+    marker = request.node.get_closest_marker("monostamp")
+    if marker is None or not marker.kwargs.get("patch"):
+        yield
+        return
+    p = _start_patch(request.node, request.getfixturevalue("manual_clock"))
+    try:
+        yield
+    finally:
+        _stop_patch(p)
 
 
 @pytest.fixture
@@ -179,6 +372,9 @@ def manual_clock(request):
     if unknown:
         raise TypeError("monostamp marker: unknown option {!r} (known: {})".format(
             unknown[0], ", ".join(_MARKER_OPTIONS)))
+    if not isinstance(options.get("patch", False), bool):
+        raise TypeError("monostamp marker: patch must be True or False, not {!r}".format(
+            options["patch"]))
     start = options.get("start")
     return ManualClock(
         start_ns=EPOCH_2000_NS if start is None else _start_ns(start),
