@@ -62,14 +62,20 @@ static monostamp_clock *toclock (lua_State *L) {
 ** =======================================================
 */
 
-/* A table field as a string, or NULL when absent. */
+/* A table field as a string, or NULL when absent.  The core takes C
+** strings, so one with a NUL inside is refused: "/x/a\0b" would
+** otherwise open "/x/a". */
 static const char *opt_string (lua_State *L, const char *field) {
   const char *s = NULL;
   if (lua_getfield(L, 1, field) != LUA_TNIL) {
+    size_t len;
     if (lua_type(L, -1) != LUA_TSTRING)  /* no numbers: no conversion */
       luaL_argerror(L, 1, lua_pushfstring(L, "%s: string expected, got %s",
                                           field, luaL_typename(L, -1)));
-    s = lua_tostring(L, -1);
+    s = lua_tolstring(L, -1, &len);
+    if (strlen(s) != len)
+      luaL_argerror(L, 1, lua_pushfstring(L, "%s: embedded NUL at byte %d",
+                                          field, (int)strlen(s) + 1));
   }
   /* The table still holds the string, so it outlives the pop. */
   lua_pop(L, 1);
@@ -89,9 +95,23 @@ static int64_t opt_ns (lua_State *L, const char *field, int *present) {
 
 
 static const char *const clock_options[] = {
-  "max_lead_ns", "on_lead", "policy", "shared", "source", "start_ns", "zone",
-  NULL
+  "max_lead_ns", "on_lead", "policy", "shared", "source", "start_ns", "trust_group",
+  "zone", NULL
 };
+
+
+/* A table field as a boolean; 0 when absent. */
+static int opt_boolean (lua_State *L, const char *field) {
+  int b = 0;
+  if (lua_getfield(L, 1, field) != LUA_TNIL) {
+    if (lua_type(L, -1) != LUA_TBOOLEAN)
+      luaL_argerror(L, 1, lua_pushfstring(L, "%s: boolean expected, got %s",
+                                          field, luaL_typename(L, -1)));
+    b = lua_toboolean(L, -1);
+  }
+  lua_pop(L, 1);
+  return b;
+}
 
 
 /* Refuses fields the constructor does not know: a typo ("polcy") would
@@ -178,6 +198,7 @@ static void tooptions (lua_State *L, monostamp_options *o) {
   }
   o->zone = opt_string(L, "zone");
   o->shared_path = opt_string(L, "shared");
+  o->trust_group = opt_boolean(L, "trust_group");
   o->max_lead_ns = opt_ns(L, "max_lead_ns", &present);
   o->start_ns = opt_ns(L, "start_ns", &o->has_start_ns);
 }

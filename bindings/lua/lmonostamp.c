@@ -23,6 +23,7 @@
 #define LUA_LIB
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "lmonostamp.h"
 
@@ -94,8 +95,17 @@ int64_t lms_tons (lua_State *L, int idx, int arg, const char *field) {
 }
 
 
+const char *lms_checkname (lua_State *L, int arg) {
+  size_t len;
+  const char *s = luaL_checklstring(L, arg, &len);
+  if (strlen(s) != len)  /* the core reads C strings: refuse, never cut */
+    luaL_argerror(L, arg, lua_pushfstring(L, "embedded NUL at byte %d", (int)strlen(s) + 1));
+  return s;
+}
+
+
 monostamp_policy lms_checkpolicy (lua_State *L, int arg) {
-  const char *name = luaL_checkstring(L, arg);
+  const char *name = lms_checkname(L, arg);
   monostamp_policy policy = MONOSTAMP_DEFAULT_POLICY;
   int rc = monostamp_policy_from_name(name, &policy);
   if (rc != MONOSTAMP_OK)
@@ -133,7 +143,7 @@ static const char *default_context (lua_State *L, int rc, const char *call) {
   const char *path = getenv("MONOSTAMP_SHARED");
   if (path == NULL || path[0] == '\0' ||
       (monostamp_os_errno(rc) == 0 && rc != MONOSTAMP_EFOREIGN &&
-       rc != MONOSTAMP_EVERSION))
+       rc != MONOSTAMP_EVERSION && rc != MONOSTAMP_EUNSAFE))
     return call;
   return lua_pushfstring(L, "MONOSTAMP_SHARED=%s", path);
 }
@@ -291,7 +301,7 @@ static int ms_zone_changed (lua_State *L) {
 
 
 static int ms_clock_info (lua_State *L) {
-  const char *name = luaL_checkstring(L, 1);
+  const char *name = lms_checkname(L, 1);
   monostamp_source source = MONOSTAMP_SOURCE_REALTIME;
   monostamp_clock_info info;
   int rc = monostamp_source_from_name(name, &source);
@@ -390,7 +400,7 @@ static void seterrors (lua_State *L) {
     {"ENOTSUP", MONOSTAMP_ENOTSUP}, {"ELEAD", MONOSTAMP_ELEAD},
     {"EFOREIGN", MONOSTAMP_EFOREIGN}, {"EVERSION", MONOSTAMP_EVERSION},
     {"ENOZONE", MONOSTAMP_ENOZONE}, {"ESYNTAX", MONOSTAMP_ESYNTAX},
-    {"ENOMEM", MONOSTAMP_ENOMEM},
+    {"ENOMEM", MONOSTAMP_ENOMEM}, {"EUNSAFE", MONOSTAMP_EUNSAFE},
   };
   size_t i;
   for (i = 0; i < sizeof errors / sizeof errors[0]; i++) {

@@ -73,6 +73,10 @@
 
 LMS_EXPORT int luaopen_monostamp (lua_State *L);
 
+/* The string at 'arg' for the core, which reads C strings: one with an
+** embedded NUL raises a bad-argument error instead of being cut short. */
+LMS_FUNC const char *lms_checkname (lua_State *L, int arg);
+
 /* }====================================================== */
 
 

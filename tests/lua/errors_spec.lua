@@ -28,6 +28,21 @@ describe("bad arguments raise", function()
            function() c:set_policy("x") end)
   end)
 
+  it("strings with an embedded NUL are refused, never cut short", function()
+    raises("bad argument #1 to 'clock' (shared: embedded NUL at byte 7)",
+           function() monostamp.clock{ shared = "/x/nul\0byte" } end)
+    raises("bad argument #1 to 'clock' (zone: embedded NUL at byte 14)",
+           function() monostamp.clock{ zone = "Europe/Berlin\0junk" } end)
+    raises("bad argument #1 to 'clock' (policy: embedded NUL at byte 19)",
+           function() monostamp.clock{ policy = "acceptPlatformTime\0x" } end)
+    raises("bad argument #1 to 'set_policy' (embedded NUL at byte 19)",
+           function() monostamp.set_policy("acceptPlatformTime\0x") end)
+    raises("bad argument #1 to 'clock_info' (embedded NUL at byte 9)",
+           function() monostamp.clock_info("realtime\0") end)
+    raises("bad argument #1 to 'clock' (trust_group: boolean expected, got number)",
+           function() monostamp.clock{ trust_group = 1 } end)
+  end)
+
   it("wrong types", function()
     raises("bad argument #1 to 'set_policy' (string expected, got no value)",
            function() monostamp.set_policy() end)
@@ -133,6 +148,27 @@ describe("runtime failures return nil, 'context: reason', code", function()
     assert.is_nil(c)
     assert.equal(path .. ": not a monostamp state file, or truncated", msg)
     assert.equal(monostamp.EFOREIGN, code)
+  end)
+
+  it("a shared file another user could write, or a link to one", function()
+    local path = helper.tmpdir() .. "/world"
+    assert(monostamp.clock{ shared = path })  -- a good file of ours
+    assert(os.execute("chmod 666 '" .. path .. "'"))
+    local c, msg, code = monostamp.clock{ shared = path }
+    assert.is_nil(c)
+    assert.equal(path .. ": state file another user could write (a symbolic link, not "
+                 .. "owned by you, or writable by group or others)", msg)
+    assert.equal(monostamp.EUNSAFE, code)
+    -- trust_group widens the rule to the group, never to others.
+    assert.same({ nil, monostamp.EUNSAFE },
+                { select(1, monostamp.clock{ shared = path, trust_group = true }),
+                  select(3, monostamp.clock{ shared = path, trust_group = true }) })
+    assert(os.execute("chmod 660 '" .. path .. "'"))
+    assert.is_nil((monostamp.clock{ shared = path }))
+    assert(monostamp.clock{ shared = path, trust_group = true })
+    local link = helper.tmpdir() .. "/link"
+    assert(os.execute("chmod 600 '" .. path .. "' && ln -s '" .. path .. "' '" .. link .. "'"))
+    assert.equal(monostamp.EUNSAFE, select(3, monostamp.clock{ shared = link }))
   end)
 
   it("a truncated shared file", function()
