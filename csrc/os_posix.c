@@ -152,33 +152,98 @@ static int close_returning(int fd, int rc)
     return rc;
 }
 
-/* Makes the file complete under a temporary name, then links it to `path`.
- * Success also when another process linked its own first (EEXIST): the
- * caller then checks whose file that is. */
+/* Writes `initial` into the new file `fd` and gives it its mode (set
+ * exactly: the umask must not strip the group's bits for trust_group). */
+static int fill_new_file(int fd, const void *initial, size_t size, int trust_group)
+{
+    ssize_t wrote = pwrite(fd, initial, size, 0);
+    if (wrote < 0)
+        return monostamp__os_fail(errno);
+    if ((size_t)wrote != size)
+        return MONOSTAMP_EOS(EIO);
+    if (fchmod(fd, trust_group ? 0660 : 0600) != 0)
+        return monostamp__os_fail(errno);
+    return MONOSTAMP_OK;
+}
+
+/* The directory part of `path` ("." if none), malloc'd. */
+static char *directory_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    size_t len = slash == NULL ? 1 : (slash == path ? 1 : (size_t)(slash - path));
+    char *dir = malloc(len + 1);
+    if (dir == NULL)
+        return NULL;
+    memcpy(dir, slash == NULL ? "." : path, len);
+    dir[len] = '\0';
+    return dir;
+}
+
+#if defined(O_TMPFILE) && defined(__linux__)
+/* Linux: the file is made nameless (O_TMPFILE) and linked into place once
+ * complete, so a process killed half-way leaves nothing behind.  1 if done
+ * (*rc says how), 0 if this file system cannot, for the fallback. */
+static int create_nameless(const char *dir, const char *path, const void *initial, size_t size,
+                           int trust_group, int *rc)
+{
+    char proc[64];
+    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return 0;
+    if ((*rc = fill_new_file(fd, initial, size, trust_group)) == MONOSTAMP_OK) {
+        /* linkat with AT_EMPTY_PATH needs a capability; through /proc it
+         * does not.  No /proc: fall back. */
+        snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+        if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) != 0 && errno != EEXIST) {
+            int err = errno;
+            close(fd);
+            if (err == ENOENT && access("/proc/self/fd", F_OK) != 0)
+                return 0;
+            *rc = monostamp__os_fail(err);
+            return 1;
+        }
+    }
+    close(fd);
+    return 1;
+}
+#endif
+
+/* Makes the file complete, then links it to `path`: no process ever maps a
+ * half-written file, and of two creators exactly one wins.  Success also
+ * when another process linked its own first (EEXIST): the caller then
+ * checks whose file that is. */
 static int create_complete(const char *path, const void *initial, size_t size, int trust_group)
 {
-    size_t len = strlen(path);
-    char *tmp = malloc(len + sizeof ".XXXXXX");
-    int fd, rc = MONOSTAMP_OK;
-
-    if (tmp == NULL)
+    int rc = MONOSTAMP_OK;
+    char *dir = directory_of(path);
+    if (dir == NULL)
         return MONOSTAMP_ENOMEM;
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".XXXXXX", sizeof ".XXXXXX");
-    fd = mkstemp(tmp); /* mode 0600 */
+#if defined(O_TMPFILE) && defined(__linux__)
+    if (create_nameless(dir, path, initial, size, trust_group, &rc)) {
+        free(dir);
+        return rc;
+    }
+#endif
+    /* Elsewhere a short temporary name in the same directory (so that a
+     * 250-byte file name still fits NAME_MAX), removed at once. */
+    size_t len = strlen(dir);
+    static const char pattern[] = "/.monostamp-XXXXXX";
+    char *tmp = malloc(len + sizeof pattern);
+    if (tmp == NULL) {
+        free(dir);
+        return MONOSTAMP_ENOMEM;
+    }
+    memcpy(tmp, dir, len);
+    memcpy(tmp + len, pattern, sizeof pattern);
+    free(dir);
+    int fd = mkstemp(tmp);
     if (fd < 0) {
         rc = monostamp__os_fail(errno);
         free(tmp);
         return rc;
     }
-    ssize_t wrote = pwrite(fd, initial, size, 0);
-    if (wrote < 0)
-        rc = monostamp__os_fail(errno);
-    else if ((size_t)wrote != size)
-        rc = MONOSTAMP_EOS(EIO);
-    else if (trust_group && fchmod(fd, 0660) != 0)
-        rc = monostamp__os_fail(errno);
-    else if (link(tmp, path) != 0 && errno != EEXIST)
+    rc = fill_new_file(fd, initial, size, trust_group);
+    if (rc == MONOSTAMP_OK && link(tmp, path) != 0 && errno != EEXIST)
         rc = monostamp__os_fail(errno);
     unlink(tmp);
     close(fd);

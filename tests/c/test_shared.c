@@ -308,6 +308,25 @@ static void test_lead_wait_is_bounded(void)
     CHECK_LT(waited, 100);
 }
 
+static void test_creation_leaves_nothing_behind(void)
+{
+    /* A name of 250 bytes: a temporary name made by adding a suffix to it
+     * would pass NAME_MAX (255) and fail with ENAMETOOLONG. */
+    char sub[300], name[251], cmd[700];
+    monostamp_clock c;
+    snprintf(sub, sizeof sub, "%s/fresh", dir);
+    CHECK_EQ(mkdir(sub, 0700), 0);
+    memset(name, 'n', 250);
+    name[250] = '\0';
+    char path[600];
+    snprintf(path, sizeof path, "%s/%s", sub, name);
+    CHECK_OK(open_shared(&c, path));
+    monostamp_clock_destroy(&c);
+    /* The directory holds the state file and nothing else. */
+    snprintf(cmd, sizeof cmd, "test \"$(ls -A '%s' | wc -l)\" -eq 1", sub);
+    CHECK_EQ(system(cmd), 0);
+}
+
 static int manual_on(monostamp_clock *clock, const char *path, int64_t start_ns)
 {
     monostamp_options o;
@@ -479,6 +498,7 @@ int main(int argc, char **argv)
     RUN(test_files_other_users_could_write_are_refused);
     RUN(test_trust_group_creates_group_files);
     RUN(test_lead_wait_is_bounded);
+    RUN(test_creation_leaves_nothing_behind);
     RUN(test_a_deleted_file_does_not_split_the_sequence);
     RUN(test_environment_joins_default_clocks);
     RUN(test_default_clock_moves_onto_a_file);
