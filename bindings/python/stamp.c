@@ -82,6 +82,12 @@ static PyObject *stamp_format(PyObject *op, int digits, int use_z)
         /* Neither EINVAL nor ERANGE can be ELEAD: no state needed. */
         if (digits < 0 || digits > 9)
             return raise_core(NULL, n, NULL, "digits=%d is out of range: must be 0..9", digits);
+        /* Say which value has no text, not only that one has none. */
+        if (n == MONOSTAMP_EINVAL && offset % 60 != 0)
+            return PyErr_Format(PyExc_ValueError,
+                                "cannot format monostamp.Stamp(utc_ns=%lld, offset=%d) as ISO "
+                                "8601: offset=%d s is not whole minutes, which RFC 3339 needs",
+                                (long long)utc_ns, (int)offset, (int)offset);
         return raise_core(NULL, n, NULL,
                           "cannot format monostamp.Stamp(utc_ns=%lld, offset=%d) as ISO 8601",
                           (long long)utc_ns, (int)offset);
