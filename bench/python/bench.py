@@ -67,7 +67,10 @@ def _time_machine(out):
     try:
         return importlib.import_module("time_machine")
     except ImportError:
-        reason = (done.stderr.strip().splitlines() or ["exit status %d" % done.returncode])[-1]
+        errors = [line for line in done.stderr.splitlines() if line.startswith("ERROR")]
+        reason = errors[-1] if errors else (
+            "pip exited with status %d" % done.returncode if done.returncode
+            else "installed, but it does not import")
         print("time-machine could not be installed (%s): its row is skipped" % reason, file=out)
         return None
 
