@@ -276,6 +276,9 @@ static MONOSTAMP__NOINLINE int next_after_wait(monostamp__clock *clock, enum gra
     while ((rc = next_once(clock, grain, out_ns)) == AGAIN) {
         if (monostamp__os_monotonic_ns() - start > limit)
             return lead_error(clock);
+        /* The host's turn: Python runs its signal handlers here. */
+        if (clock->wait_check != NULL && clock->wait_check(clock->wait_context) != 0)
+            return MONOSTAMP_EINTR;
     }
     return rc;
 }
@@ -445,6 +448,16 @@ monostamp_zone *monostamp_clock_zone(const monostamp_clock *clock)
 int64_t monostamp_clock_max_lead_ns(const monostamp_clock *clock)
 {
     return const_clock_of(clock)->max_lead_ns;
+}
+
+void monostamp_clock_set_wait_check(monostamp_clock *storage, monostamp_wait_check check,
+                                    void *context)
+{
+    if (storage == NULL)
+        return;
+    monostamp__clock *clock = clock_of(storage);
+    clock->wait_check = check;
+    clock->wait_context = context;
 }
 
 monostamp_on_lead monostamp_clock_on_lead(const monostamp_clock *clock)

@@ -34,6 +34,8 @@ typedef struct monostamp__clock {
      * stamp makes never calls out. */
     struct monostamp__state_watch *watch;
     _Atomic int64_t recheck_at_ns;
+    monostamp_wait_check wait_check;  /* between naps of a lead wait, or NULL */
+    void *wait_context;
     /* 64 bytes keep the groups on different cache lines wherever the
      * caller put the storage (alignment is the caller's). */
     char separate_read_mostly[MONOSTAMP__CACHE_LINE];

@@ -65,8 +65,10 @@ enum {
     MONOSTAMP_ENOZONE = -8,   /* an unknown, unreadable or malformed time zone */
     MONOSTAMP_ESYNTAX = -9,   /* malformed ISO 8601 text */
     MONOSTAMP_ENOMEM = -10,   /* out of memory */
-    MONOSTAMP_EUNSAFE = -11   /* a state file another user could write: a symbolic link,
+    MONOSTAMP_EUNSAFE = -11,  /* a state file another user could write: a symbolic link,
                                  owned by someone else, or writable by group or others */
+    MONOSTAMP_EINTR = -12     /* a wait for the lead bound was cut short by the caller's
+                                 wait check (monostamp_clock_set_wait_check) */
 };
 
 /* A failed OS call: -(MONOSTAMP_EOS_BASE + err), where err is the errno
@@ -336,6 +338,19 @@ MONOSTAMP_API monostamp_source monostamp_clock_source(const monostamp_clock *clo
 MONOSTAMP_API monostamp_zone *monostamp_clock_zone(const monostamp_clock *clock);
 MONOSTAMP_API int64_t monostamp_clock_max_lead_ns(const monostamp_clock *clock);
 MONOSTAMP_API monostamp_on_lead monostamp_clock_on_lead(const monostamp_clock *clock);
+/* A function a stamp calls between its naps while it waits for the source
+ * (on_lead = wait): nonzero ends the wait, and the stamp fails with
+ * MONOSTAMP_EINTR, the state unchanged.  For hosts that must run signal
+ * handlers (Python's Ctrl-C) during a wait.  Called in the waiting thread,
+ * with whatever locks the caller of the stamp holds. */
+typedef int (*monostamp_wait_check)(void *context);
+
+/* Sets (or, with NULL, clears) the clock's wait check.  Call it before
+ * other threads use the clock. */
+MONOSTAMP_API void monostamp_clock_set_wait_check(monostamp_clock *clock,
+                                                  monostamp_wait_check check,
+                                                  void *context);
+
 /* 1 if the clock's state lives in a shared file.  Thread-safe. */
 MONOSTAMP_API int monostamp_clock_is_shared(const monostamp_clock *clock);
 

@@ -29,6 +29,7 @@ const char *monostamp_strerror(int code)
     case MONOSTAMP_ELEAD: return "stamp would lead its source by more than max_lead_ns";
     case MONOSTAMP_EFOREIGN: return "not a monostamp state file, or truncated";
     case MONOSTAMP_EVERSION: return "monostamp state file of another version";
+    case MONOSTAMP_EINTR: return "interrupted while waiting for the lead bound";
     case MONOSTAMP_EUNSAFE:
         return "state file another user could write (a symbolic link, not owned by you, "
                "or writable by group or others)";

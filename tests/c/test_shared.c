@@ -308,6 +308,50 @@ static void test_lead_wait_is_bounded(void)
     CHECK_LT(waited, 100);
 }
 
+static int checks_seen;
+
+static int stop_at_the_third_check(void *context)
+{
+    int *seen = context;
+    return ++*seen >= 3;
+}
+
+static void test_a_wait_check_can_end_the_wait(void)
+{
+    monostamp_clock pusher, waiter;
+    monostamp_options o;
+    int64_t now = 0, pushed = 0, ns = 42;
+    const char *path = path_in_dir("checked.state");
+    monostamp_options_init(&o);
+    o.source = MONOSTAMP_SOURCE_MANUAL;
+    o.shared_path = path;
+    o.has_start_ns = 1;
+    CHECK_OK(monostamp_source_read(MONOSTAMP_SOURCE_REALTIME, &now));
+    o.start_ns = now + 80000000; /* 80 ms ahead: a 10 ms bound waits ~70 ms */
+    CHECK_OK(monostamp_clock_init(&pusher, &o));
+    CHECK_OK(monostamp_time_ns(&pusher, &pushed));
+    monostamp_options_init(&o);
+    o.shared_path = path;
+    o.max_lead_ns = 10000000;
+    CHECK_OK(monostamp_clock_init(&waiter, &o));
+    checks_seen = 0;
+    monostamp_clock_set_wait_check(&waiter, stop_at_the_third_check, &checks_seen);
+    CHECK_RC(monostamp_time_ns(&waiter, &ns), MONOSTAMP_EINTR);
+    CHECK_EQ(checks_seen, 3);
+    CHECK_EQ(ns, 42);
+    /* Nothing was handed out: the pusher's next stamp follows its last. */
+    int64_t next = 0;
+    CHECK_OK(monostamp_time_ns(&pusher, &next));
+    CHECK_EQ(next, pushed + 1);
+    /* Cleared, the wait runs to its end. */
+    monostamp_clock_set_wait_check(&waiter, NULL, NULL);
+    CHECK_OK(monostamp_time_ns(&waiter, &ns));
+    CHECK_GT(ns, next);
+    CHECK_STR_EQ(monostamp_strerror(MONOSTAMP_EINTR), "interrupted while waiting for the lead bound");
+    monostamp_clock_destroy(&waiter);
+    monostamp_clock_destroy(&pusher);
+}
+
 static void test_creation_leaves_nothing_behind(void)
 {
     /* A name of 250 bytes: a temporary name made by adding a suffix to it
@@ -499,6 +543,7 @@ int main(int argc, char **argv)
     RUN(test_trust_group_creates_group_files);
     RUN(test_lead_wait_is_bounded);
     RUN(test_creation_leaves_nothing_behind);
+    RUN(test_a_wait_check_can_end_the_wait);
     RUN(test_a_deleted_file_does_not_split_the_sequence);
     RUN(test_environment_joins_default_clocks);
     RUN(test_default_clock_moves_onto_a_file);
