@@ -12,6 +12,7 @@
  * and its value.
  */
 #include "module.h"
+#include "capi.h"
 
 #include <string.h>
 
@@ -258,6 +259,90 @@ static PyObject *clock_time_ns(PyObject *op, PyObject *unused)
     return PyLong_FromLongLong(ns);
 }
 
+int ms_clock_core(PyObject *obj, monostamp_clock **out, int *may_wait)
+{
+    /* Clock cannot be subclassed, and no other type has our tp_new: this
+     * tells a Clock apart without module state, so the capsule (which has
+     * none) can ask it. */
+    if (PyType_GetSlot(Py_TYPE(obj), Py_tp_new) != (void *)clock_new)
+        return 0;
+    *out = &CLOCK(obj)->clock;
+    *may_wait = CLOCK(obj)->may_wait;
+    return 1;
+}
+
+PyObject *ms_draw_time(ms_state *st, monostamp_clock *clock, int may_wait, const char *call)
+{
+    int64_t ns;
+    int rc;
+    if (may_wait) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = monostamp_time_us(clock, &ns);
+        Py_END_ALLOW_THREADS
+    } else {
+        rc = monostamp_time_us(clock, &ns);
+    }
+    if (rc != MONOSTAMP_OK)
+        return raise_core(st, rc, NULL, "%s", call);
+    /* Whole µs apart near today are distinct doubles (the ulp is ~238 ns):
+     * unique stamps give unique floats. */
+    return PyFloat_FromDouble((double)ns / 1e9);
+}
+
+PyObject *ms_draw_datetime(ms_state *st, monostamp_clock *clock, int may_wait, PyObject *tz,
+                           const char *call)
+{
+    monostamp_stamp stamp;
+    int rc;
+    if (may_wait) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = monostamp_now_us(clock, &stamp);
+        Py_END_ALLOW_THREADS
+    } else {
+        rc = monostamp_now_us(clock, &stamp);
+    }
+    if (rc != MONOSTAMP_OK)
+        return raise_core(st, rc, NULL, "%s", call);
+    /* A whole-µs stamp: the datetime holds all of it. */
+    PyObject *dt = ms_datetime_from_stamp(st, stamp.utc_ns, stamp.offset_s);
+    if (dt == NULL || tz == NULL || tz == Py_None)
+        return dt;
+    PyObject *converted = PyObject_CallMethod(dt, "astimezone", "O", tz);
+    Py_DECREF(dt);
+    return converted;
+}
+
+PyDoc_STRVAR(clock_time_doc,
+"time($self, /)\n--\n\n"
+"The clock's next stamp as float seconds since the epoch, like\n"
+"time.time(): drawn at whole-µs grain (monostamp_time_us), so unique\n"
+"under the forcing policies, one sequence with now().");
+
+static PyObject *clock_time(PyObject *op, PyObject *unused)
+{
+    ClockObject *self = CLOCK(op);
+    (void)unused;
+    return ms_draw_time(ms_state_of_type(Py_TYPE(op)), &self->clock, self->may_wait, "time()");
+}
+
+PyDoc_STRVAR(clock_now_datetime_doc,
+"now_datetime($self, /, tz=None)\n--\n\n"
+"The clock's next stamp as an aware datetime.datetime at the stamp's own\n"
+"offset, or converted to tz (a tzinfo): drawn at whole-µs grain\n"
+"(monostamp_now_us), so unique under the forcing policies.");
+
+static PyObject *clock_now_datetime(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
+                                    PyObject *kwnames)
+{
+    static const char *const names[] = {"tz", NULL};
+    ClockObject *self = CLOCK(op);
+    PyObject *tz;
+    if (ms_parse_args("now_datetime", args, nargs, kwnames, names, 1, 0, &tz) < 0)
+        return NULL;
+    return ms_draw_datetime(ms_state_of_type(Py_TYPE(op)), &self->clock, self->may_wait, tz,
+                            "now_datetime()");
+}
+
 /* set() and advance(): ENOTSUP and ERANGE are their only failures, never
  * ELEAD, so they need no module state. */
 static PyObject *clock_manual(ClockObject *self, PyObject *arg, const char *name,
@@ -431,6 +516,9 @@ static PyGetSetDef clock_getset[] = {
 static PyMethodDef clock_methods[] = {
     {"now", clock_now, METH_NOARGS, clock_now_doc},
     {"time_ns", clock_time_ns, METH_NOARGS, clock_time_ns_doc},
+    {"time", clock_time, METH_NOARGS, clock_time_doc},
+    {"now_datetime", (PyCFunction)(void (*)(void))clock_now_datetime,
+     METH_FASTCALL | METH_KEYWORDS, clock_now_datetime_doc},
     {"set", clock_set, METH_O, clock_set_doc},
     {"advance", clock_advance, METH_O, clock_advance_doc},
     {"stats", clock_stats, METH_NOARGS, clock_stats_doc},

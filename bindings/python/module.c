@@ -11,6 +11,7 @@
  * (arguments and datetime), errors.c (the one error mapping), sleep.c.
  */
 #include "module.h"
+#include "capi.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,39 @@ static PyObject *ms_time_ns(PyObject *module, PyObject *unused)
     if (rc != MONOSTAMP_OK)
         return raise_core(st, rc, NULL, "time_ns()");
     return PyLong_FromLongLong(ns);
+}
+
+PyDoc_STRVAR(time_doc,
+"time()\n--\n\n"
+"The default clock's next stamp as float seconds, like time.time(), but\n"
+"drawn at whole-µs grain so that every value is unique (one sequence\n"
+"with now() and time_ns()).");
+
+static PyObject *ms_time(PyObject *module, PyObject *unused)
+{
+    ms_state *st = STATE(module);
+    (void)unused;
+    if (st->default_clock == NULL)
+        return default_clock_error(st);
+    return ms_draw_time(st, st->default_clock, 0, "time()");
+}
+
+PyDoc_STRVAR(now_datetime_doc,
+"now_datetime(tz=None)\n--\n\n"
+"The default clock's next stamp as an aware datetime.datetime at the\n"
+"local offset, or converted to tz: drawn at whole-µs grain, so unique.");
+
+static PyObject *ms_now_datetime(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
+{
+    static const char *const names[] = {"tz", NULL};
+    ms_state *st = STATE(module);
+    PyObject *tz;
+    if (ms_parse_args("now_datetime", args, nargs, kwnames, names, 1, 0, &tz) < 0)
+        return NULL;
+    if (st->default_clock == NULL)
+        return default_clock_error(st);
+    return ms_draw_datetime(st, st->default_clock, 0, tz, "now_datetime()");
 }
 
 PyDoc_STRVAR(get_policy_doc,
@@ -184,6 +218,8 @@ static PyObject *ms_monotonic_ns(PyObject *module, PyObject *unused)
 static PyMethodDef ms_methods[] = {
     {"now", ms_now, METH_NOARGS, now_doc},
     {"time_ns", ms_time_ns, METH_NOARGS, time_ns_doc},
+    {"time", ms_time, METH_NOARGS, time_doc},
+    {"now_datetime", FASTCALL_KW(ms_now_datetime), now_datetime_doc},
     {"get_policy", ms_get_policy, METH_NOARGS, get_policy_doc},
     {"set_policy", ms_set_policy, METH_O, set_policy_doc},
     {"clock_info", ms_clock_info, METH_O, clock_info_doc},
@@ -194,6 +230,59 @@ static PyMethodDef ms_methods[] = {
     {"_share_default", ms_share_default, METH_O, share_default_doc},
     {NULL, NULL, 0, NULL},
 };
+
+/* ------------------------------------------------------------ the capsule */
+
+/* The capsule's clock_of: a Clock's core clock, or the default clock for
+ * None (its error if it is unusable). */
+static int capi_clock_of(PyObject *obj, monostamp_clock **out, int *may_wait)
+{
+    if (obj == Py_None) {
+        int rc = monostamp_default_clock(out);
+        *may_wait = 0; /* the default clock has no lead bound */
+        if (rc == MONOSTAMP_OK)
+            return 0;
+        /* Its error is never ELEAD, so no module state is needed. */
+        default_clock_error(NULL);
+        return -1;
+    }
+    if (ms_clock_core(obj, out, may_wait))
+        return 0;
+    return ms_type_error("clock", "a monostamp.Clock or None", obj);
+}
+
+static PyObject *capi_raise_error(PyObject *obj, int code, const char *call)
+{
+    monostamp_clock *clock;
+    int may_wait;
+    /* A Clock's type leads to its module's LeadError; the default clock
+     * has no lead bound, so it never needs one. */
+    ms_state *st = ms_clock_core(obj, &clock, &may_wait) ? ms_state_of_type(Py_TYPE(obj)) : NULL;
+    return raise_core(st, code, NULL, "%s", call);
+}
+
+/* Read-only and the same for every interpreter: it holds only functions
+ * of this library. */
+static const ms_capi capi = {
+    .version = MS_CAPI_VERSION,
+    .size = sizeof(ms_capi),
+    .clock_of = capi_clock_of,
+    .time_ns = monostamp_time_ns,
+    .time_us = monostamp_time_us,
+    .now_us = monostamp_now_us,
+    .raise_error = capi_raise_error,
+};
+
+static int exec_capi(PyObject *module)
+{
+    /* The capsule API takes a non-const pointer; nobody writes through it. */
+    PyObject *capsule = PyCapsule_New((void *)(uintptr_t)&capi, MS_CAPI_NAME, NULL);
+    if (capsule == NULL)
+        return -1;
+    int rc = PyModule_AddObjectRef(module, "_C_API", capsule);
+    Py_DECREF(capsule);
+    return rc;
+}
 
 /* ------------------------------------------------------------ the exec */
 
@@ -322,7 +411,7 @@ static int ms_exec(PyObject *module)
         return -1;
     if (exec_policy(module, st) < 0 || exec_datetime(st) < 0 ||
         exec_type(module, &ms_stamp_spec, &st->stamp_type) < 0 ||
-        exec_type(module, &ms_clock_spec, &st->clock_type) < 0)
+        exec_type(module, &ms_clock_spec, &st->clock_type) < 0 || exec_capi(module) < 0)
         return -1;
     if (PyModule_AddStringConstant(module, "__version__", MONOSTAMP_VERSION) < 0 ||
         PyModule_AddIntConstant(module, "DEFAULT_SLEEP_TOLERANCE_NS",

@@ -23,17 +23,19 @@ from ._monostamp import (  # noqa: F401  (re-exported, unwrapped: the hot path)
     get_policy,
     monotonic_ns,
     now,
+    now_datetime,
     set_policy,
     sleep,
     sleep_until_ns,
+    time,
     time_ns,
     zone_changed,
 )
 
 __all__ = [
     "Clock", "LeadError", "Policy", "Stamp", "clock_info", "get_policy",
-    "monotonic_ns", "now", "set_policy", "sleep", "sleep_until_ns", "time_ns",
-    "zone_changed",
+    "monotonic_ns", "now", "now_datetime", "set_policy", "sleep",
+    "sleep_until_ns", "time", "time_ns", "zone_changed",
 ]
 
 
