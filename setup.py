@@ -1,9 +1,14 @@
-"""Builds monostamp._monostamp: the binding plus the core's C sources.
+"""Builds monostamp._monostamp (the binding plus the core's C sources) and
+monostamp._patch (monostamp.patch()'s C half).
 
 Metadata lives in pyproject.toml; this file only lists sources and flags.
-The extension uses the stable ABI (one cp310-abi3 wheel for CPython 3.10+)
-unless the interpreter is a free-threaded build, which has no stable ABI,
-or MONOSTAMP_LIMITED_API=0 asks for a version-specific build.
+_monostamp uses the stable ABI unless the interpreter is a free-threaded
+build, which has no stable ABI, or MONOSTAMP_LIMITED_API=0 asks for a
+version-specific build.  _patch rewrites interpreter internals (the method
+tables of time and _datetime), so it is always built for one CPython
+version, and the wheel is tagged for that version (cp3X-cp3X), with the
+abi3 _monostamp inside it.  _patch compiles no core of its own: it draws
+from _monostamp's through the capsule declared in bindings/python/capi.h.
 """
 import os
 import sys
@@ -33,6 +38,7 @@ else:
               "-Wno-unused-parameter"]
     libraries = ["pthread"]
 
+# bindings/python/*.c is _monostamp alone; _patch lives in bindings/python/patch/.
 ext = Extension(
     "monostamp._monostamp",
     sources=sorted(glob("bindings/python/*.c")) + sorted(glob("csrc/*.c")),
@@ -44,8 +50,16 @@ ext = Extension(
     py_limited_api=limited,
 )
 
-options = {"build": {"build_base": "build-python"}}  # not the C build's build/
-if limited:
-    options["bdist_wheel"] = {"py_limited_api": "cp310"}
+patch_ext = Extension(
+    "monostamp._patch",
+    sources=sorted(glob("bindings/python/patch/*.c")),
+    depends=["bindings/python/capi.h", "csrc/monostamp.h"],
+    include_dirs=["csrc", "bindings/python"],
+    extra_compile_args=cflags,
+)
 
-setup(ext_modules=[ext], options=options)
+# No bdist_wheel py_limited_api: _patch is version-specific, so an abi3 tag
+# would let the wheel install on interpreters whose _patch it lacks.
+options = {"build": {"build_base": "build-python"}}  # not the C build's build/
+
+setup(ext_modules=[ext, patch_ext], options=options)

@@ -6,7 +6,8 @@
     >>> s.isoformat()                  # '2026-12-02T15:11:20.123456789+01:00'
 
 The C core does the work (policies over one atomic, offsets, ISO 8601); this
-package adds clock_info's namespace and documentation.  now(), time_ns(), the
+package adds clock_info's namespace, patch() (the standard library's clocks
+drawing from a monostamp clock) and documentation.  now(), time_ns(), the
 types and the Policy enum are the extension's own objects, made when it is
 imported and re-exported unwrapped: every getter returns a Policy member.
 """
@@ -31,10 +32,11 @@ from ._monostamp import (  # noqa: F401  (re-exported, unwrapped: the hot path)
     time_ns,
     zone_changed,
 )
+from ._patching import patch
 
 __all__ = [
     "Clock", "LeadError", "Policy", "Stamp", "clock_info", "get_policy",
-    "monotonic_ns", "now", "now_datetime", "set_policy", "sleep",
+    "monotonic_ns", "now", "now_datetime", "patch", "set_policy", "sleep",
     "sleep_until_ns", "time", "time_ns", "zone_changed",
 ]
 

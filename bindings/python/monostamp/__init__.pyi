@@ -2,11 +2,15 @@ import datetime
 import enum
 import os
 import types
-from typing import Iterator, Optional, SupportsIndex, Union, final
+from types import TracebackType
+from typing import (Any, Callable, Iterator, Optional, SupportsIndex, TypeVar, Union,
+                    final)
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 __all__ = [
     "Clock", "LeadError", "Policy", "Stamp", "clock_info", "get_policy",
-    "monotonic_ns", "now", "now_datetime", "set_policy", "sleep",
+    "monotonic_ns", "now", "now_datetime", "patch", "set_policy", "sleep",
     "sleep_until_ns", "time", "time_ns", "zone_changed",
 ]
 
@@ -92,3 +96,20 @@ def zone_changed() -> None: ...
 def monotonic_ns() -> int: ...
 def sleep(seconds: float, tolerance: float = ...) -> None: ...
 def sleep_until_ns(deadline_ns: int, tolerance_ns: int = ...) -> None: ...
+
+class patch:
+    # clock: a Clock, an object whose _clock holds one, or None (the default clock).
+    clock: Optional[Clock]
+    def __init__(self, clock: Optional[object] = ...) -> None: ...
+    @property
+    def active(self) -> bool: ...
+    def start(self) -> "patch": ...
+    def stop(self) -> None: ...
+    def __enter__(self) -> "patch": ...
+    def __exit__(
+        self,
+        exc_type: Optional[type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None: ...
+    def __call__(self, func: _F) -> _F: ...

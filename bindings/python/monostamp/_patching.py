@@ -1,0 +1,190 @@
+"""monostamp.patch(): the standard library's wall clocks hand out monostamp stamps.
+
+While a patch is active, in every thread, time.time(), time.time_ns(),
+time.clock_gettime(_ns)(CLOCK_REALTIME), datetime.datetime.now(),
+.utcnow(), .today(), datetime.date.today(), and time.gmtime(),
+localtime(), ctime(), asctime(), strftime(fmt) called without a time, each
+draw a fresh stamp from the patch's clock.  The C half (monostamp._patch)
+swaps the C function pointers of those built-ins; this half keeps the
+stack of nested patches, the decorator forms, uuid and the checks for
+time-machine and freezegun.
+"""
+import functools
+import importlib
+import inspect
+import sys
+import threading
+import uuid
+
+# Bound by monostamp/__init__.py before it imports this module.
+from . import Clock
+
+# The stack of active patches, innermost last, and the lock around every
+# change of it (and of the C half's state, which follows the stack).
+_lock = threading.Lock()
+_stack: "list[patch]" = []
+# uuid's attributes as they were before the outermost patch started.
+_uuid_saved: "dict[str, object]" = {}
+_UUID_GENERATORS = ("_generate_time_safe", "_UuidCreate")
+_UUID_LAST = ("_last_timestamp", "_last_timestamp_v6", "_last_timestamp_v7",
+              "_last_counter_v7")
+
+
+def _c():
+    """monostamp._patch, imported when first needed: it is version-specific."""
+    return importlib.import_module("monostamp._patch")
+
+
+def _resolve(clock):
+    """The monostamp.Clock (or None: the default clock) behind `clock`."""
+    if clock is None or isinstance(clock, Clock):
+        return clock
+    # A wrapper holding a Clock, such as the pytest plugin's ManualClock.
+    for name in ("_clock", "clock"):
+        inner = getattr(clock, name, None)
+        if isinstance(inner, Clock):
+            return inner
+    raise TypeError("monostamp.patch(): clock must be a monostamp.Clock, an object "
+                    "with a _clock attribute holding one, or None, not {}".format(
+                        type(clock).__name__))
+
+
+def _check_no_other_tool():
+    """RuntimeError if time-machine or freezegun is patching time right now."""
+    tm = sys.modules.get("time_machine")
+    if tm is not None and getattr(tm, "traveller_stack", None):
+        raise RuntimeError("monostamp.patch() cannot start while time-machine is "
+                           "travelling; stop time_machine.travel() first")
+    fg = sys.modules.get("freezegun.api")
+    import datetime
+    import time
+    if (fg is not None and getattr(fg, "freeze_factories", None)) or \
+            datetime.datetime.__name__ == "FakeDatetime" or \
+            type(time.time).__name__ != "builtin_function_or_method":
+        raise RuntimeError("monostamp.patch() cannot start while freezegun (or another "
+                           "tool) has replaced time.time or datetime.datetime; stop "
+                           "freeze_time() first")
+    foreign = _c()._foreign()
+    if foreign:
+        raise RuntimeError("monostamp.patch() cannot start: {} patched by another tool "
+                           "(time-machine?); stop it first".format(", ".join(foreign)))
+
+
+def _reset_uuid_timestamps():
+    for name in _UUID_LAST:
+        if hasattr(uuid, name):
+            setattr(uuid, name, None)
+
+
+def _uuid_start():
+    """uuid1() (and uuid7() where it exists) through time.time_ns(): patched."""
+    for name in _UUID_GENERATORS:
+        if hasattr(uuid, name):
+            _uuid_saved[name] = getattr(uuid, name)
+            setattr(uuid, name, None)
+    _reset_uuid_timestamps()
+
+
+def _uuid_stop():
+    for name, value in _uuid_saved.items():
+        setattr(uuid, name, value)
+    _uuid_saved.clear()
+    _reset_uuid_timestamps()
+
+
+class patch:
+    """Makes the standard library's wall clocks draw from a monostamp clock.
+
+    ``clock`` is a ``monostamp.Clock``, an object whose ``_clock`` holds one
+    (the pytest plugin's ManualClock), or None for the process's default
+    clock.  Use it as a context manager, a decorator (of plain and
+    ``async def`` functions), or by ``start()`` and ``stop()``.  Patches
+    nest: the innermost clock wins, and stopping it brings back the outer
+    one.  See docs/python.md.
+    """
+
+    def __init__(self, clock=None):
+        self._given = clock
+        self.clock = _resolve(clock)
+        self._started = False
+
+    def __repr__(self):
+        return "monostamp.patch({!r})".format(self._given)
+
+    @property
+    def active(self):
+        """True between start() and stop()."""
+        return self._started
+
+    def start(self):
+        """Activates this patch (the innermost) and returns it.
+
+        RuntimeError if it is already started, or if time-machine or
+        freezegun is active.
+        """
+        c = _c()
+        with _lock:
+            if self._started:
+                raise RuntimeError("{!r} is already started".format(self))
+            outermost = not _stack
+            if outermost:
+                _check_no_other_tool()
+            c._activate(self.clock)
+            if outermost:
+                _uuid_start()
+            else:
+                _reset_uuid_timestamps()
+            _stack.append(self)
+            self._started = True
+        return self
+
+    def stop(self):
+        """Deactivates this patch; the next one out (if any) is active again.
+
+        RuntimeError if it is not started.
+        """
+        c = _c()
+        with _lock:
+            if not self._started:
+                raise RuntimeError("{!r} is not started".format(self))
+            # Normally the innermost; one stopped out of order just leaves.
+            _stack.remove(self)
+            self._started = False
+            if _stack:
+                c._activate(_stack[-1].clock)
+                _reset_uuid_timestamps()
+            else:
+                c._deactivate()
+                _uuid_stop()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, exc_type, exc, tb):
+        self.stop()
+
+    def __call__(self, func):
+        """Decorates ``func`` (plain or async) to run under a fresh patch of
+        the same clock for each call."""
+        if not callable(func):
+            raise TypeError("monostamp.patch() decorates a function, not {}".format(
+                type(func).__name__))
+        given = self._given
+        if inspect.iscoroutinefunction(func):
+            @functools.wraps(func)
+            async def async_wrapper(*args, **kwargs):
+                with patch(given):
+                    return await func(*args, **kwargs)
+            return async_wrapper
+
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            with patch(given):
+                return func(*args, **kwargs)
+        return wrapper
+
+
+def active_patches():
+    """The active patches, outermost first (a new list)."""
+    with _lock:
+        return list(_stack)
