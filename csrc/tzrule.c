@@ -185,17 +185,34 @@ typedef struct event {
     int dst;      /* state from then on */
 } event;
 
+/* Appends `x` to the changes in force, `ev[0..*n)`, which ascend strictly
+ * by instant.  The changes arrive in rule order (year by year, each year's
+ * two in their order), and a change that comes later in that order takes
+ * effect from its instant even if an earlier one in the order is scheduled
+ * at or after it: that earlier one is void, for the later change has
+ * already decided the state.  So a year whose DST runs past the next
+ * year's start (XXX3YYY,0/0,365/25: DST from 1 January to 2 January of the
+ * next year) leaves DST on, instead of letting its end, sorted after the
+ * next start, switch DST off for the rest of that year. */
+static void push_change(event *ev, int *n, event x)
+{
+    while (*n > 0 && ev[*n - 1].at_s >= x.at_s) (*n)--;
+    ev[(*n)++] = x;
+}
+
 void monostamp__tzrule_window(const monostamp__tzrule *rule, int64_t t_s,
                               int32_t *offset_s, int64_t *from_s,
                               int64_t *until_s)
 {
-    /* Five years of changes around t.  A change is at most 167 h + a day
-     * away from its nominal year, so the years next to t's always hold the
-     * state in force at t and the next change. */
+    /* The changes of five years around t's UTC year Y.  A change lies at
+     * most 167 h + 1 day + 24 h from its nominal year (time, day 365 of a
+     * common year, offset), so the changes of year Y-2 all precede Y and
+     * none of Y+3's precede Y+2: the list below is the true list of changes
+     * in force up to the start of year Y+2, which bounds the window. */
     enum { SPAN = 2, N = 2 * (2 * SPAN + 1) };
     event ev[N];
     int n = 0, i, last = -1, cur;
-    int64_t year;
+    int64_t year, horizon_s;
     int month, day;
     if (!rule->has_dst) {
         *offset_s = rule->std_offset_s;
@@ -209,36 +226,24 @@ void monostamp__tzrule_window(const monostamp__tzrule *rule, int64_t t_s,
         /* The start is given in standard time, the end in DST. */
         event s = {date_local_s(&rule->start, y) - rule->std_offset_s, 1};
         event e = {date_local_s(&rule->end, y) - rule->dst_offset_s, 0};
-        /* Within a year the changes keep their calendar order, so a
-         * zero-length DST period (start == end) means no DST. */
-        int start_first = date_local_s(&rule->start, y) <= date_local_s(&rule->end, y);
-        ev[n++] = start_first ? s : e;
-        ev[n++] = start_first ? e : s;
-    }
-    /* Stable insertion sort by instant: at equal instants the later one in
-     * calendar order wins, so year y's end meeting year y+1's start
-     * (EST5EDT,0/0,J365/25) leaves DST on, as RFC 8536 reads it. */
-    for (i = 1; i < n; i++) {
-        event x = ev[i];
-        int j = i - 1;
-        while (j >= 0 && ev[j].at_s > x.at_s) {
-            ev[j + 1] = ev[j];
-            j--;
+        /* Within a year the changes go in order of instant, as glibc and
+         * tzcode order them; at equal instants the start goes first, so
+         * the end voids it: a zero-length DST period is no DST. */
+        if (e.at_s < s.at_s) {
+            push_change(ev, &n, e);
+            push_change(ev, &n, s);
+        } else {
+            push_change(ev, &n, s);
+            push_change(ev, &n, e);
         }
-        ev[j + 1] = x;
     }
-    /* Collapse equal instants, keeping the last state. */
-    {
-        int m = 0;
-        for (i = 0; i < n; i++) {
-            if (m > 0 && ev[m - 1].at_s == ev[i].at_s) ev[m - 1] = ev[i];
-            else ev[m++] = ev[i];
-        }
-        n = m;
-    }
+    /* Year Y+2 starts at least 365 days after t; past it, year Y+3's
+     * changes (not computed) could void ours, so the window stops there. */
+    horizon_s = monostamp__days_from_civil(year + SPAN, 1, 1) * MONOSTAMP__S_PER_DAY;
     for (i = 0; i < n; i++)
         if (ev[i].at_s <= t_s) last = i;
-    /* last >= 0 always holds given SPAN; stay safe regardless. */
+    /* last >= 0 always holds given SPAN (year Y-2's changes precede Y and
+     * only ever give way to earlier ones); stay safe regardless. */
     cur = last >= 0 ? ev[last].dst : ev[0].dst ^ 1;
     *offset_s = cur ? rule->dst_offset_s : rule->std_offset_s;
     /* The window runs from the latest change into `cur` to the next change
@@ -251,10 +256,10 @@ void monostamp__tzrule_window(const monostamp__tzrule *rule, int64_t t_s,
         }
     }
     if (last < 0) *from_s = t_s;
-    *until_s = ev[n - 1].at_s;
+    *until_s = horizon_s;
     for (i = last + 1; i < n; i++) {
         if (ev[i].dst != cur) {
-            *until_s = ev[i].at_s;
+            if (ev[i].at_s < *until_s) *until_s = ev[i].at_s;
             break;
         }
     }
