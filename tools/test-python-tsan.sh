@@ -1,0 +1,121 @@
+#!/bin/sh
+# test-python-tsan.sh [BUILD]: builds the Python extensions with
+# ThreadSanitizer into BUILD/python-tsan/ (default build) and runs the
+# binding's threaded tests with them, in the normal interpreter with the
+# TSan runtime preloaded.  Any report not suppressed in
+# tools/tsan-python.supp (which holds CPython's own, never ours) fails
+# the run: halt_on_error=1 ends the reporting process with exit code 66.
+#
+# What this can see: CPython is not instrumented, so TSan checks the
+# accesses our code makes, ordered by what CPython does with pthreads (the
+# GIL's mutex and condition variable).  Under the GIL two threads are in
+# monostamp's C code at once only where it releases the GIL: clocks that
+# may wait (max_lead_ns > 0, on_lead='wait', not manual) and the sleeps.
+# The tests' other threads draw with the GIL held, so the driver at the end
+# puts four threads on such clocks, with a fifth changing the policy and
+# reading stats() under the GIL meanwhile.
+#
+# MONOSTAMP_TEST_SCALE (default 1) scales the heavy tests as in
+# tests/python/conftest.py.
+set -eu
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+BUILD=${1:-build}
+case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+OUT="$BUILD/python-tsan"
+SCALE=${MONOSTAMP_TEST_SCALE:-1}
+
+# The interpreter binary itself: pyenv's `python3` is a bash script, and
+# bash crashes at start with libtsan preloaded.
+PY=$("${PYTHON:-python3}" -c 'import sys; print(sys.executable)')
+
+# A build of its own, apart from build-python/ (make test-python's), so
+# neither reuses the other's objects; --force because setuptools rebuilds
+# by timestamp, not by flags.
+echo "== building the Python extensions with -fsanitize=thread into $OUT/lib"
+rm -rf "$OUT/lib"
+CFLAGS="-fsanitize=thread -fno-omit-frame-pointer -O1 -g" LDFLAGS="-fsanitize=thread" \
+    "$PY" setup.py --quiet build --build-base "$OUT/build" --build-lib "$OUT/lib" --force
+EXT=$(ls "$OUT"/lib/monostamp/_monostamp*.so)
+
+# The runtime the extension was linked with, preloaded: TSan must be in the
+# process before anything it intercepts is called.
+TSAN_LIB=$(ldd "$EXT" | sed -n 's/^[[:space:]]*libtsan[^ ]* => \([^ ]*\).*/\1/p')
+if [ -z "$TSAN_LIB" ] || [ ! -e "$TSAN_LIB" ]; then
+    echo "test-python-tsan: $EXT is not linked with libtsan" >&2
+    exit 1
+fi
+
+run() {
+    env PYTHONPATH="$OUT/lib" MONOSTAMP_TEST_SCALE="$SCALE" LD_PRELOAD="$TSAN_LIB" \
+        TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$ROOT/tools/tsan-python.supp" \
+        "$PY" "$@"
+}
+
+# Every test of test_concurrency.py (threads, fork, multiprocessing, a
+# shared file), and the tests elsewhere that start threads.
+others=$(cd tests/python && grep -l '^import threading\|^ *import threading' test_*.py |
+    grep -v '^test_concurrency\.py$' | tr '\n' ' ')
+echo "== pytest under TSan: test_concurrency.py, and the threaded tests of: $others"
+# shellcheck disable=SC2086
+(cd tests/python && run -m pytest -q -p no:cacheprovider test_concurrency.py $others \
+    -k 'test_concurrency or thread or gil')
+
+echo "== four threads on clocks that release the GIL, under TSan"
+run - "$OUT/state" <<'EOF'
+import os, sys, threading
+import monostamp
+from monostamp import Clock, Policy
+
+n = max(2000, int(50_000 * float(os.environ["MONOSTAMP_TEST_SCALE"])))
+try:
+    os.unlink(sys.argv[1])
+except FileNotFoundError:
+    pass
+clocks = [Clock(max_lead_ns=10**9, on_lead="wait"),
+          Clock(max_lead_ns=10**9, on_lead="wait", shared=sys.argv[1])]
+for c in clocks:
+    assert c.max_lead_ns > 0 and c.on_lead == "wait", c
+results = {}
+stop = threading.Event()
+barrier = threading.Barrier(5)
+
+def work(i):
+    c = clocks[i % 2]
+    barrier.wait()
+    out = []
+    for j in range(n):
+        out.append(c.now().utc_ns if j & 1 else c.time_ns())
+        if j % 1000 == 0:
+            c.now_datetime()
+    results[i] = out
+
+def meddle():
+    strict = [Policy.MONOTONIC_FORCE_MICROSECOND_INCREMENT,
+              Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT]
+    barrier.wait()
+    k = 0
+    while not stop.is_set():
+        for c in clocks:
+            c.policy = strict[k % 2]
+            c.stats()
+        monostamp.sleep(1e-5)
+        k += 1
+
+threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+meddler = threading.Thread(target=meddle)
+for t in threads + [meddler]:
+    t.start()
+for t in threads:
+    t.join()
+stop.set()
+meddler.join()
+for i in (0, 2), (1, 3):  # per clock: unique; per thread: increasing
+    lists = [results[k] for k in i]
+    for v in lists:
+        assert all(a < b for a, b in zip(v, v[1:])), "not increasing"
+    allv = [v for vs in lists for v in vs]
+    assert len(set(allv)) == len(allv), "%d duplicates" % (len(allv) - len(set(allv)))
+print("4 threads x %d stamps on 2 clocks that release the GIL: unique, increasing" % n)
+print("1 passed, 0 failed")
+EOF
