@@ -111,6 +111,11 @@ int64_t monostamp__os_timer_slack_get(void);
  * (MONOSTAMP_EOS(ENOSYS)-like where there is no knob). */
 int monostamp__os_timer_slack_set(int64_t slack_ns);
 
+/* Offers the rest of the calling thread's time slice to another runnable
+ * thread (sched_yield, SwitchToThread); returns at once when there is
+ * none.  For a spin on a machine whose CPUs are contended. */
+void monostamp__os_yield(void);
+
 /* A hint to the CPU that we are busy-waiting: it lets a sibling
  * hyper-thread run and saves power, without giving the core away. */
 static inline void monostamp__os_cpu_relax(void)

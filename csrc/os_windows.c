@@ -120,6 +120,11 @@ int monostamp__os_timer_slack_set(int64_t slack_ns)
     return MONOSTAMP_EOS(ERROR_NOT_SUPPORTED);
 }
 
+void monostamp__os_yield(void)
+{
+    (void)SwitchToThread(); /* FALSE only says nothing else was ready */
+}
+
 /* ------------------------------------------------------ shared memory */
 
 int monostamp__os_map_file(const char *path, const void *initial, size_t size,
