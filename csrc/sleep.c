@@ -19,6 +19,17 @@
  *     the call ends at T (or by T + D) however early the kernel returns.
  *
  * M is calibrated at run time from the kernel sleeps this process makes.
+ * A band of lengths not slept yet starts from what a shorter band has
+ * measured when that is more than its default guess, since wake-ups grow
+ * later with length: a fresh process's first sleeps of each length are
+ * covered by the machine's measured cost, not by a guess made elsewhere.
+ *
+ * The spin yields the CPU (sched_yield) on a machine too loaded for the
+ * spin to help: when the band's margin has reached its ceiling and this
+ * spin has itself been preempted.  Not sooner: with a CPU-bound thread
+ * beside it, a yield hands over a whole scheduler slice (ms), and yielding
+ * at every preemption moved the p90 lateness of 300 us sleeps from 0.3 us
+ * to 0.02-6.5 ms (docs/sleep.md).
  */
 #include "config.h"
 
@@ -46,6 +57,13 @@
  * times over, so a single multi-millisecond preemption does not set it. */
 #define MARGIN_JUMP_MAX 4
 
+/* A gap this long between two clock readings of the spin means the thread
+ * lost the CPU: the machine is contended. */
+#define SPIN_PREEMPTED_NS INT64_C(20000)
+/* Yield only while more than this is left: on an idle CPU a yield is a
+ * ~0.3-1 us system call, so it cannot carry the spin past the deadline. */
+#define SPIN_YIELD_HORIZON_NS INT64_C(10000)
+
 /*
  * Wake-up lateness grows with the sleep's length (a parked vCPU wakes
  * slower than a busy one), so the margin is kept per band of the time left
@@ -65,6 +83,11 @@ static _Atomic int64_t margin_ns[MARGIN_BANDS] = {
     INT64_C(60000), INT64_C(150000), INT64_C(250000), INT64_C(250000),
     INT64_C(250000)
 };
+/* Whether band b's margin has met an observation (0 or 1): until then it
+ * is a guess, and a shorter band's measured margin, if higher, stands in
+ * for it.  Relaxed for the same reason as the margins: it only says which
+ * of two safe values to start from. */
+static _Atomic int margin_seen[MARGIN_BANDS];
 
 static int band_of(int64_t remaining_ns)
 {
@@ -83,6 +106,22 @@ static int64_t clamp_margin(int64_t ns)
     return ns;
 }
 
+/* The margin a sleep in band b uses: its own once observed; before that
+ * the larger of its default and the nearest shorter band's measured
+ * margin, as a longer sleep wakes no sooner than a shorter one. */
+static int64_t margin_for(int b)
+{
+    int64_t m = atomic_load_explicit(&margin_ns[b], memory_order_relaxed);
+    if (atomic_load_explicit(&margin_seen[b], memory_order_relaxed))
+        return m;
+    for (int s = b - 1; s >= 0; s--)
+        if (atomic_load_explicit(&margin_seen[s], memory_order_relaxed)) {
+            int64_t shorter = atomic_load_explicit(&margin_ns[s], memory_order_relaxed);
+            return shorter > m ? shorter : m;
+        }
+    return m;
+}
+
 /* Feeds one observed wake-up lateness into band b.  `exact` says the
  * lateness was measured at 1 ns of slack, so it may also lower the margin;
  * a lateness seen under a wider slack is only a lower bound of the
@@ -94,16 +133,41 @@ static void margin_observe(int b, int64_t late_ns, int exact)
     if (late_ns > MARGIN_MAX_NS)
         late_ns = MARGIN_MAX_NS; /* also keeps the sum below from overflowing */
     int64_t want = clamp_margin(late_ns + late_ns / 4 + MARGIN_HEADROOM_NS);
-    int64_t m = atomic_load_explicit(&margin_ns[b], memory_order_relaxed);
+    /* The first observation starts from the margin the sleep used, so a
+     * value seeded from a shorter band is kept rather than dropped. */
+    int64_t m = margin_for(b);
     int64_t next;
     if (want > m) {
         next = want < m * MARGIN_JUMP_MAX ? want : m * MARGIN_JUMP_MAX;
     } else if (exact) {
         next = m - (m - want) / MARGIN_DECAY;
     } else {
-        return;
+        next = m;
     }
     atomic_store_explicit(&margin_ns[b], clamp_margin(next), memory_order_relaxed);
+    atomic_store_explicit(&margin_seen[b], 1, memory_order_relaxed);
+}
+
+/* Spins until the monotonic clock reads `deadline_ns` or later: the only
+ * exit, which is what makes a sleep never early.  Between readings a
+ * `pause`; or, if `may_yield` (the margin is at its ceiling: the machine
+ * has already shown it cannot hold this length) and the spin has been
+ * preempted, a yield, so the threads the machine is busy with get the CPU
+ * this spin would only burn; never within the last SPIN_YIELD_HORIZON_NS. */
+static void spin_until(int64_t deadline_ns, int may_yield)
+{
+    int contended = 0;
+    int64_t prev = monostamp__os_monotonic_ns();
+    while (prev < deadline_ns) {
+        if (contended && deadline_ns - prev > SPIN_YIELD_HORIZON_NS)
+            monostamp__os_yield();
+        else
+            monostamp__os_cpu_relax();
+        int64_t now = monostamp__os_monotonic_ns();
+        if (may_yield && now - prev > SPIN_PREEMPTED_NS)
+            contended = 1;
+        prev = now;
+    }
 }
 
 /* The kernel sleep with the thread's slack at most `slack_ns` for its
@@ -122,6 +186,29 @@ static int kernel_sleep_with_slack(int64_t deadline_ns, int64_t slack_ns,
     return rc;
 }
 
+/* Test hooks (tests/c/test_sleep.c), declared here rather than in a
+ * header because nothing in the core may depend on the calibration: the
+ * margin a sleep of `length_ns` would use now, and whether its band has
+ * been observed; and setting that band's margin as if observed. */
+MONOSTAMP__HIDDEN_BEGIN
+int64_t monostamp__sleep_margin_ns(int64_t length_ns, int *out_seen);
+void monostamp__sleep_margin_set(int64_t length_ns, int64_t margin);
+MONOSTAMP__HIDDEN_END
+
+int64_t monostamp__sleep_margin_ns(int64_t length_ns, int *out_seen)
+{
+    int b = band_of(length_ns);
+    *out_seen = atomic_load_explicit(&margin_seen[b], memory_order_relaxed);
+    return margin_for(b);
+}
+
+void monostamp__sleep_margin_set(int64_t length_ns, int64_t margin)
+{
+    int b = band_of(length_ns);
+    atomic_store_explicit(&margin_ns[b], clamp_margin(margin), memory_order_relaxed);
+    atomic_store_explicit(&margin_seen[b], 1, memory_order_relaxed);
+}
+
 int64_t monostamp_monotonic_ns(void)
 {
     return monostamp__os_monotonic_ns();
@@ -136,7 +223,7 @@ int monostamp_sleep_until(int64_t deadline_ns, int64_t tolerance_ns)
         return MONOSTAMP_OK; /* also covers every negative deadline */
     int64_t remaining = deadline_ns - now;
     int b = band_of(remaining);
-    int64_t m = atomic_load_explicit(&margin_ns[b], memory_order_relaxed);
+    int64_t m = margin_for(b);
 
     if (tolerance_ns >= m) {
         /* Relaxed: the kernel alone is expected to land in [T, T + D]. */
@@ -160,9 +247,7 @@ int monostamp_sleep_until(int64_t deadline_ns, int64_t tolerance_ns)
          * cost itself (a real-time thread's slack is 0 and reads as -1). */
         margin_observe(b, monostamp__os_monotonic_ns() - kernel_deadline, used <= 1);
     }
-    /* Never early: the loop exits only on a reading at or past T. */
-    while (monostamp__os_monotonic_ns() < deadline_ns)
-        monostamp__os_cpu_relax();
+    spin_until(deadline_ns, m >= MARGIN_MAX_NS);
     return MONOSTAMP_OK;
 }
 

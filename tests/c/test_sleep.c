@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,13 @@
 
 #define US INT64_C(1000)
 #define MS INT64_C(1000000)
+
+/* The calibration's test hooks, defined in csrc/sleep.c (not in a header:
+ * nothing else may depend on the calibration).  The margin a sleep of
+ * `length_ns` would use now and whether its band has been observed; and
+ * setting that band's margin as if observed. */
+int64_t monostamp__sleep_margin_ns(int64_t length_ns, int *out_seen);
+void monostamp__sleep_margin_set(int64_t length_ns, int64_t margin);
 
 /* Shorter loops under TSan, whose run time is ~10x. */
 static int reps(int plain)
@@ -81,6 +89,89 @@ static void test_monotonic_ns(void)
         CHECK_LE(t, hi);
         prev = t;
     }
+}
+
+/* Issue 12, item 13: a fresh process's first sleeps of a length must use a
+ * margin the machine has measured, not only a guess.  Structural, with no
+ * timing bound a shared machine could break: this runs first in main, so
+ * the library is as a new program finds it. */
+static void test_calibration_from_the_first_sleep(void)
+{
+    const int64_t lengths[] = { 300 * US, 3 * MS };
+    for (int i = 0; i < 2; i++) {
+        int seen = -1;
+        int64_t guess = monostamp__sleep_margin_ns(lengths[i], &seen);
+        CHECK_EQ(seen, 0); /* nothing has slept yet in this process */
+        CHECK_GE(guess, 20 * US);
+        int64_t deadline = mono_now() + lengths[i];
+        CHECK_OK(monostamp_sleep_until(deadline, 0));
+        CHECK_GE(mono_now(), deadline);
+        /* One sleep, and the band holds a measured margin within bounds. */
+        int64_t m = monostamp__sleep_margin_ns(lengths[i], &seen);
+        CHECK_EQ(seen, 1);
+        CHECK_GE(m, 20 * US);
+        CHECK_LE(m, 1 * MS);
+    }
+}
+
+/* A band not slept in yet starts from a shorter band's measured margin
+ * when that is higher than its own guess (a longer sleep wakes no sooner),
+ * and its first observation keeps that value rather than the guess. */
+static void test_unseen_band_starts_from_shorter(void)
+{
+    int seen = -1;
+    int64_t saved = monostamp__sleep_margin_ns(3 * MS, &seen);
+    (void)monostamp__sleep_margin_ns(30 * MS, &seen);
+    CHECK_EQ(seen, 0); /* no 8-64 ms sleep before this test */
+    monostamp__sleep_margin_set(3 * MS, 900 * US);
+    CHECK_GE(monostamp__sleep_margin_ns(30 * MS, &seen), 900 * US);
+    CHECK_EQ(seen, 0);
+    int64_t deadline = mono_now() + 30 * MS;
+    CHECK_OK(monostamp_sleep_until(deadline, 0));
+    CHECK_GE(mono_now(), deadline);
+    /* One lower observation moves a margin 1/128 of the way down at most. */
+    int64_t m = monostamp__sleep_margin_ns(30 * MS, &seen);
+    CHECK_EQ(seen, 1);
+    CHECK_GE(m, 900 * US - 900 * US / 128);
+    monostamp__sleep_margin_set(3 * MS, saved);
+}
+
+/* On a machine with more runnable threads than CPUs, and a margin at its
+ * ceiling, the spin yields once preempted: still never early. */
+static _Atomic int burning;
+
+static void *burner(void *arg)
+{
+    (void)arg;
+    while (atomic_load_explicit(&burning, memory_order_relaxed)) {
+    }
+    return NULL;
+}
+
+static void test_never_early_contended(void)
+{
+    enum { BURNERS = 3 };
+    pthread_t t[BURNERS];
+    int seen;
+    int64_t saved = monostamp__sleep_margin_ns(300 * US, &seen);
+    monostamp__sleep_margin_set(300 * US, 1 * MS); /* the yield's condition */
+    atomic_store_explicit(&burning, 1, memory_order_relaxed);
+    for (int i = 0; i < BURNERS; i++)
+        CHECK_EQ(pthread_create(&t[i], NULL, burner, NULL), 0);
+    int n = reps(100), early = 0, failed = 0;
+    for (int i = 0; i < n; i++) {
+        int64_t deadline = mono_now() + 300 * US;
+        if (monostamp_sleep_until(deadline, 0) != MONOSTAMP_OK)
+            failed++;
+        if (mono_now() < deadline)
+            early++;
+    }
+    atomic_store_explicit(&burning, 0, memory_order_relaxed);
+    for (int i = 0; i < BURNERS; i++)
+        pthread_join(t[i], NULL);
+    monostamp__sleep_margin_set(300 * US, saved);
+    CHECK_EQ(failed, 0);
+    CHECK_EQ(early, 0);
 }
 
 /* Every length crossed with every tolerance, so that both strategies
@@ -245,6 +336,9 @@ static void test_threads(void)
 
 int main(void)
 {
+    /* First: it needs the library uncalibrated, as a new process has it. */
+    RUN(test_calibration_from_the_first_sleep);
+    RUN(test_unseen_band_starts_from_shorter);
     RUN(test_errors);
     RUN(test_edges_return_at_once);
     RUN(test_monotonic_ns);
@@ -255,5 +349,6 @@ int main(void)
     RUN(test_timer_slack_restored);
     RUN(test_signals_resume);
     RUN(test_threads);
+    RUN(test_never_early_contended);
     return check_summary();
 }
