@@ -12,9 +12,12 @@
  * M3.2.0,M11.1.0 (glibc's fallback when no posixrules file applies).
  *
  * Semantics are RFC 8536's: transitions are computed in order across year
- * boundaries, so a rule such as EST5EDT,0/0,J365/25 is DST all year (glibc
+ * boundaries (year by year, each year's two in order of instant), and one
+ * that comes later in that order voids an earlier one scheduled at or after
+ * it.  So a rule such as EST5EDT,0/0,J365/25 is DST all year (glibc
  * evaluates per UTC year and reports standard time for the first hours of
- * each year; see docs/offset-engine.md, trap 4). */
+ * each year; see docs/offset-engine.md, trap 4), and XXX3YYY,0/0,365/25,
+ * whose DST ends a day after the next year's starts, too (trap 10). */
 #ifndef MONOSTAMP_TZRULE_H
 #define MONOSTAMP_TZRULE_H
 
