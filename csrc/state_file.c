@@ -54,7 +54,7 @@ int monostamp__state_file_open(const char *path, int trust_group, _Atomic int64_
     memcpy(initial.magic, STATE_MAGIC, sizeof initial.magic);
     initial.version = STATE_VERSION;
     initial.size = sizeof initial;
-    int64_t now;
+    int64_t now = 0; /* set by the read; the 0 quiets -Wmaybe-uninitialized */
     /* Should the wall clock be unreadable, "no stamp yet" still works. */
     atomic_init(&initial.last_ns,
                 monostamp__os_clock_read(MONOSTAMP_SOURCE_REALTIME, &now) == MONOSTAMP_OK &&
