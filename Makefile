@@ -91,7 +91,7 @@ TESTS = $(patsubst tests/c/%.c,%,$(TEST_SRC))
 
 test: deps
 	@$(MAKE) --no-print-directory test-c test-asan test-tsan test-header test-windows \
-	    test-python test-pythons test-lua test-lua53 test-exports
+	    test-python test-pythons test-python-tsan test-lua test-lua53 test-lua-asan test-exports
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 	@echo "make test: all suites passed"
 
@@ -192,6 +192,24 @@ test-lua:
 # Lua 5.3: the same module built against 5.3 and a smoke test (no busted there).
 test-lua53:
 	@tools/test-lua53.sh $(BUILD)
+
+# Sanitizers on the bindings: the Python extensions built with TSan and run
+# by the normal interpreter with libtsan preloaded (the threaded tests, and
+# threads on clocks that release the GIL; tools/tsan-python.supp may hold
+# CPython's reports only); the busted specs against a module built with
+# ASan+UBSan.  Each script says what it can and cannot see.
+.PHONY: test-python-tsan test-lua-asan soak
+test-python-tsan:
+	@PYTHON=$(PYTHON) tools/test-python-tsan.sh $(BUILD)
+test-lua-asan:
+	@CC=$(CC) LUA=$(LUA) tools/test-lua-asan.sh $(BUILD)
+
+# Not in `make test`: 4 Python and 4 Lua processes stamping on one state
+# file for SOAK_MINUTES while one of them is killed (-9) and restarted
+# every few seconds; then no stamp may appear twice.
+SOAK_MINUTES ?= 10
+soak: deps lua
+	@PYTHON=$(PYTHON) LUA=$(LUA) tools/soak.sh $(SOAK_MINUTES) $(BUILD)
 
 # ---------------------------------------------------------------- demo, bench, fuzz
 demo: deps lib
