@@ -41,15 +41,15 @@ typedef struct {
 static int clock_args_parse(ms_state *st, PyObject *args, PyObject *kwds, clock_args *ca)
 {
     static char *keywords[] = {"policy", "source", "zone", "max_lead_ns", "on_lead",
-                               "shared", "start_ns", NULL};
+                               "shared", "start_ns", "trust_group", NULL};
     Py_ssize_t len;
     monostamp_options *o = &ca->options;
 
     memset(ca, 0, sizeof *ca);
     monostamp_options_init(o);
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O$OOOOOO:Clock", keywords, &ca->policy,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O$OOOOOOp:Clock", keywords, &ca->policy,
                                      &ca->source, &ca->zone, &ca->max_lead_ns, &ca->on_lead,
-                                     &ca->shared, &ca->start_ns))
+                                     &ca->shared, &ca->start_ns, &o->trust_group))
         return -1;
     /* None is "not given" for the three that default to nothing. */
     if (ca->zone == Py_None)
@@ -106,6 +106,19 @@ static int clock_args_check(const clock_args *ca)
     return -1;
 }
 
+/* Between the naps of a lead wait (the GIL released): runs Python's signal
+ * handlers, so Ctrl-C ends the wait.  Nonzero, with the handler's exception
+ * set in this thread, ends it; the stamp then fails with MONOSTAMP_EINTR and
+ * raise_core keeps that exception. */
+static int run_signal_handlers(void *unused)
+{
+    (void)unused;
+    PyGILState_STATE gil = PyGILState_Ensure();
+    int failed = PyErr_CheckSignals() < 0;
+    PyGILState_Release(gil);
+    return failed;
+}
+
 /* Raises for a failed monostamp_clock_init: the zone or the shared file
  * named with the reason, since the options themselves were checked. */
 static void clock_init_error(ms_state *st, int rc, const clock_args *ca)
@@ -113,23 +126,25 @@ static void clock_init_error(ms_state *st, int rc, const clock_args *ca)
     if (rc == MONOSTAMP_ENOZONE)
         raise_core(st, rc, NULL, "Clock(zone=%R)", ca->zone != NULL ? ca->zone : Py_None);
     else if (ca->shared != NULL && (rc == MONOSTAMP_EFOREIGN || rc == MONOSTAMP_EVERSION ||
-                                    monostamp_os_errno(rc) != 0))
+                                    rc == MONOSTAMP_EUNSAFE || monostamp_os_errno(rc) != 0))
         raise_core(st, rc, ca->shared, "Clock(shared=%R)", ca->shared);
     else
         raise_core(st, rc, NULL, "Clock()");
 }
 
 PyDoc_STRVAR(clock_doc,
-"Clock(policy='monotonicForceNanosecondIncrement', *, source='realtime', zone=None, max_lead_ns=0, on_lead='wait', shared=None, start_ns=None)\n"
+"Clock(policy='monotonicForceNanosecondIncrement', *, source='realtime', zone=None, max_lead_ns=0, on_lead='wait', shared=None, start_ns=None, trust_group=False)\n"
 "--\n\n"
 "A clock of its own: unique, monotonic stamps under `policy` (a Policy or\n"
 "its name) from `source` ('realtime', 'realtime_coarse' or 'manual'), with\n"
 "offsets from `zone` (None: the local zone; 'UTC', an IANA name or a POSIX\n"
 "TZ string).  max_lead_ns > 0 bounds how far stamps may run ahead of the\n"
-"source; on_lead says what then happens: 'wait' for the source, or\n"
-"'error' (LeadError).  shared names a state file that joins every process\n"
-"using it into one sequence.  start_ns is the manual source's first\n"
-"reading.  Thread-safe.");
+"source; on_lead says what then happens: 'wait' for the source (at most\n"
+"max_lead_ns + 0.1 s, Ctrl-C ends it), or 'error' (LeadError).  shared\n"
+"names a state file that joins every process using it into one sequence;\n"
+"it must be yours alone (PermissionError otherwise), or with\n"
+"trust_group=True a file of one of your groups (mode 0660).  start_ns is\n"
+"the manual source's first reading.  Thread-safe.");
 
 static PyObject *clock_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
@@ -166,6 +181,8 @@ static PyObject *clock_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->may_wait = monostamp_clock_max_lead_ns(&self->clock) > 0 &&
                      monostamp_clock_on_lead(&self->clock) == MONOSTAMP_ON_LEAD_WAIT &&
                      monostamp_clock_source(&self->clock) != MONOSTAMP_SOURCE_MANUAL;
+    if (self->may_wait)
+        monostamp_clock_set_wait_check(&self->clock, run_signal_handlers, NULL);
 done:
     Py_XDECREF(ca.shared_bytes);
     return (PyObject *)self;
@@ -205,6 +222,10 @@ static PyObject *clock_error(ms_state *st, ClockObject *self, int rc, const char
     if (rc == MONOSTAMP_ELEAD)
         return raise_core(st, rc, NULL, "%s with max_lead_ns=%lld", call,
                           (long long)monostamp_clock_max_lead_ns(&self->clock));
+    if (rc == MONOSTAMP_ERANGE && self->shared != Py_None)
+        return raise_core(st, rc, self->shared,
+                          "%s: the next stamp would pass the largest int64 nanosecond (shared=%R)",
+                          call, self->shared);
     if (rc == MONOSTAMP_ERANGE)
         return raise_core(st, rc, NULL,
                           "%s: the next stamp would pass the largest int64 nanosecond", call);

@@ -39,6 +39,10 @@ static void raise_os_error(int err, PyObject *message, PyObject *filename)
 
 PyObject *raise_core(ms_state *st, int code, PyObject *filename, const char *fmt, ...)
 {
+    /* A wait cut short by a signal handler's exception: that exception is
+     * the one to raise (KeyboardInterrupt, say). */
+    if (code == MONOSTAMP_EINTR && PyErr_Occurred())
+        return NULL;
     /* The OS's number and the reason first, before any call could reuse
      * the core's per-thread buffer behind monostamp_strerror. */
     int err = monostamp_os_errno(code);

@@ -124,8 +124,10 @@ static PyObject *ms_get_policy(PyObject *module, PyObject *unused)
 
 PyDoc_STRVAR(set_policy_doc,
 "set_policy(policy, /)\n--\n\n"
-"Sets the default clock's Policy (a Policy or its name) for the next\n"
-"stamp, in this process and every process sharing its state.");
+"Sets this process's default clock's Policy (a Policy or its name) for\n"
+"its next stamp.  The policy is the process's own: other processes\n"
+"sharing the clock's state (fork() children after the call excepted,\n"
+"which inherit it) keep theirs.");
 
 static PyObject *ms_set_policy(PyObject *module, PyObject *arg)
 {

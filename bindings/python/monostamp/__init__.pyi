@@ -65,6 +65,7 @@ class Clock:
         on_lead: str = ...,
         shared: Optional[_Path] = ...,
         start_ns: Optional[int] = ...,
+        trust_group: bool = ...,
     ) -> "Clock": ...
     policy: Policy
     @property
