@@ -143,3 +143,12 @@ def test_ctrl_c_ends_a_lead_wait(tmp_path):
 
 def test_set_policy_says_it_is_this_process_s():
     assert "other processes" in monostamp.set_policy.__doc__
+
+
+def test_a_saturated_shared_clock_names_its_file(tmp_path):
+    path = tmp_path / "full.state"
+    c = Clock(source="manual", start_ns=2**63 - 1, shared=str(path))
+    assert c.time_ns() == 2**63 - 1
+    with pytest.raises(ValueError) as info:
+        c.time_ns()
+    assert str(path) in str(info.value)
