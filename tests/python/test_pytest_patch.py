@@ -242,12 +242,18 @@ def test_the_whole_run_refuses_time_machine(pytester):
 
 # The issue's check: the code under test stamps rows with datetime.utcnow()
 # (bound at import, as an ORM's column default is), and two xdist workers
-# write them into one sqlite file.
+# write them into one sqlite file.  From Python 3.12 utcnow() warns of its
+# deprecation, which costs about 2 us a call: so few unpatched calls would
+# share a us that the control could not fail.  There the app uses utcnow's
+# replacement, datetime.now(timezone.utc).
 ROWS = """
-import os, sqlite3, pytest
-from datetime import datetime
+import functools, os, sqlite3, sys, pytest
+from datetime import datetime, timezone
 
-utcnow = datetime.utcnow  # bound before any patch, like a column default
+if sys.version_info < (3, 12):
+    utcnow = datetime.utcnow  # bound before any patch, like a column default
+else:
+    utcnow = functools.partial(datetime.now, timezone.utc)
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "main")
 
 class Row:

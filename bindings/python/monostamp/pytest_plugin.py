@@ -40,9 +40,9 @@ EPOCH_2000_NS = 946_684_800 * 10**9
 STRICT = monostamp.Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT
 _MARKER_OPTIONS = ("start", "zone", "policy", "patch")
 #: Where the whole-run patch of a test is kept between its setup and teardown.
-_RUN_PATCH = pytest.StashKey()
+_RUN_PATCH: "pytest.StashKey[object]" = pytest.StashKey()
 #: Why a patch of the test could not start: the test fails with it.
-_REFUSED = pytest.StashKey()
+_REFUSED: "pytest.StashKey[str]" = pytest.StashKey()
 
 
 class _Session:
@@ -185,7 +185,7 @@ _FOREIGN = (
     ("time_machine", "travel", "time_machine.travel()"),
     ("freezegun.api", "_freeze_time", "freezegun.freeze_time()"),
 )
-_guarded = []  # (class, original start) while this plugin's patches are active
+_guarded: "list[tuple[type, object]]" = []  # (class, original start) while this plugin's patches are active
 _active = 0    # how many of this plugin's patches are active (nested: run + test)
 
 
