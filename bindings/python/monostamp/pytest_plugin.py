@@ -25,7 +25,6 @@ Active once monostamp is installed (entry point ``pytest11: monostamp``).
 keeps each process on its own sequence.  See docs/pytest.md and docs/patch.md.
 """
 import datetime as _datetime
-import importlib
 import os
 import shutil
 import sys
@@ -81,20 +80,6 @@ def _sharing_wanted(config):
     return config.getini("monostamp_share") and not config.getoption("monostamp_no_share")
 
 
-def _load_patch_extension():
-    """Imports monostamp._patch now, before any test can start time-machine.
-
-    XXX: the extension takes the functions it finds when it is first
-    imported for the originals; imported first while time-machine travels,
-    it would take time-machine's, and refuse every later patch.
-    """
-    if hasattr(monostamp, "patch"):
-        try:
-            importlib.import_module("monostamp._patch")
-        except ImportError:
-            pass  # monostamp.patch() says why when it is used
-
-
 def _patch_run(config):
     """True when --monostamp-patch or the ini's monostamp_patch asks for every test."""
     return bool(config.getoption("monostamp_patch") or config.getini("monostamp_patch"))
@@ -108,7 +93,6 @@ def pytest_configure(config):
         "manual_clock fixture; start is ns since the epoch, ISO 8601 text or an aware "
         "datetime; patch=True runs the test inside monostamp.patch(manual_clock)",
     )
-    _load_patch_extension()
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None:
         # An xdist worker: the controller decided, and said so in two ways.
