@@ -157,3 +157,48 @@ def test_two_clocks_on_one_file_in_one_process(tmp_path):
     first = a.time_ns()
     assert first > 100
     assert [b.time_ns(), a.time_ns()] == [first + 1, first + 2]
+
+
+@pytest.mark.heavy
+def test_threads_in_the_core_at_once_on_clocks_that_release_the_gil(tmp_path):
+    # Under the GIL, two threads run the core at the same moment only on a
+    # clock whose stamps may wait (max_lead_ns > 0, on_lead='wait'), which
+    # releases it: the one place where a data race in the core can show,
+    # and where the TSan build (make test-python-tsan) can see it.  Two of
+    # the four clocks share a file; a fifth thread changes the policy and
+    # reads the counters meanwhile.
+    n = scaled(100_000, 2000)
+    path = tmp_path / "released.state"
+    private = Clock(max_lead_ns=10**9)
+    shared = [Clock(max_lead_ns=10**9, shared=path) for _ in range(2)]
+    clocks = [private, private, shared[0], shared[1]]
+    results = [None] * 4
+    done = threading.Event()
+    barrier = threading.Barrier(5)
+
+    def work(i):
+        barrier.wait()
+        c = clocks[i]
+        results[i] = [c.now().utc_ns if j & 1 else c.time_ns() for j in range(n)]
+
+    def meddle():
+        barrier.wait()
+        policies = ["monotonicForceNanosecondIncrement", "monotonicForceMicrosecondIncrement"]
+        k = 0
+        while not done.is_set():
+            private.policy = policies[k & 1]
+            private.stats()
+            shared[0].stats()
+            k += 1
+        private.policy = policies[0]
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    meddler = threading.Thread(target=meddle)
+    for t in threads + [meddler]:
+        t.start()
+    for t in threads:
+        t.join()
+    done.set()
+    meddler.join()
+    assert_unique_increasing_per_source(results[:2])  # one private clock
+    assert_unique_increasing_per_source(results[2:])  # one file
