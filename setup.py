@@ -53,7 +53,8 @@ ext = Extension(
 patch_ext = Extension(
     "monostamp._patch",
     sources=sorted(glob("bindings/python/patch/*.c")),
-    depends=["bindings/python/capi.h", "csrc/monostamp.h"],
+    depends=sorted(glob("bindings/python/patch/*.h")) + ["bindings/python/capi.h",
+                                                         "csrc/monostamp.h"],
     include_dirs=["csrc", "bindings/python"],
     extra_compile_args=cflags,
 )

@@ -1,0 +1,189 @@
+/*
+ * time_funcs.c: the replacements for the functions of the time module.
+ * Each asks for "now" or it calls the original unchanged: time() and
+ * time_ns() always, clock_gettime(_ns) on CLOCK_REALTIME, and gmtime,
+ * localtime, ctime, asctime and strftime without a time, which get the
+ * original's answer for the stamp's time.  A float is drawn at whole-µs
+ * grain, an int of ns at ns grain.
+ */
+#include "patch.h"
+
+#include <time.h>
+
+PyObject *ms_patch_time(PyObject *self, PyObject *unused)
+{
+    active_clock a;
+    monostamp_stamp s;
+    if (!acquire(&a))
+        return ORIGINAL(T_TIME)(self, unused);
+    int rc = ms_patch_draw(&a, DRAW_TIME_US, "time.time()", &s);
+    RELEASE(&a);
+    /* Whole µs apart near today are distinct doubles. */
+    return rc < 0 ? NULL : PyFloat_FromDouble((double)s.utc_ns / 1e9);
+}
+
+PyObject *ms_patch_time_ns(PyObject *self, PyObject *unused)
+{
+    active_clock a;
+    monostamp_stamp s;
+    if (!acquire(&a))
+        return ORIGINAL(T_TIME_NS)(self, unused);
+    int rc = ms_patch_draw(&a, DRAW_TIME_NS, "time.time_ns()", &s);
+    RELEASE(&a);
+    return rc < 0 ? NULL : PyLong_FromLongLong(s.utc_ns);
+}
+
+/* 1 if `id` is the int CLOCK_REALTIME; 0 for anything else, which goes to
+ * the original (that raises for what it does not accept). */
+static int is_realtime(PyObject *id)
+{
+#ifdef CLOCK_REALTIME
+    if (!PyLong_Check(id))
+        return 0;
+    int overflow;
+    long v = PyLong_AsLongAndOverflow(id, &overflow);
+    if (v == -1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    return overflow == 0 && v == CLOCK_REALTIME;
+#else
+    (void)id;
+    return 0;
+#endif
+}
+
+/* clock_gettime(id) and clock_gettime_ns(id) on CLOCK_REALTIME from the
+ * active clock `a` (released here). */
+static PyObject *realtime(active_clock *a, int ns, const char *call)
+{
+    monostamp_stamp s;
+    int rc = ms_patch_draw(a, ns ? DRAW_TIME_NS : DRAW_TIME_US, call, &s);
+    RELEASE(a);
+    if (rc < 0)
+        return NULL;
+    return ns ? PyLong_FromLongLong(s.utc_ns) : PyFloat_FromDouble((double)s.utc_ns / 1e9);
+}
+
+/* Each replacement below tests its arguments first and only then takes
+ * the active clock: is_realtime() and asks_now() run no Python code. */
+
+PyObject *ms_patch_clock_gettime(PyObject *self, PyObject *args)
+{
+    active_clock a;
+    if (PyTuple_GET_SIZE(args) == 1 && is_realtime(PyTuple_GET_ITEM(args, 0)) && acquire(&a))
+        return realtime(&a, 0, "time.clock_gettime(CLOCK_REALTIME)");
+    return ORIGINAL(T_CLOCK_GETTIME)(self, args);
+}
+
+PyObject *ms_patch_clock_gettime_ns(PyObject *self, PyObject *args)
+{
+    active_clock a;
+    if (PyTuple_GET_SIZE(args) == 1 && is_realtime(PyTuple_GET_ITEM(args, 0)) && acquire(&a))
+        return realtime(&a, 1, "time.clock_gettime_ns(CLOCK_REALTIME)");
+    return ORIGINAL(T_CLOCK_GETTIME_NS)(self, args);
+}
+
+/* The METH_O spelling some versions give clock_gettime(_ns). */
+PyObject *ms_patch_clock_gettime_o(PyObject *self, PyObject *id)
+{
+    active_clock a;
+    if (is_realtime(id) && acquire(&a))
+        return realtime(&a, 0, "time.clock_gettime(CLOCK_REALTIME)");
+    return ORIGINAL(T_CLOCK_GETTIME)(self, id);
+}
+
+PyObject *ms_patch_clock_gettime_ns_o(PyObject *self, PyObject *id)
+{
+    active_clock a;
+    if (is_realtime(id) && acquire(&a))
+        return realtime(&a, 1, "time.clock_gettime_ns(CLOCK_REALTIME)");
+    return ORIGINAL(T_CLOCK_GETTIME_NS)(self, id);
+}
+
+/* 1 if the METH_VARARGS `args` ask for "now" (no argument, or None). */
+static int asks_now(PyObject *args)
+{
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    return n == 0 || (n == 1 && PyTuple_GET_ITEM(args, 0) == Py_None);
+}
+
+/* original `t`(self, (whole seconds of the next stamp of `a`,)), `a`
+ * released: gmtime, localtime, ctime of "now". */
+static PyObject *with_stamp_seconds(int t, PyObject *self, active_clock *a, const char *call)
+{
+    monostamp_stamp s;
+    int64_t rem;
+    int rc = ms_patch_draw(a, DRAW_TIME_US, call, &s);
+    RELEASE(a);
+    if (rc < 0)
+        return NULL;
+    PyObject *secs = PyLong_FromLongLong(floor_div(s.utc_ns, 1000000000, &rem));
+    if (secs == NULL)
+        return NULL;
+    PyObject *args = PyTuple_Pack(1, secs);
+    Py_DECREF(secs);
+    if (args == NULL)
+        return NULL;
+    PyObject *result = ORIGINAL(t)(self, args);
+    Py_DECREF(args);
+    return result;
+}
+
+PyObject *ms_patch_gmtime(PyObject *self, PyObject *args)
+{
+    active_clock a;
+    if (asks_now(args) && acquire(&a))
+        return with_stamp_seconds(T_GMTIME, self, &a, "time.gmtime()");
+    return ORIGINAL(T_GMTIME)(self, args);
+}
+
+PyObject *ms_patch_localtime(PyObject *self, PyObject *args)
+{
+    active_clock a;
+    if (asks_now(args) && acquire(&a))
+        return with_stamp_seconds(T_LOCALTIME, self, &a, "time.localtime()");
+    return ORIGINAL(T_LOCALTIME)(self, args);
+}
+
+PyObject *ms_patch_ctime(PyObject *self, PyObject *args)
+{
+    active_clock a;
+    if (asks_now(args) && acquire(&a))
+        return with_stamp_seconds(T_CTIME, self, &a, "time.ctime()");
+    return ORIGINAL(T_CTIME)(self, args);
+}
+
+/* The original `t` called as (first..., localtime(stamp seconds)), `a`
+ * released: asctime() and strftime(fmt) of "now". */
+static PyObject *with_stamp_localtime(int t, PyObject *self, active_clock *a, PyObject *first,
+                                      const char *call)
+{
+    PyObject *tm = with_stamp_seconds(T_LOCALTIME, self, a, call);
+    if (tm == NULL)
+        return NULL;
+    PyObject *args = first != NULL ? PyTuple_Pack(2, first, tm) : PyTuple_Pack(1, tm);
+    Py_DECREF(tm);
+    if (args == NULL)
+        return NULL;
+    PyObject *result = ORIGINAL(t)(self, args);
+    Py_DECREF(args);
+    return result;
+}
+
+PyObject *ms_patch_asctime(PyObject *self, PyObject *args)
+{
+    active_clock a;
+    if (PyTuple_GET_SIZE(args) == 0 && acquire(&a))
+        return with_stamp_localtime(T_ASCTIME, self, &a, NULL, "time.asctime()");
+    return ORIGINAL(T_ASCTIME)(self, args);
+}
+
+PyObject *ms_patch_strftime(PyObject *self, PyObject *args)
+{
+    active_clock a;
+    if (PyTuple_GET_SIZE(args) == 1 && acquire(&a))
+        return with_stamp_localtime(T_STRFTIME, self, &a, PyTuple_GET_ITEM(args, 0),
+                                    "time.strftime()");
+    return ORIGINAL(T_STRFTIME)(self, args);
+}
