@@ -2,6 +2,7 @@
  * not ours, and MONOSTAMP_SHARED joining the default clocks of processes. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -352,6 +353,33 @@ static void test_a_wait_check_can_end_the_wait(void)
     monostamp_clock_destroy(&pusher);
 }
 
+/* The documented limit (docs/clock-core.md): a state file its owner
+ * truncates while a process has it mapped kills that process's next
+ * stamp with SIGBUS.  Tested as documented, in a child. */
+static void test_a_file_truncated_under_a_clock_is_fatal_as_documented(void)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s", path_in_dir("truncated.state"));
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        monostamp_clock c;
+        int64_t ns;
+        if (open_shared(&c, path) != 0 || monostamp_time_ns(&c, &ns) != 0)
+            _exit(3);
+        if (truncate(path, 0) != 0)
+            _exit(4);
+        /* Sanitizers catch SIGBUS to report it: give it back its default. */
+        signal(SIGBUS, SIG_DFL);
+        monostamp_time_ns(&c, &ns); /* SIGBUS here */
+        _exit(0);
+    }
+    int status = 0;
+    CHECK_EQ(waitpid(pid, &status, 0), pid);
+    CHECK(WIFSIGNALED(status));
+    CHECK_EQ(WTERMSIG(status), SIGBUS);
+}
+
 static void test_creation_leaves_nothing_behind(void)
 {
     /* A name of 250 bytes: a temporary name made by adding a suffix to it
@@ -543,6 +571,7 @@ int main(int argc, char **argv)
     RUN(test_trust_group_creates_group_files);
     RUN(test_lead_wait_is_bounded);
     RUN(test_creation_leaves_nothing_behind);
+    RUN(test_a_file_truncated_under_a_clock_is_fatal_as_documented);
     RUN(test_a_wait_check_can_end_the_wait);
     RUN(test_a_deleted_file_does_not_split_the_sequence);
     RUN(test_environment_joins_default_clocks);
