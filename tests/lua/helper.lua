@@ -7,7 +7,11 @@ helper.root = here .. "/../.."
 
 -- The Lua interpreter for child processes: this one, as the Makefile named it.
 helper.lua = os.getenv("MONOSTAMP_LUA") or "lua5.4"
-helper.python = os.getenv("PYTHON") or "python3"
+-- PYTHONSAFEPATH (3.11+; older ones ignore it) keeps the working directory
+-- off sys.path: a checkout where `luarocks make` left the Lua module's
+-- monostamp.so in the root must not hand Python that file for `import
+-- monostamp`.
+helper.python = "PYTHONSAFEPATH=1 " .. (os.getenv("PYTHON") or "python3")
 
 -- Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
 -- days_from_civil), so the specs need no libc time functions.
