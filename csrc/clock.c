@@ -10,9 +10,6 @@
  */
 #include "config.h"
 
-#include <stdlib.h>
-#include <string.h>
-
 #include "clock_layout.h"
 #include "clock_share.h"
 #include "os.h"
@@ -44,6 +41,11 @@ static inline void bump(_Atomic uint64_t *counter)
     atomic_store_explicit(counter, atomic_load_explicit(counter, RELAXED) + 1, RELAXED);
 }
 
+static inline void bump_by(_Atomic uint64_t *counter, uint64_t n)
+{
+    atomic_store_explicit(counter, atomic_load_explicit(counter, RELAXED) + n, RELAXED);
+}
+
 static inline void raise_to(_Atomic int64_t *target, int64_t value)
 {
     if (value > atomic_load_explicit(target, RELAXED))
@@ -55,12 +57,6 @@ static inline int64_t floor_us(int64_t ns)
 {
     int64_t r = ns % 1000;
     return r < 0 ? ns - r - 1000 : ns - r;
-}
-
-/* a - b for a >= b, saturated at INT64_MAX (a reading far below 1970). */
-static inline int64_t distance(int64_t a, int64_t b)
-{
-    return (b < 0 && a > INT64_MAX + b) ? INT64_MAX : a - b;
 }
 
 /* What candidate() says of a reading besides its stamp. */
@@ -144,7 +140,7 @@ static MONOSTAMP__NOINLINE void note_backward_step(monostamp__clock *clock, int6
                                                    int64_t reading)
 {
     bump(&clock->backward_steps);
-    raise_to(&clock->largest_backward_ns, distance(previous, reading));
+    raise_to(&clock->largest_backward_ns, clock_distance(previous, reading));
 }
 
 /*
@@ -176,7 +172,7 @@ static MONOSTAMP__NOINLINE void note_slow_path(monostamp__clock *clock, int poli
         note_backward_step(clock, previous, reading);
     if (reading != slow_reading || slow_stamp == INT64_MIN) {
         if (slow_stamp != INT64_MIN)
-            raise_to(&clock->max_lead_seen_ns, distance(slow_stamp, slow_reading));
+            raise_to(&clock->max_lead_seen_ns, clock_distance(slow_stamp, slow_reading));
         atomic_store_explicit(&clock->slow_reading, reading, RELAXED);
     }
     atomic_store_explicit(&clock->slow_stamp, stamp, RELAXED);
@@ -199,8 +195,8 @@ static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, 
             break; /* allowDuplicates at or below last: nothing to write */
         /* An unbounded clock, the common case, pays one test. */
         if (clock->max_lead_ns != 0 && stamp > reading &&
-            distance(stamp, reading) > clock->max_lead_ns)
-            return lead_exceeded(clock, distance(stamp, reading));
+            clock_distance(stamp, reading) > clock->max_lead_ns)
+            return lead_exceeded(clock, clock_distance(stamp, reading));
         /* On failure the CAS reloads `last` and the candidate is redone. */
         if (atomic_compare_exchange_weak_explicit(cell, &last, stamp,
                                                   RELAXED, RELAXED))
@@ -340,210 +336,83 @@ int monostamp_now_us(monostamp_clock *clock, monostamp_stamp *out)
     return rc != MONOSTAMP_OK ? rc : with_offset(c, ns, out);
 }
 
-int monostamp_clock_init(monostamp_clock *storage, const monostamp_options *options)
-{
-    monostamp_options defaults;
-    monostamp__clock *clock;
-    int rc;
+/* ------------------------------------------------------------ blocks */
 
-    if (storage == NULL)
-        return MONOSTAMP_EINVAL;
-    if (options == NULL) {
-        monostamp_options_init(&defaults);
-        options = &defaults;
-    }
-    if ((rc = monostamp_options_check(options, NULL)) != MONOSTAMP_OK)
+/* One reading turned into a block of n stamps `step` apart, the last of
+ * which becomes the clock's last stamp; AGAIN if the lead bound waited. */
+static int take_once(monostamp__clock *clock, int64_t n, int64_t *first_ns, int64_t *step_ns)
+{
+    int64_t reading = 0;
+    int rc = read_source(clock, &reading);
+    if (rc != MONOSTAMP_OK)
         return rc;
+    if (MONOSTAMP__UNLIKELY(reading >= atomic_load_explicit(&clock->recheck_at_ns, RELAXED)))
+        monostamp__clock_recheck(clock, reading);
+    int policy = atomic_load_explicit(&clock->policy, RELAXED);
+    int64_t step;
+    if (policy == MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT)
+        step = 1;
+    else if (policy == MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT)
+        step = 1000;
+    else
+        return MONOSTAMP_EPOLICY; /* a block of equal stamps would be no block */
+    if (n - 1 > INT64_MAX / step)
+        return MONOSTAMP_ERANGE;
+    int64_t span = (n - 1) * step; /* from the first stamp to the last */
+    /* A block longer than the bound would lead its source even if the
+     * source caught up with its first stamp: no wait can help. */
+    if (clock->max_lead_ns != 0 && span > clock->max_lead_ns)
+        return MONOSTAMP_ERANGE;
 
-    memset(storage, 0, sizeof *storage);
-    clock = clock_of(storage);
-    clock->source = options->source;
-    clock->on_lead = options->on_lead;
-    clock->max_lead_ns = options->max_lead_ns;
-    atomic_init(&clock->policy, options->policy);
-    atomic_init(&clock->manual_ns, options->has_start_ns ? options->start_ns : 0);
-    /* No stamp yet: the first reading of any value is above "last". */
-    atomic_init(&clock->own_last, INT64_MIN);
-    atomic_init(&clock->slow_stamp, INT64_MIN);
-    atomic_init(&clock->apt_reading, INT64_MIN);
-    atomic_init(&clock->recheck_at_ns, INT64_MAX);
-    atomic_init(&clock->last_ns, &clock->own_last);
-
-    if ((rc = monostamp_zone_open(options->zone, &clock->zone)) != MONOSTAMP_OK) {
-        clock->zone = NULL;
-        return rc;
-    }
-    if (options->shared_path != NULL &&
-        (rc = monostamp__clock_share(clock, options->shared_path, options->trust_group)) !=
-            MONOSTAMP_OK) {
-        monostamp_zone_close(clock->zone);
-        clock->zone = NULL;
-        return rc;
-    }
-    return MONOSTAMP_OK;
-}
-
-void monostamp_clock_destroy(monostamp_clock *storage)
-{
-    if (storage == NULL)
-        return;
-    monostamp__clock *clock = clock_of(storage);
-    monostamp__clock_unshare(clock);
-    if (clock->zone != NULL)
-        monostamp_zone_close(clock->zone);
-    clock->zone = NULL;
-    atomic_store_explicit(&clock->last_ns, &clock->own_last, memory_order_release);
-}
-
-/* The clock is cache-line separated inside; its storage is the caller's
- * malloc's, so the library's own allocation asks for a whole line. */
-int monostamp_clock_new(const monostamp_options *options, monostamp_clock **out)
-{
-    if (out == NULL)
-        return MONOSTAMP_EINVAL;
-    *out = NULL;
-    monostamp_clock *clock = monostamp__os_aligned_alloc(MONOSTAMP__CACHE_LINE, sizeof *clock);
-    if (clock == NULL)
-        return MONOSTAMP_ENOMEM;
-    int rc = monostamp_clock_init(clock, options);
-    if (rc != MONOSTAMP_OK) {
-        monostamp__os_aligned_free(clock);
-        return rc;
-    }
-    *out = clock;
-    return MONOSTAMP_OK;
-}
-
-void monostamp_clock_free(monostamp_clock *clock)
-{
-    if (clock == NULL)
-        return;
-    monostamp_clock_destroy(clock);
-    monostamp__os_aligned_free(clock);
-}
-
-monostamp_policy monostamp_clock_policy(const monostamp_clock *clock)
-{
-    return (monostamp_policy)atomic_load_explicit(&const_clock_of(clock)->policy, RELAXED);
-}
-
-int monostamp_clock_set_policy(monostamp_clock *clock, int policy)
-{
-    if (clock == NULL || monostamp_policy_name(policy) == NULL)
-        return MONOSTAMP_EINVAL;
-    atomic_store_explicit(&clock_of(clock)->policy, policy, RELAXED);
-    return MONOSTAMP_OK;
-}
-
-monostamp_source monostamp_clock_source(const monostamp_clock *clock)
-{
-    return (monostamp_source)const_clock_of(clock)->source;
-}
-
-monostamp_zone *monostamp_clock_zone(const monostamp_clock *clock)
-{
-    return const_clock_of(clock)->zone;
-}
-
-int64_t monostamp_clock_max_lead_ns(const monostamp_clock *clock)
-{
-    return const_clock_of(clock)->max_lead_ns;
-}
-
-void monostamp_clock_set_wait_check(monostamp_clock *storage, monostamp_wait_check check,
-                                    void *context)
-{
-    if (storage == NULL)
-        return;
-    monostamp__clock *clock = clock_of(storage);
-    clock->wait_check = check;
-    clock->wait_context = context;
-}
-
-monostamp_on_lead monostamp_clock_on_lead(const monostamp_clock *clock)
-{
-    return (monostamp_on_lead)const_clock_of(clock)->on_lead;
-}
-
-int monostamp_clock_is_shared(const monostamp_clock *clock)
-{
-    return const_clock_of(clock)->watch != NULL;
-}
-
-int monostamp_manual_set(monostamp_clock *storage, int64_t ns)
-{
-    if (storage == NULL)
-        return MONOSTAMP_EINVAL;
-    monostamp__clock *clock = clock_of(storage);
-    if (clock->source != MONOSTAMP_SOURCE_MANUAL)
-        return MONOSTAMP_ENOTSUP;
-    atomic_store_explicit(&clock->manual_ns, ns, RELAXED);
-    return MONOSTAMP_OK;
-}
-
-int monostamp_manual_advance(monostamp_clock *storage, int64_t delta_ns)
-{
-    if (storage == NULL)
-        return MONOSTAMP_EINVAL;
-    monostamp__clock *clock = clock_of(storage);
-    if (clock->source != MONOSTAMP_SOURCE_MANUAL)
-        return MONOSTAMP_ENOTSUP;
-    int64_t now = atomic_load_explicit(&clock->manual_ns, RELAXED);
-    for (;;) {
-        if ((delta_ns > 0 && now > INT64_MAX - delta_ns) ||
-            (delta_ns < 0 && now < INT64_MIN - delta_ns))
-            return MONOSTAMP_ERANGE;
-        if (atomic_compare_exchange_weak_explicit(&clock->manual_ns, &now, now + delta_ns,
-                                                  RELAXED, RELAXED))
-            return MONOSTAMP_OK;
-    }
-}
-
-void monostamp_clock_stats(const monostamp_clock *storage, monostamp_stats *out)
-{
-    /* The counters are atomics: reading them through a const clock
-     * writes nothing. */
-    monostamp__clock *clock = (monostamp__clock *)const_clock_of(storage);
-    out->backward_steps = atomic_load_explicit(&clock->backward_steps, RELAXED);
-    out->largest_backward_ns = atomic_load_explicit(&clock->largest_backward_ns, RELAXED);
-    out->duplicates = atomic_load_explicit(&clock->duplicates, RELAXED);
-    out->forced_increments = out->duplicates - atomic_load_explicit(&clock->holds, RELAXED);
-    /* Each stamp bumps one counter: readings above the last stamp, or
-     * duplicates. */
-    out->readings = atomic_load_explicit(&clock->fresh_readings, RELAXED) + out->duplicates;
-    /* See note_slow_path: the lead lives in the last slow stamp. */
-    int64_t slow_stamp = atomic_load_explicit(&clock->slow_stamp, RELAXED);
-    int64_t slow_reading = atomic_load_explicit(&clock->slow_reading, RELAXED);
     _Atomic int64_t *cell = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
-    int64_t latest_run = slow_stamp == INT64_MIN ? 0 : distance(slow_stamp, slow_reading);
-    int64_t max_seen = atomic_load_explicit(&clock->max_lead_seen_ns, RELAXED);
-    out->lead_ns = slow_stamp != INT64_MIN && atomic_load_explicit(cell, RELAXED) == slow_stamp
-                       ? latest_run : 0;
-    out->max_lead_ns = latest_run > max_seen ? latest_run : max_seen;
-    out->lead_waits = atomic_load_explicit(&clock->lead_waits, RELAXED);
-    out->lead_errors = atomic_load_explicit(&clock->lead_errors, RELAXED);
-}
-
-int monostamp_clock_info_get(int source, monostamp_clock_info *out)
-{
-    if (out == NULL || monostamp_source_name(source) == NULL)
-        return MONOSTAMP_EINVAL;
-    if (source == MONOSTAMP_SOURCE_MANUAL) {
-        out->name = "manual";
-        out->implementation = "set by the caller";
-        out->resolution_ns = 1;
-        out->adjustable = 1;
-        out->monotonic = 0;
-        return MONOSTAMP_OK;
+    int64_t last = atomic_load_explicit(cell, RELAXED), first, end;
+    int kind;
+    for (;;) {
+        kind = candidate(policy, reading, last, &first);
+        if (kind < 0)
+            return kind;
+        if (first > INT64_MAX - span)
+            return MONOSTAMP_ERANGE;
+        end = first + span;
+        if (clock->max_lead_ns != 0 && end > reading &&
+            clock_distance(end, reading) > clock->max_lead_ns)
+            return lead_exceeded(clock, clock_distance(end, reading));
+        if (atomic_compare_exchange_weak_explicit(cell, &last, end, RELAXED, RELAXED))
+            break;
     }
-    return monostamp__os_clock_info(source, out);
+    /* Counted as n stamps from one reading: the first is fresh if the
+     * reading was above the last stamp, every other one a forced increment;
+     * the slow path keeps the lead the block leaves (end - reading). */
+    uint64_t forced = (uint64_t)(n - 1) + (kind == REPEATED);
+    if (kind == FRESH)
+        bump(&clock->fresh_readings);
+    if (forced > 0) {
+        bump_by(&clock->duplicates, forced - 1);
+        note_slow_path(clock, policy, reading, last, end);
+    }
+    *first_ns = first;
+    *step_ns = step;
+    return MONOSTAMP_OK;
 }
 
-int monostamp_source_read(int source, int64_t *out_ns)
+int monostamp_clock_take(monostamp_clock *storage, int64_t n, int64_t *first_ns,
+                         int64_t *step_ns)
 {
-    if (out_ns == NULL || monostamp_source_name(source) == NULL)
+    if (storage == NULL || first_ns == NULL || n < 1)
         return MONOSTAMP_EINVAL;
-    if (source == MONOSTAMP_SOURCE_MANUAL)
-        return MONOSTAMP_ENOTSUP;
-    return monostamp__os_clock_read(source, out_ns);
+    monostamp__clock *clock = clock_of(storage);
+    int64_t step = 0, start = 0;
+    int rc;
+    while ((rc = take_once(clock, n, first_ns, &step)) == AGAIN) {
+        /* As next_after_wait: one call waits no longer than its limit. */
+        if (start == 0)
+            start = monostamp__os_monotonic_ns();
+        else if (monostamp__os_monotonic_ns() - start > wait_limit_ns(clock))
+            return lead_error(clock);
+        if (clock->wait_check != NULL && clock->wait_check(clock->wait_context) != 0)
+            return MONOSTAMP_EINTR;
+    }
+    if (rc == MONOSTAMP_OK && step_ns != NULL)
+        *step_ns = step;
+    return rc;
 }

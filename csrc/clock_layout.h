@@ -78,6 +78,13 @@ static inline const monostamp__clock *const_clock_of(const monostamp_clock *cloc
     return (const monostamp__clock *)(const void *)clock;
 }
 
+/* a - b for a >= b, saturated at INT64_MAX (a reading far below 1970):
+ * a lead, or a step back. */
+static inline int64_t clock_distance(int64_t a, int64_t b)
+{
+    return (b < 0 && a > INT64_MAX + b) ? INT64_MAX : a - b;
+}
+
 MONOSTAMP__HIDDEN_END
 
 #endif

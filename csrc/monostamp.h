@@ -67,8 +67,11 @@ enum {
     MONOSTAMP_ENOMEM = -10,   /* out of memory */
     MONOSTAMP_EUNSAFE = -11,  /* a state file another user could write: a symbolic link,
                                  owned by someone else, or writable by group or others */
-    MONOSTAMP_EINTR = -12     /* a wait for the lead bound was cut short by the caller's
+    MONOSTAMP_EINTR = -12,    /* a wait for the lead bound was cut short by the caller's
                                  wait check (monostamp_clock_set_wait_check) */
+    MONOSTAMP_EPOLICY = -13,  /* the clock's policy does not make stamps unique, and the
+                                 operation needs it (monostamp_clock_take) */
+    MONOSTAMP_ENOTV7 = -14    /* 16 bytes or text that are not a UUIDv7 monostamp made */
 };
 
 /* A failed OS call: -(MONOSTAMP_EOS_BASE + err), where err is the errno
@@ -325,6 +328,21 @@ MONOSTAMP_API int monostamp_time_ns(monostamp_clock *clock, int64_t *out_ns);
 MONOSTAMP_API int monostamp_now_us(monostamp_clock *clock, monostamp_stamp *out);
 MONOSTAMP_API int monostamp_time_us(monostamp_clock *clock, int64_t *out_ns);
 
+/* Reserves `n` (>= 1) consecutive stamps with one compare-and-swap: the
+ * clock hands out first_ns, first_ns + step_ns, ... first_ns + (n-1) *
+ * step_ns, and no other stamp of that state falls among them.  step_ns is
+ * 1 under monotonicForceNanosecondIncrement and 1000 (whole µs) under
+ * monotonicForceMicrosecondIncrement; it is given back because the policy
+ * may change between calls (step_ns may be NULL).  The block obeys the lead
+ * bound as a single stamp does, judged by its last stamp.
+ * MONOSTAMP_EINVAL if n < 1; MONOSTAMP_ERANGE if the block would pass
+ * INT64_MAX or is longer than max_lead_ns allows (it never could fit);
+ * MONOSTAMP_EPOLICY under the two policies that do not make stamps unique;
+ * otherwise errors as for monostamp_now.  On any error the state is
+ * unchanged.  Thread-safe. */
+MONOSTAMP_API int monostamp_clock_take(monostamp_clock *clock, int64_t n,
+                                       int64_t *first_ns, int64_t *step_ns);
+
 /* The clock's policy, and a new one (takes effect for the next stamp;
  * MONOSTAMP_EINVAL if `policy` is not a policy).  Thread-safe: a stamp
  * under way uses the old or the new policy, whole. */
@@ -394,6 +412,51 @@ MONOSTAMP_API int monostamp_default_time_ns(int64_t *out_ns);
  * a policy, else the default clock's error or 0).  Thread-safe. */
 MONOSTAMP_API monostamp_policy monostamp_get_policy(void);
 MONOSTAMP_API int monostamp_set_policy(int policy);
+
+/* ------------------------------------------------------------ UUIDv7 ids
+ *
+ * RFC 9562 version 7 ids made from stamps, with no counter of their own:
+ *   48-bit Unix ms | version 7 | 12 bits | variant 10 | 8 bits | 54 random
+ * where the 12 + 8 bits are the stamp's sub-millisecond part as a 20-bit
+ * fraction of a ms, floor(ns_in_ms * 2^20 / 10^6).  Its top 12 bits are
+ * RFC 9562's method-3 value; as a fraction step is finer than 1 ns, ids
+ * from distinct stamps differ in their first 64 bits and sort as the stamps
+ * do, and the stamp is recovered exactly (monostamp_uuid7_ns).  The random
+ * bits come from the OS's generator through a per-thread buffer that a
+ * fork()ed child never reuses.  A stamp before 1970 has no id:
+ * MONOSTAMP_ERANGE (48 bits of ms reach past int64 ns's year 2262). */
+
+/* Canonical text: 36 lowercase characters, 8-4-4-4-12, and a NUL. */
+#define MONOSTAMP_UUID_TEXT_SIZE 37
+
+/* The next stamp of `clock`, as an id.  Errors as for monostamp_time_ns,
+ * MONOSTAMP_ERANGE for a stamp before 1970, or an EOS code if the OS's
+ * generator fails.  Ids from one clock (or state file) increase exactly
+ * where its stamps do: under the two forcing policies, always.
+ * Thread-safe. */
+MONOSTAMP_API int monostamp_uuid7(monostamp_clock *clock, uint8_t out[16]);
+
+/* The id of a given stamp with fresh random bits.  Thread-safe. */
+MONOSTAMP_API int monostamp_uuid7_from_ns(int64_t utc_ns, uint8_t out[16]);
+
+/* The id of `utc_ns` with the low 54 bits of `random_bits` as its tail: a
+ * pure function, for tests and for callers with their own generator. */
+MONOSTAMP_API int monostamp_uuid7_pack(int64_t utc_ns, uint64_t random_bits,
+                                       uint8_t out[16]);
+
+/* The stamp an id was made from: 0; MONOSTAMP_ENOTV7 if `id` is not
+ * version 7 with the RFC variant, or its 20 fraction bits are a value no
+ * nanosecond maps to (a UUIDv7 from another generator, most likely).
+ * Thread-safe. */
+MONOSTAMP_API int monostamp_uuid7_ns(const uint8_t id[16], int64_t *out_ns);
+
+/* Any 16-byte UUID as canonical text into `out` (MONOSTAMP_UUID_TEXT_SIZE
+ * bytes).  Thread-safe. */
+MONOSTAMP_API void monostamp_uuid_format(const uint8_t id[16], char *out);
+
+/* Parses `len` bytes of canonical text (either case, no braces or URN
+ * prefix) into 16 bytes: 0, or MONOSTAMP_EINVAL.  Thread-safe. */
+MONOSTAMP_API int monostamp_uuid_parse(const char *text, size_t len, uint8_t out[16]);
 
 /* --------------------------------------------------- ISO 8601 / RFC 3339 */
 

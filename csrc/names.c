@@ -30,6 +30,8 @@ const char *monostamp_strerror(int code)
     case MONOSTAMP_EFOREIGN: return "not a monostamp state file, or truncated";
     case MONOSTAMP_EVERSION: return "monostamp state file of another version";
     case MONOSTAMP_EINTR: return "interrupted while waiting for the lead bound";
+    case MONOSTAMP_EPOLICY: return "the clock's policy does not make stamps unique";
+    case MONOSTAMP_ENOTV7: return "not a UUIDv7 made by monostamp (version, variant or fraction bits)";
     case MONOSTAMP_EUNSAFE:
         return "state file another user could write (a symbolic link, not owned by you, "
                "or writable by group or others)";
