@@ -173,11 +173,13 @@ test-python: lua
 test-pythons: lua
 	$(PY_TEST_ENV) tools/test-pythons.sh
 
-# Lua: the module is built into $(BUILD)/lua and the busted specs load it.
+# Lua: the C part is built into $(BUILD)/lua/monostamp/core.so; require
+# "monostamp" is bindings/lua/monostamp.lua, which loads it as monostamp.core
+# (so LUA_CPATH=$(BUILD)/lua/?.so and LUA_PATH=bindings/lua/?.lua together).
 LUA_CFLAGS := $(shell pkg-config --cflags lua5.4 2>/dev/null)
 LUA_SRC := $(sort $(wildcard bindings/lua/*.c))
-lua: $(BUILD)/lua/monostamp.so
-$(BUILD)/lua/monostamp.so: $(LUA_SRC) $(CORE_SRC) $(CORE_HDR) $(wildcard bindings/lua/*.h)
+lua: $(BUILD)/lua/monostamp/core.so
+$(BUILD)/lua/monostamp/core.so: $(LUA_SRC) $(CORE_SRC) $(CORE_HDR) $(wildcard bindings/lua/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(OPT) -fPIC -fvisibility=hidden -Icsrc $(LUA_CFLAGS) -shared \
 	    $(LUA_SRC) $(CORE_SRC) -o $@ -lpthread

@@ -1,4 +1,5 @@
--- monostamp-0.1.0-1.rockspec: require "monostamp" for Lua 5.4 and 5.3.
+-- monostamp-0.1.0-1.rockspec: require "monostamp" for Lua 5.4 and 5.3, and
+-- require "monostamp.ffi" for LuaJIT over the libmonostamp.so it installs.
 --
 -- A builtin rockspec in the manner of lua-cjson's: it lists the binding and
 -- every csrc/*.c file (tests/lua/rockspec_spec.lua checks the list against
@@ -9,7 +10,7 @@
 -- Symbol hygiene: the builtin backend has no per-module compiler flags, so
 -- the sources hide what they must themselves (csrc/config.h for the core,
 -- bindings/lua/lmonostamp.h for the binding): a plain `luarocks make`
--- exports luaopen_monostamp alone.  tools/check-lua-exports.sh builds a
+-- exports luaopen_monostamp_core alone.  tools/check-lua-exports.sh builds a
 -- rock in a scratch copy of the tree and checks exactly that (docs/lua.md
 -- says why it matters: a host that links libmonostamp too).
 rockspec_format = "3.0"
@@ -44,12 +45,17 @@ dependencies = {
 build = {
    type = "builtin",
    modules = {
-      monostamp = {
+      -- require "monostamp": a one-line Lua file that loads the C part.
+      monostamp = "bindings/lua/monostamp.lua",
+      -- The C part, built to monostamp/core.so (never monostamp.so in the
+      -- source root, where Python's `import monostamp` would find it).
+      ["monostamp.core"] = {
          sources = {
             "bindings/lua/lclock.c",
             "bindings/lua/lmonostamp.c",
             "csrc/calendar.c",
             "csrc/clock.c",
+            "csrc/clock_setup.c",
             "csrc/clock_share.c",
             "csrc/default_clock.c",
             "csrc/iso8601.c",
@@ -61,6 +67,7 @@ build = {
             "csrc/state_file.c",
             "csrc/tzif.c",
             "csrc/tzrule.c",
+            "csrc/uuid7.c",
             "csrc/zone.c",
             "csrc/zone_probe.c",
             "csrc/zone_source.c",
@@ -68,6 +75,35 @@ build = {
          },
          incdirs = { "csrc" },
          defines = { "_POSIX_C_SOURCE=200809L", "_DEFAULT_SOURCE" },
+         libraries = { "pthread" },
+      },
+      -- Not a Lua module: the plain C library (libmonostamp.so, exporting
+      -- the monostamp_* API) for monostamp.ffi under LuaJIT, installed as
+      -- lib/lua/<version>/monostamp/libmonostamp.so, where ffi.lua looks.
+      ["monostamp.libmonostamp"] = {
+         sources = {
+            "csrc/calendar.c",
+            "csrc/clock.c",
+            "csrc/clock_setup.c",
+            "csrc/clock_share.c",
+            "csrc/default_clock.c",
+            "csrc/iso8601.c",
+            "csrc/names.c",
+            "csrc/options.c",
+            "csrc/os_posix.c",
+            "csrc/os_windows.c",
+            "csrc/sleep.c",
+            "csrc/state_file.c",
+            "csrc/tzif.c",
+            "csrc/tzrule.c",
+            "csrc/uuid7.c",
+            "csrc/zone.c",
+            "csrc/zone_probe.c",
+            "csrc/zone_source.c",
+            "csrc/zone_window.c",
+         },
+         incdirs = { "csrc" },
+         defines = { "MONOSTAMP_EXPORTS", "_POSIX_C_SOURCE=200809L", "_DEFAULT_SOURCE" },
          libraries = { "pthread" },
       },
       ["monostamp.testing"] = "bindings/lua/monostamp/testing.lua",

@@ -37,7 +37,7 @@ if command -v "$LUA" >/dev/null 2>&1 && [ -f bench/lua/bench.lua ]; then
     if ! "$LUA" -e 'require "socket"' 2>/dev/null; then
         echo "lua bench: skipped (LuaSocket, the baseline, is missing: apt-get install lua-socket)"
     elif ${MAKE:-make} --no-print-directory lua BUILD="$BUILD" >/dev/null &&
-         LUA_CPATH="$BUILD/lua/?.so;;" "$LUA" bench/lua/bench.lua; then
+         LUA_CPATH="$BUILD/lua/?.so;;" LUA_PATH="bindings/lua/?.lua;;" "$LUA" bench/lua/bench.lua; then
         :
     else
         echo "lua bench: failed"; status=1

@@ -13,7 +13,7 @@
 # MONOSTAMP_SHARED.  Everything lives in a private `mktemp -d` directory,
 # removed on success and kept (and named) on failure.
 #
-# The Lua module is BUILD/lua/monostamp.so (`make lua`); the Python one is
+# The Lua module is BUILD/lua/monostamp/core.so (`make lua`); the Python one is
 # built from this checkout into BUILD/python-soak/ (not the installed
 # monostamp, which may come from another tree).
 #
@@ -34,8 +34,8 @@ SECONDS_TOTAL=$(awk -v m="$MINUTES" 'BEGIN { s = int(m * 60 + 0.5); if (s < 1) s
 # The interpreter binary, not a pyenv shim: what we kill is then Python.
 PY=$("${PYTHON:-python3}" -c 'import sys; print(sys.executable)')
 
-if [ ! -f "$BUILD/lua/monostamp.so" ]; then
-    echo "soak: $BUILD/lua/monostamp.so is missing: run make lua" >&2
+if [ ! -f "$BUILD/lua/monostamp/core.so" ]; then
+    echo "soak: $BUILD/lua/monostamp/core.so is missing: run make lua" >&2
     exit 2
 fi
 DIR=$(mktemp -d "${TMPDIR:-/tmp}/monostamp-soak.XXXXXX")
@@ -118,7 +118,7 @@ start() { # slot
             "$PY" "$DIR/worker.py" "$STATE" "$out" "$mode" "$BURST" "$PAUSE_MS" "$STOP" \
             2>"$err" &
     else
-        env MONOSTAMP_SHARED="$shared" LUA_CPATH="$BUILD/lua/?.so;;" \
+        env MONOSTAMP_SHARED="$shared" LUA_CPATH="$BUILD/lua/?.so;;" LUA_PATH="$ROOT/bindings/lua/?.lua;;" \
             "$LUA" "$DIR/worker.lua" "$STATE" "$out" "$mode" "$BURST" "$PAUSE_MS" "$STOP" \
             2>"$err" &
     fi

@@ -23,11 +23,11 @@ OUT="$BUILD/lua-asan"
 # brings -Wmaybe-uninitialized guesses the plain build does not make, and
 # warnings are `make lua`'s job.
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
-mkdir -p "$OUT"
+mkdir -p "$OUT/monostamp"
 # shellcheck disable=SC2046,SC2086
 $CC -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra \
     -O1 -g $SAN -fPIC -fvisibility=hidden -Icsrc $(pkg-config --cflags lua5.4) -shared \
-    bindings/lua/*.c csrc/*.c -o "$OUT/monostamp.so" -lpthread $SAN
+    bindings/lua/*.c csrc/*.c -o "$OUT/monostamp/core.so" -lpthread $SAN
 
 ASAN_LIB=$($CC -print-file-name=libasan.so)
 if [ ! -e "$ASAN_LIB" ]; then
@@ -42,7 +42,7 @@ fi
 # The module's own frees are covered by ASan's use-after-free and
 # double-free checks, and its leaks by `make test-asan` on the C core.
 # abort_on_error=0 keeps ASan's usual exit code (1) rather than SIGABRT.
-echo "== lua5.4 busted specs, module built with ASan+UBSan ($OUT/monostamp.so)"
+echo "== lua5.4 busted specs, module built with ASan+UBSan ($OUT/monostamp/core.so)"
 MONOSTAMP_BUILD="$BUILD" \
 LUA_CPATH="$OUT/?.so;;" \
 LUA_PATH="$ROOT/bindings/lua/?.lua;;" \

@@ -1,6 +1,6 @@
 -- bench.lua: ns per call of monostamp's Lua functions against LuaSocket's
 -- socket.gettime(), the wall clock Lua users know, in one run.
---   LUA_CPATH='build/lua/?.so;;' lua5.4 bench/lua/bench.lua [iterations] [repeats]
+--   LUA_CPATH='build/lua/?.so;;' LUA_PATH='bindings/lua/?.lua;;' lua5.4 bench/lua/bench.lua [iterations] [repeats]
 -- Each figure is the minimum over `repeats` rounds of `iterations` calls
 -- (defaults 200000 and 60: short rounds, so few are preempted on a busy
 -- machine; the rounds interleave the subjects, so drift hits all alike),

@@ -410,7 +410,7 @@ static void seterrors (lua_State *L) {
 }
 
 
-LMS_EXPORT int luaopen_monostamp (lua_State *L) {
+LMS_EXPORT int luaopen_monostamp_core (lua_State *L) {
   monostamp_clock *clock = NULL;
   if (monostamp_default_clock(&clock) != MONOSTAMP_OK)
     clock = NULL;  /* each call then asks the core for its error */

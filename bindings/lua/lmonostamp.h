@@ -2,7 +2,7 @@
 ** lmonostamp.h: what the Lua binding's files share, and nothing they do
 ** not.  Private to bindings/lua/: not installed, not a public API.
 **
-**   lmonostamp.c  the module: luaopen_monostamp, the functions on the
+**   lmonostamp.c  the module: luaopen_monostamp_core, the functions on the
 **                 default clock and the free functions, the one result
 **                 mapper and the converters below
 **   lclock.c      the clock userdata: its constructor, methods and
@@ -10,7 +10,7 @@
 **
 ** Every function declared here is hidden (LMS_FUNC), so however the files
 ** are compiled (a plain `luarocks make` passes no -fvisibility=hidden) the
-** module exports luaopen_monostamp alone.
+** module exports luaopen_monostamp_core alone.
 */
 
 #ifndef lmonostamp_h
@@ -71,7 +71,10 @@
 #define LMS_EXPORT	LUAMOD_API
 #endif
 
-LMS_EXPORT int luaopen_monostamp (lua_State *L);
+/* require "monostamp" is bindings/lua/monostamp.lua, which loads this C
+** part as monostamp.core (so `luarocks make` leaves no monostamp.so in the
+** source root for `require "monostamp"` or `import monostamp` to find). */
+LMS_EXPORT int luaopen_monostamp_core (lua_State *L);
 
 /* The string at 'arg' for the core, which reads C strings: one with an
 ** embedded NUL raises a bad-argument error instead of being cut short. */

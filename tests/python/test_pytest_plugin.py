@@ -179,7 +179,7 @@ def _lua_cpath():
     cpath = os.environ.get("MONOSTAMP_LUA_CPATH")
     if cpath:
         return cpath
-    built = os.path.join(REPO, "build", "lua", "monostamp.so")
+    built = os.path.join(REPO, "build", "lua", "monostamp", "core.so")
     return os.path.join(REPO, "build", "lua", "?.so") if os.path.exists(built) else None
 
 

@@ -1,0 +1,11 @@
+-- monostamp.lua: require "monostamp", for Lua 5.3 and 5.4.
+--
+-- The functions live in the C part, monostamp.core (bindings/lua/*.c and
+-- the core); this file only gives it its public name.  Why two names: the
+-- builtin rockspec backend writes a C module named `monostamp` to
+-- monostamp.so in the source root, where `import monostamp` (Python) and a
+-- `./?.so` search path would find it; as monostamp.core it is built to
+-- monostamp/core.so, which neither picks up for the name "monostamp".
+--
+-- LuaJIT has no 64-bit integers for the C part: it uses monostamp.ffi.
+return require "monostamp.core"
