@@ -91,7 +91,8 @@ TESTS = $(patsubst tests/c/%.c,%,$(TEST_SRC))
 
 test: deps
 	@$(MAKE) --no-print-directory test-c test-asan test-tsan test-header test-windows \
-	    test-python test-pythons test-python-tsan test-lua test-lua53 test-lua-asan test-exports
+	    test-python test-pythons test-python-tsan test-lua test-lua53 test-lua-asan test-luajit \
+	    test-exports
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 	@echo "make test: all suites passed"
 
@@ -190,6 +191,17 @@ test-lua:
 	    LUA_PATH="$(abspath bindings/lua)/?.lua;;" \
 	    $(LUA) /usr/bin/busted --pattern=_spec tests/lua; \
 	else echo "test-lua: no Lua binding yet"; fi
+
+# LuaJIT: monostamp.ffi (pure Lua, bindings/lua/monostamp/ffi*.lua) over
+# $(BUILD)/libmonostamp.so, the busted specs in tests/luajit under Debian's
+# luajit; the C module (make lua) for the specs that hold the FFI module's
+# errors to the C module's and stamp beside it on one state file.
+LUAJIT ?= luajit
+.PHONY: test-luajit
+test-luajit: $(BUILD)/libmonostamp.so lua
+	MONOSTAMP_BUILD=$(abspath $(BUILD)) MONOSTAMP_LIBRARY=$(abspath $(BUILD))/libmonostamp.so \
+	    LUA_PATH="$(abspath bindings/lua)/?.lua;;" MONOSTAMP_LUAJIT=$(LUAJIT) \
+	    $(LUAJIT) /usr/bin/busted --pattern=_spec tests/luajit
 
 # Lua 5.3: the same module built against 5.3 and a smoke test (no busted there).
 test-lua53:

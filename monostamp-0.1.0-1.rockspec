@@ -106,6 +106,9 @@ build = {
          defines = { "MONOSTAMP_EXPORTS", "_POSIX_C_SOURCE=200809L", "_DEFAULT_SOURCE" },
          libraries = { "pthread" },
       },
+      -- LuaJIT / OpenResty: require "monostamp.ffi" (docs/lua.md).
+      ["monostamp.ffi"] = "bindings/lua/monostamp/ffi.lua",
+      ["monostamp.ffi_clock"] = "bindings/lua/monostamp/ffi_clock.lua",
       ["monostamp.testing"] = "bindings/lua/monostamp/testing.lua",
    },
 }

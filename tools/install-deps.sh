@@ -27,6 +27,7 @@ need_deb lua5.3 lua5.3
 need_deb liblua5.3-dev /usr/include/lua5.3/lua.h
 need_deb lua-socket /usr/share/lua/5.4/socket.lua
 need_deb luarocks luarocks
+need_deb luajit luajit
 need_deb clang clang
 need_deb libclang-rt-14-dev /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
 need_deb tzdata /usr/share/zoneinfo/Europe/Berlin

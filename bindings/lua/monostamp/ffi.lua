@@ -1,0 +1,548 @@
+-- monostamp/ffi.lua: require "monostamp.ffi", monostamp for LuaJIT (and
+-- OpenResty) through LuaJIT's FFI over libmonostamp.so.
+--
+-- Why a second binding: the C module needs Lua 5.3's 64-bit integers, which
+-- LuaJIT lacks; LuaJIT has int64_t cdata instead, and calls C functions
+-- declared with ffi.cdef directly from compiled traces.  So this file only
+-- declares the public API of csrc/monostamp.h, converts arguments, and
+-- turns the core's codes into Lua values, with the C module's conventions
+-- (docs/lua.md): bad arguments raise "bad argument #n to 'f' (...)";
+-- runtime failures return nil, "context: reason", code (the OS's errno,
+-- positive, or the core's own code, negative).
+--
+-- Nanoseconds come back as int64_t cdata (a double cannot hold today's
+-- instants to the ns); as arguments, int64_t cdata or a Lua number that is
+-- an exact integer (|n| <= 2^53).  Offsets and counts are Lua numbers.
+--
+-- Which libmonostamp.so is loaded, in order (see find_library below):
+--   1. MONOSTAMP_LIBRARY, a path, if set and not empty (and nothing else:
+--      a path that does not load is an error, not a reason to try others);
+--   2. the one the rock installed beside this module, in its tree;
+--   3. the system's, by the dynamic linker's search ("libmonostamp.so",
+--      then "libmonostamp.so.0"): `make install` and ldconfig.
+local ffi = require "ffi"
+
+-- Declarations copied from csrc/monostamp.h (tests/luajit/cdef_spec.lua
+-- checks every prototype against the header, and every struct's layout
+-- against a C compiler's).  Guarded: ffi.cdef refuses a second definition,
+-- and a host may load this file twice (package.loaded cleared).
+if not pcall(ffi.typeof, "monostamp_options") then
+  ffi.cdef [[
+typedef enum monostamp_policy {
+    MONOSTAMP_ACCEPT_PLATFORM_TIME = 0,
+    MONOSTAMP_MONOTONIC_ALLOW_DUPLICATES = 1,
+    MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT = 2,
+    MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT = 3
+} monostamp_policy;
+typedef enum monostamp_source {
+    MONOSTAMP_SOURCE_REALTIME = 0,
+    MONOSTAMP_SOURCE_REALTIME_COARSE = 1,
+    MONOSTAMP_SOURCE_MANUAL = 2
+} monostamp_source;
+typedef enum monostamp_on_lead {
+    MONOSTAMP_ON_LEAD_WAIT = 0,
+    MONOSTAMP_ON_LEAD_ERROR = 1
+} monostamp_on_lead;
+typedef struct monostamp_clock_info {
+    const char *name;
+    const char *implementation;
+    int64_t resolution_ns;
+    int adjustable;
+    int monotonic;
+} monostamp_clock_info;
+typedef struct monostamp_zone monostamp_zone;
+typedef struct monostamp_options {
+    int policy;
+    int source;
+    const char *zone;
+    int64_t max_lead_ns;
+    int on_lead;
+    const char *shared_path;
+    int has_start_ns;
+    int64_t start_ns;
+    int trust_group;
+} monostamp_options;
+typedef struct monostamp_stats {
+    uint64_t readings;
+    uint64_t backward_steps;
+    int64_t largest_backward_ns;
+    uint64_t duplicates;
+    uint64_t forced_increments;
+    int64_t lead_ns;
+    int64_t max_lead_ns;
+    uint64_t lead_waits;
+    uint64_t lead_errors;
+} monostamp_stats;
+typedef struct monostamp_stamp {
+    int64_t utc_ns;
+    int32_t offset_s;
+} monostamp_stamp;
+typedef union monostamp_clock {
+    unsigned char opaque[512];
+    int64_t align_int64;
+    double align_double;
+    void *align_pointer;
+} monostamp_clock;
+typedef struct monostamp_parse_error {
+    size_t position;
+    const char *reason;
+} monostamp_parse_error;
+
+int monostamp_os_errno(int code);
+const char *monostamp_strerror(int code);
+const char *monostamp_policy_name(int policy);
+int monostamp_policy_from_name(const char *name, monostamp_policy *out);
+const char *monostamp_source_name(int source);
+int monostamp_source_from_name(const char *name, monostamp_source *out);
+int monostamp_clock_info_get(int source, monostamp_clock_info *out);
+void monostamp_zone_changed(void);
+const char *monostamp_zone_name(const monostamp_zone *zone);
+const char *monostamp_on_lead_name(int on_lead);
+int monostamp_on_lead_from_name(const char *name, monostamp_on_lead *out);
+void monostamp_options_init(monostamp_options *options);
+int monostamp_options_check(const monostamp_options *options, const char **bad_field);
+const char *monostamp_options_rule(const char *field);
+int monostamp_clock_new(const monostamp_options *options, monostamp_clock **out);
+void monostamp_clock_free(monostamp_clock *clock);
+int monostamp_now(monostamp_clock *clock, monostamp_stamp *out);
+int monostamp_time_ns(monostamp_clock *clock, int64_t *out_ns);
+int monostamp_now_us(monostamp_clock *clock, monostamp_stamp *out);
+int monostamp_time_us(monostamp_clock *clock, int64_t *out_ns);
+int monostamp_clock_take(monostamp_clock *clock, int64_t n, int64_t *first_ns, int64_t *step_ns);
+monostamp_policy monostamp_clock_policy(const monostamp_clock *clock);
+int monostamp_clock_set_policy(monostamp_clock *clock, int policy);
+monostamp_source monostamp_clock_source(const monostamp_clock *clock);
+monostamp_zone *monostamp_clock_zone(const monostamp_clock *clock);
+int64_t monostamp_clock_max_lead_ns(const monostamp_clock *clock);
+monostamp_on_lead monostamp_clock_on_lead(const monostamp_clock *clock);
+int monostamp_clock_is_shared(const monostamp_clock *clock);
+int monostamp_manual_set(monostamp_clock *clock, int64_t ns);
+int monostamp_manual_advance(monostamp_clock *clock, int64_t delta_ns);
+void monostamp_clock_stats(const monostamp_clock *clock, monostamp_stats *out);
+int monostamp_default_clock(monostamp_clock **out);
+int monostamp_default_now(monostamp_stamp *out);
+int monostamp_default_time_ns(int64_t *out_ns);
+monostamp_policy monostamp_get_policy(void);
+int monostamp_set_policy(int policy);
+int monostamp_uuid7(monostamp_clock *clock, uint8_t out[16]);
+int monostamp_uuid7_ns(const uint8_t id[16], int64_t *out_ns);
+void monostamp_uuid_format(const uint8_t id[16], char *out);
+int monostamp_uuid_parse(const char *text, size_t len, uint8_t out[16]);
+int monostamp_format_iso8601(char *buf, size_t size, int64_t utc_ns, int32_t offset_s, int digits, int use_z);
+int monostamp_parse_iso8601(const char *text, size_t len, int64_t *out_utc_ns, int32_t *out_offset_s, monostamp_parse_error *error);
+int monostamp_sleep_until(int64_t deadline_ns, int64_t tolerance_ns);
+int monostamp_sleep_for(int64_t duration_ns, int64_t tolerance_ns);
+int64_t monostamp_monotonic_ns(void);
+]]
+end
+
+local M = {
+  _NAME = "monostamp",
+  _VERSION = "0.1.0",
+  DEFAULT_POLICY = "monotonicForceNanosecondIncrement",
+  DEFAULT_SLEEP_TOLERANCE_NS = 50000,
+  -- The core's own codes, returned third by runtime failures (an OS
+  -- failure returns the OS's positive errno instead).
+  EINVAL = -1, ERANGE = -2, ENOTSUP = -3, ELEAD = -4, EFOREIGN = -6,
+  EVERSION = -7, ENOZONE = -8, ESYNTAX = -9, ENOMEM = -10, EUNSAFE = -11,
+  EINTR = -12, EPOLICY = -13, ENOTV7 = -14,
+}
+
+-- {=================================================== the library
+
+-- This file's own path, for the rock's layout: the rock installs this file
+-- as <tree>/share/lua/<v>/monostamp/ffi.lua and the library as
+-- <tree>/lib/lua/<v>/monostamp/libmonostamp.so.
+local function beside_this_file()
+  local found = {}
+  local source = debug.getinfo(1, "S").source
+  local tree, version = source:match("^@(.*)/share/lua/([^/]+)/monostamp/ffi%.lua$")
+  if tree then
+    found[#found + 1] = tree .. "/lib/lua/" .. version .. "/monostamp/libmonostamp.so"
+  end
+  -- A tree on package.cpath (luarocks path, OpenResty's lua_package_cpath).
+  if package.searchpath then
+    local path = package.searchpath("monostamp.libmonostamp", package.cpath)
+    if path then found[#found + 1] = path end
+  end
+  return found
+end
+
+local function exists(path)
+  local f = io.open(path, "rb")
+  if f then f:close() end
+  return f ~= nil
+end
+
+-- Loads the library; returns it and the name it was loaded by, or raises
+-- an error that says what was tried.
+local function find_library()
+  local env = os.getenv("MONOSTAMP_LIBRARY")
+  if env ~= nil and env ~= "" then
+    if not env:find("/", 1, true) then
+      error("monostamp.ffi: MONOSTAMP_LIBRARY=" .. env .. " must be a path to libmonostamp.so"
+            .. " (with a '/'), such as /usr/local/lib/libmonostamp.so", 0)
+    end
+    local ok, lib = pcall(ffi.load, env)
+    if not ok then
+      error("monostamp.ffi: MONOSTAMP_LIBRARY=" .. env .. ": " .. tostring(lib), 0)
+    end
+    return lib, env
+  end
+  for _, path in ipairs(beside_this_file()) do
+    if exists(path) then
+      local ok, lib = pcall(ffi.load, path)
+      if not ok then  -- the rock's own copy is broken: say so, try no other
+        error("monostamp.ffi: " .. path .. ": " .. tostring(lib), 0)
+      end
+      return lib, path
+    end
+  end
+  local tried = {}
+  for _, name in ipairs { "monostamp", "libmonostamp.so.0" } do
+    local ok, lib = pcall(ffi.load, name)
+    if ok then return lib, name end
+    tried[#tried + 1] = tostring(lib)
+  end
+  error("monostamp.ffi: libmonostamp not found: MONOSTAMP_LIBRARY is not set, no rock copy"
+        .. " beside " .. tostring(debug.getinfo(1, "S").source:sub(2)) .. ", and the system's: "
+        .. table.concat(tried, "; "), 0)
+end
+
+local C, library = find_library()
+M.library = library
+
+-- An older library lacks functions this file declares: say which, now,
+-- rather than at the first call that needs one.
+do
+  local missing = {}
+  for _, name in ipairs { "monostamp_clock_new", "monostamp_clock_free", "monostamp_now",
+      "monostamp_clock_take", "monostamp_uuid7", "monostamp_uuid_format",
+      "monostamp_options_rule", "monostamp_now_us", "monostamp_os_errno" } do
+    if not pcall(function() return C[name] end) then missing[#missing + 1] = name end
+  end
+  if #missing > 0 then
+    error("monostamp.ffi: " .. library .. " lacks " .. table.concat(missing, ", ")
+          .. ": a libmonostamp older than " .. M._VERSION, 0)
+  end
+end
+
+-- }===================================================
+
+-- {=================================================== errors
+
+-- Raises "bad argument #arg to 'fname' (msg)" at the caller of the public
+-- function, as luaL_argerror does: `level` is how many of this file's
+-- frames lie between the public function and the caller of argerror (0:
+-- the public function).  Called as a method (c:set(x)), self is not
+-- counted, and a fault of self itself is "calling 'f' on bad self".
+local function argerror(arg, fname, msg, level)
+  local lvl = 3 + (level or 0)  -- error()'s level of the public function's caller
+  local info = debug.getinfo(lvl - 1, "n")
+  if info and info.namewhat == "method" then
+    arg = arg - 1
+    if arg == 0 then error(string.format("calling '%s' on bad self (%s)", fname, msg), lvl) end
+  end
+  error(string.format("bad argument #%d to '%s' (%s)", arg, fname, msg), lvl)
+end
+
+-- A fault of argument 1 of a method (self), as argerror(1, ...) says it.
+local function selferror(fname, msg, level)
+  local lvl = 3 + (level or 0)
+  local info = debug.getinfo(lvl - 1, "n")
+  if info and info.namewhat == "method" then
+    error(string.format("calling '%s' on bad self (%s)", fname, msg), lvl)
+  end
+  error(string.format("bad argument #1 to '%s' (%s)", fname, msg), lvl)
+end
+
+-- The core's code as a runtime failure: nil, "context: reason", code, the
+-- code the OS's errno (positive) if the core carried one, else its own.
+local function failure(rc, context, why)
+  why = why or ffi.string(C.monostamp_strerror(rc))
+  local os_errno = C.monostamp_os_errno(rc)
+  return nil, context .. ": " .. why, os_errno ~= 0 and os_errno or rc
+end
+
+-- The context of a default-clock failure: MONOSTAMP_SHARED=path when the
+-- state file is to blame, else the call (as the C module's default_context).
+local function default_context(rc, call)
+  local path = os.getenv("MONOSTAMP_SHARED")
+  if path == nil or path == "" or (C.monostamp_os_errno(rc) == 0 and rc ~= M.EFOREIGN
+      and rc ~= M.EVERSION and rc ~= M.EUNSAFE) then
+    return call
+  end
+  return "MONOSTAMP_SHARED=" .. path
+end
+
+-- }===================================================
+
+-- {=================================================== converters
+
+local int64_t = ffi.typeof("int64_t")
+local TWO53 = 2 ^ 53
+
+-- Nanoseconds: int64_t cdata, or a number that is an exact integer.  A
+-- float is refused rather than rounded, and so is an integer-valued number
+-- beyond 2^53, where a double no longer holds every nanosecond (the value
+-- may already have been rounded).  `level`: this file's frames between
+-- the public function and this one (default 1: called by it directly).
+local function tons(v, arg, fname, field, level)
+  local pre = field and (field .. ": ") or ""
+  level = level or 1
+  if type(v) == "number" then
+    if v ~= v or v ~= math.floor(v) or v == math.huge or v == -math.huge then
+      argerror(arg, fname, pre .. "integer nanoseconds expected, got float " .. tostring(v), level)
+    end
+    if v > TWO53 or v < -TWO53 then
+      argerror(arg, fname, pre .. "integer nanoseconds beyond 2^53 must be int64_t cdata"
+               .. " (such as 1800000000000000000LL), got number " .. string.format("%.17g", v), level)
+    end
+    return v
+  end
+  if type(v) == "cdata" and ffi.istype(int64_t, v) then return v end
+  local got = type(v) == "cdata" and tostring(ffi.typeof(v)) or type(v)
+  argerror(arg, fname, pre .. "integer expected, got " .. got, level)
+end
+
+-- An int64_t cdata or number as a message shows it: -1, not -1LL.
+local function nstr(v)
+  return (tostring(v):gsub("[LU]+$", ""))
+end
+
+-- A string for the core, which reads C strings: one with a NUL inside is
+-- refused, never cut short.
+local function checkname(v, arg, fname, field, level)
+  local pre = field and (field .. ": ") or ""
+  level = level or 1
+  -- A plain argument takes a number as its text, as luaL_checklstring
+  -- does; a table field does not, as the C module's options do not.
+  if type(v) == "number" and not field then v = tostring(v) end
+  if type(v) ~= "string" then
+    argerror(arg, fname, pre .. "string expected, got " .. type(v), level)
+  end
+  local nul = v:find("\0", 1, true)
+  if nul then argerror(arg, fname, pre .. "embedded NUL at byte " .. nul, level) end
+  return v
+end
+
+-- A small integer (an offset, a digit count), as luaL_checkinteger takes it.
+local function checkinteger(v, arg, fname)
+  if type(v) == "string" then v = tonumber(v) or v end
+  if type(v) ~= "number" then
+    argerror(arg, fname, "number expected, got " .. (v == nil and "no value" or type(v)), 1)
+  end
+  if v ~= math.floor(v) or v ~= v then
+    argerror(arg, fname, "number has no integer representation", 1)
+  end
+  return v
+end
+
+-- A value as a message shows it: strings quoted, a long one cut short.
+local function shown(v)
+  if type(v) ~= "string" then return tostring(v) end
+  if #v <= 40 then return "'" .. v .. "'" end
+  return "'" .. v:sub(1, 40) .. "...' (" .. #v .. " bytes)"
+end
+
+local policy_out = ffi.new("monostamp_policy[1]")
+local source_out = ffi.new("monostamp_source[1]")
+local on_lead_out = ffi.new("monostamp_on_lead[1]")
+
+-- A policy name as the core's number; raises the core's rule otherwise.
+local function checkpolicy(v, arg, fname)
+  v = checkname(v, arg, fname, nil, 2)
+  if C.monostamp_policy_from_name(v, policy_out) ~= 0 then
+    argerror(arg, fname, "policy='" .. v .. "' " .. ffi.string(C.monostamp_options_rule("policy")), 1)
+  end
+  return tonumber(policy_out[0])
+end
+
+-- }===================================================
+
+-- Per-module scratch for out-parameters: a LuaJIT state runs one
+-- coroutine at a time and nothing here yields, so one of each will do.
+local stamp = ffi.new("monostamp_stamp")
+local ns_out = ffi.new("int64_t[1]")
+local ns_out2 = ffi.new("int64_t[1]")
+local iso_buf = ffi.new("char[?]", 36)
+local uuid_bytes = ffi.new("uint8_t[16]")
+local uuid_text = ffi.new("char[?]", 37)
+
+-- {=================================================== the default clock
+
+-- Looked up once (the core keeps it at one address for the process's
+-- life); nil if unusable, when each call returns the core's error.
+local dclock
+do
+  local out = ffi.new("monostamp_clock *[1]")
+  if C.monostamp_default_clock(out) == 0 then dclock = out[0] end
+end
+
+function M.now()
+  local rc = dclock and C.monostamp_now(dclock, stamp) or C.monostamp_default_now(stamp)
+  if rc ~= 0 then return failure(rc, default_context(rc, "now")) end
+  return stamp.utc_ns, stamp.offset_s
+end
+
+function M.time_ns()
+  local rc = dclock and C.monostamp_time_ns(dclock, ns_out) or C.monostamp_default_time_ns(ns_out)
+  if rc ~= 0 then return failure(rc, default_context(rc, "time_ns")) end
+  return ns_out[0]
+end
+
+-- The µs calls have no default_* shortcut in the core.
+local function default_rc()
+  if dclock then return 0 end
+  return C.monostamp_default_time_ns(ns_out)
+end
+
+function M.now_us()
+  local rc = default_rc()
+  if rc == 0 then rc = C.monostamp_now_us(dclock, stamp) end
+  if rc ~= 0 then return failure(rc, default_context(rc, "now_us")) end
+  return stamp.utc_ns, stamp.offset_s
+end
+
+function M.time_us()
+  local rc = default_rc()
+  if rc == 0 then rc = C.monostamp_time_us(dclock, ns_out) end
+  if rc ~= 0 then return failure(rc, default_context(rc, "time_us")) end
+  return ns_out[0]
+end
+
+function M.get_policy()
+  return ffi.string(C.monostamp_policy_name(C.monostamp_get_policy()))
+end
+
+function M.set_policy(name)
+  local rc = C.monostamp_set_policy(checkpolicy(name, 1, "set_policy"))
+  if rc ~= 0 then return failure(rc, default_context(rc, "set_policy")) end
+  return true
+end
+
+-- uuid7(): the next default stamp as a canonical UUIDv7 string.
+function M.uuid7()
+  local rc = default_rc()
+  if rc == 0 then rc = C.monostamp_uuid7(dclock, uuid_bytes) end
+  if rc ~= 0 then return failure(rc, default_context(rc, "uuid7")) end
+  C.monostamp_uuid_format(uuid_bytes, uuid_text)
+  return ffi.string(uuid_text, 36)
+end
+
+-- uuid7_ns(text): the stamp a monostamp UUIDv7 was made from.
+function M.uuid7_ns(text)
+  text = checkname(text, 1, "uuid7_ns")
+  if C.monostamp_uuid_parse(text, #text, uuid_bytes) ~= 0 then
+    argerror(1, "uuid7_ns", "not a UUID: " .. shown(text))
+  end
+  local rc = C.monostamp_uuid7_ns(uuid_bytes, ns_out)
+  if rc ~= 0 then return failure(rc, "uuid7_ns") end
+  return ns_out[0]
+end
+
+-- }===================================================
+
+-- {=================================================== free functions
+
+function M.monotonic_ns()
+  return C.monostamp_monotonic_ns()
+end
+
+function M.zone_changed()
+  C.monostamp_zone_changed()
+  return true
+end
+
+local function tolerance(v, fname)
+  if v == nil then return M.DEFAULT_SLEEP_TOLERANCE_NS end
+  local t = tons(v, 2, fname, nil, 2)
+  if t < 0 then argerror(2, fname, "tolerance_ns must be >= 0, not " .. nstr(t), 1) end
+  return t
+end
+
+function M.sleep_ns(ns, tolerance_ns)
+  ns = tons(ns, 1, "sleep_ns")
+  local tol = tolerance(tolerance_ns, "sleep_ns")
+  if ns < 0 then argerror(1, "sleep_ns", "ns must be >= 0, not " .. nstr(ns)) end
+  local rc = C.monostamp_sleep_for(ns, tol)
+  if rc == M.ERANGE then
+    argerror(1, "sleep_ns", "a sleep of " .. nstr(ns) .. " ns ends past the monotonic clock's range")
+  end
+  if rc ~= 0 then return failure(rc, "sleep_ns") end
+  return true
+end
+
+function M.sleep_until_ns(deadline_ns, tolerance_ns)
+  deadline_ns = tons(deadline_ns, 1, "sleep_until_ns")
+  local rc = C.monostamp_sleep_until(deadline_ns, tolerance(tolerance_ns, "sleep_until_ns"))
+  if rc ~= 0 then return failure(rc, "sleep_until_ns") end
+  return true
+end
+
+function M.clock_info(name)
+  name = checkname(name, 1, "clock_info")
+  if C.monostamp_source_from_name(name, source_out) ~= 0 then
+    argerror(1, "clock_info", "source='" .. name .. "' " .. ffi.string(C.monostamp_options_rule("source")))
+  end
+  local info = ffi.new("monostamp_clock_info")
+  local rc = C.monostamp_clock_info_get(source_out[0], info)
+  if rc ~= 0 then return failure(rc, name) end
+  return {
+    name = ffi.string(info.name),
+    implementation = ffi.string(info.implementation),
+    resolution_ns = info.resolution_ns,
+    adjustable = info.adjustable ~= 0,
+    monotonic = info.monotonic ~= 0,
+  }
+end
+
+function M.isoformat(utc_ns, offset_s, digits, use_z)
+  utc_ns = tons(utc_ns, 1, "isoformat")
+  offset_s = checkinteger(offset_s, 2, "isoformat")
+  if offset_s < -2147483648 or offset_s > 2147483647 then
+    argerror(2, "isoformat", "offset " .. offset_s .. " s out of range")
+  end
+  digits = digits == nil and 9 or checkinteger(digits, 3, "isoformat")
+  if digits < 0 or digits > 9 then
+    argerror(3, "isoformat", "digits must be 0..9, not " .. digits)
+  end
+  local n = C.monostamp_format_iso8601(iso_buf, 36, utc_ns, offset_s, digits, use_z and 1 or 0)
+  if n == M.EINVAL then
+    argerror(2, "isoformat", "offset " .. offset_s .. " s cannot be written as +hh:mm")
+  elseif n == M.ERANGE then
+    argerror(1, "isoformat", nstr(utc_ns) .. " ns at offset " .. offset_s
+             .. " s is outside the years 1..9999")
+  elseif n < 0 then
+    return failure(n, "isoformat")
+  end
+  return ffi.string(iso_buf, n)
+end
+
+function M.parse(text)
+  if type(text) == "number" then text = tostring(text) end  -- as luaL_checklstring
+  if type(text) ~= "string" then
+    argerror(1, "parse", "string expected, got " .. type(text))
+  end
+  local offset = ffi.new("int32_t[1]")
+  local err = ffi.new("monostamp_parse_error")
+  local rc = C.monostamp_parse_iso8601(text, #text, ns_out, offset, err)
+  if rc ~= 0 then  -- positions are 1-based, as Lua's string indices
+    return failure(rc, "parse", ffi.string(C.monostamp_strerror(rc)) .. " at byte "
+                   .. tonumber(err.position) + 1 .. ": "
+                   .. (err.reason ~= nil and ffi.string(err.reason) or "invalid"))
+  end
+  return ns_out[0], offset[0]
+end
+
+-- }===================================================
+
+M.Clock = require("monostamp.ffi_clock")(M, {
+  C = C, argerror = argerror, selferror = selferror, failure = failure, tons = tons,
+  checkname = checkname, checkpolicy = checkpolicy, shown = shown, nstr = nstr,
+  stamp = stamp, ns_out = ns_out, ns_out2 = ns_out2, uuid_bytes = uuid_bytes,
+  uuid_text = uuid_text, source_out = source_out, policy_out = policy_out,
+  on_lead_out = on_lead_out,
+})
+
+return M

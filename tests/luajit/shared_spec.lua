@@ -1,0 +1,75 @@
+-- shared_spec.lua: monostamp.ffi clocks on a shared state file: two in one
+-- process, the default clock through MONOSTAMP_SHARED, and a LuaJIT
+-- process stamping at the same time as a Lua 5.4 process on the C module.
+local monostamp = require "monostamp.ffi"
+local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.lua")
+
+describe("a shared state file", function()
+  after_each(helper.cleanup)
+
+  it("joins two clocks of one process into one sequence", function()
+    local path = helper.tmpdir() .. "/state"
+    local a = assert(monostamp.clock { shared = path, source = "manual", start_ns = 0 })
+    local b = assert(monostamp.clock { shared = path, source = "manual", start_ns = 0 })
+    assert.is_true(a:is_shared())
+    assert.matches(", shared%)", tostring(a))
+    local first = a:time_ns()
+    local last = first
+    for i = 1, 1000 do
+      local t = (i % 2 == 0 and a or b):time_ns()
+      assert.is_true(t > last)
+      last = t
+    end
+    -- Frozen manual readings below the file's sequence: each stamp the next ns.
+    assert.equal(1000LL, last - first)
+  end)
+
+  it("is joined by the default clock of a child through MONOSTAMP_SHARED", function()
+    local path = helper.tmpdir() .. "/state"
+    local c = assert(monostamp.clock { shared = path, source = "manual", start_ns = 4000000000000000000LL })
+    assert.equal(4000000000000000000LL, c:time_ns())
+    local out, ok = helper.sh("MONOSTAMP_SHARED=" .. helper.q(path) .. " LUA_PATH="
+      .. helper.q(helper.root .. "/bindings/lua/?.lua;;") .. " " .. helper.luajit
+      .. " -e 'local m = require \"monostamp.ffi\"; io.write(tostring(m.time_ns()))' 2>&1")
+    assert.is_true(ok, out)
+    assert.equal("4000000000000000001LL", out)  -- the file's sequence, above the realtime reading
+  end)
+
+  it("gives no stamp twice to a LuaJIT and a Lua 5.4 process stamping at once", function()
+    assert(helper.build, "MONOSTAMP_BUILD is not set: make test-luajit sets it (the C module is built by make lua)")
+    local dir = helper.tmpdir()
+    local path = dir .. "/state"
+    local n = 20000
+    local script = [[
+      local m = require(arg[1])
+      local c = assert(m.clock{ shared = arg[2] })
+      local f = assert(io.open(arg[3], "w"))
+      for _ = 1, tonumber(arg[4]) do f:write((tostring(c:time_ns()):gsub("LL$", "")), "\n") end
+      f:close()
+    ]]
+    local sf = assert(io.open(dir .. "/stamp.lua", "w"))
+    sf:write(script)
+    sf:close()
+    local lua_path = helper.q(helper.root .. "/bindings/lua/?.lua;;")
+    local cmd = "LUA_PATH=" .. lua_path .. " " .. helper.luajit .. " " .. helper.q(dir .. "/stamp.lua")
+      .. " monostamp.ffi " .. helper.q(path) .. " " .. helper.q(dir .. "/jit") .. " " .. n .. " & "
+      .. "LUA_PATH=" .. lua_path .. " LUA_CPATH=" .. helper.q(helper.build .. "/lua/?.so;;")
+      .. " lua5.4 " .. helper.q(dir .. "/stamp.lua") .. " monostamp " .. helper.q(path) .. " "
+      .. helper.q(dir .. "/c54") .. " " .. n .. "; wait $!"
+    local out, ok = helper.sh(cmd .. " 2>&1")
+    assert.is_true(ok, out)
+    local seen, count = {}, 0
+    for _, name in ipairs { "jit", "c54" } do
+      local stamps = helper.read_i64(dir .. "/" .. name)
+      assert.equal(n, #stamps, name)
+      for i, t in ipairs(stamps) do
+        if i > 1 then assert(t > stamps[i - 1], name .. ": not increasing at " .. i) end
+        local key = tostring(t)
+        assert(not seen[key], "stamp " .. key .. " handed out twice")
+        seen[key] = true
+        count = count + 1
+      end
+    end
+    assert.equal(2 * n, count)
+  end)
+end)
