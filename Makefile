@@ -33,7 +33,7 @@ FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 
 DEPS := tools/install-deps.sh
 
-.PHONY: all lib test test-c test-asan test-tsan test-header test-windows test-exports \
+.PHONY: all lib test test-c test-asan test-tsan test-header test-cxx test-install test-windows test-exports \
         test-python test-pythons test-lua test-lua53 demo bench fuzz install lua python clean deps
 
 all: lib
@@ -90,7 +90,7 @@ install: lib
 TESTS = $(patsubst tests/c/%.c,%,$(TEST_SRC))
 
 test: deps
-	@$(MAKE) --no-print-directory test-c test-asan test-tsan test-header test-windows \
+	@$(MAKE) --no-print-directory test-c test-asan test-tsan test-header test-cxx test-install test-windows \
 	    test-python test-pythons test-python-tsan test-lua test-lua53 test-lua-asan test-luajit \
 	    test-exports
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
@@ -125,6 +125,27 @@ test-header: $(BUILD)/libmonostamp.a
 	        $$link $(BUILD)/libmonostamp.a -o $(BUILD)/header/use_header_$$std $(LDLIBS_ALL); \
 	    $(BUILD)/header/use_header_$$std; \
 	done
+	@echo "== header from an FFI host: Python ctypes, clocks by new/free alone"
+	@$(PYTHON) tests/header/ctypes_host.py $(abspath $(BUILD))/libmonostamp.so
+
+# C++ as users write it (tests/header/use_cxx.cpp: a clock embedded in a
+# class and one held by unique_ptr over new/free, four std::threads each),
+# with g++ and clang++, C++11 and C++17.
+CXX_COMPILERS ?= g++ clang++
+test-cxx: $(BUILD)/libmonostamp.a
+	@mkdir -p $(BUILD)/cxx
+	@set -e; for cxx in $(CXX_COMPILERS); do for std in c++11 c++17; do \
+	    echo "== $$cxx -std=$$std tests/header/use_cxx.cpp"; \
+	    $$cxx -std=$$std -pedantic -Wall -Wextra -Werror -Icsrc tests/header/use_cxx.cpp \
+	        $(BUILD)/libmonostamp.a -o $(BUILD)/cxx/use_cxx_$${cxx}_$$std $(LDLIBS_ALL); \
+	    $(BUILD)/cxx/use_cxx_$${cxx}_$$std; \
+	done; done
+
+# make install into BUILD/install-test/prefix, then C and C++ programs built
+# from the installed monostamp.pc alone: run through an rpath, refused by the
+# loader without one, run with LD_LIBRARY_PATH, and linked statically.
+test-install: lib
+	@CC=$(CC) MAKE=$(MAKE) tools/test-install.sh $(BUILD)
 
 # Windows: every core file compiled by mingw-w64 with the same warnings,
 # and linked into a DLL that must export the public API and nothing else.

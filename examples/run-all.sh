@@ -1,5 +1,5 @@
 #!/bin/sh
-# make demo: runs every example, from C, Python and Lua.  $1 is the build
+# make demo: runs every example, from C, C++, Python, Lua and LuaJIT.  $1 is the build
 # folder, where the library was built; it is installed into $1/prefix so
 # that the C example is compiled exactly as a user would, with pkg-config.
 set -eu
@@ -20,6 +20,24 @@ for src in examples/c/*.c; do
     echo "-- $src"
     "$bin"
 done
+
+echo "== C++ (examples/cpp, linked with pkg-config)"
+for src in examples/cpp/*.cpp; do
+    bin="$build/examples/$(basename "$src" .cpp)"
+    # shellcheck disable=SC2046
+    c++ -std=c++17 -Wall -Wextra -Werror "$src" $(pkg-config --cflags --libs monostamp) \
+        -Wl,-rpath,"$prefix/lib" -o "$bin"
+    echo "-- $src"
+    "$bin"
+done
+
+if command -v luajit >/dev/null 2>&1 && ls examples/luajit/*.lua >/dev/null 2>&1; then
+    echo "== LuaJIT (examples/luajit, monostamp.ffi over the installed library)"
+    for ex in examples/luajit/*.lua; do
+        echo "-- $ex"
+        MONOSTAMP_LIBRARY="$prefix/lib/libmonostamp.so" LUA_PATH="$top/bindings/lua/?.lua;;" luajit "$ex"
+    done
+fi
 
 if [ -f setup.py ] && ls examples/python/*.py >/dev/null 2>&1; then
     echo "== Python (examples/python)"
