@@ -52,6 +52,7 @@ build = {
       ["monostamp.core"] = {
          sources = {
             "bindings/lua/lclock.c",
+            "bindings/lua/lids.c",
             "bindings/lua/lmonostamp.c",
             "csrc/calendar.c",
             "csrc/clock.c",

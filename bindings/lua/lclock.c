@@ -286,6 +286,16 @@ static int c_time_us (lua_State *L) {
 }
 
 
+static int c_uuid7 (lua_State *L) {
+  return lms_push_uuid7(L, toclock(L), "uuid7");
+}
+
+
+static int c_take (lua_State *L) {
+  return lms_push_take(L, toclock(L), 2, "take");
+}
+
+
 static int c_policy (lua_State *L) {
   lua_pushstring(L, monostamp_policy_name(monostamp_clock_policy(toclock(L))));
   return 1;
@@ -431,8 +441,10 @@ static const luaL_Reg clock_methods[] = {
   {"set_policy", c_set_policy},
   {"source", c_source},
   {"stats", c_stats},
+  {"take", c_take},
   {"time_ns", c_time_ns},
   {"time_us", c_time_us},
+  {"uuid7", c_uuid7},
   {"zone", c_zone},
   {NULL, NULL}
 };

@@ -217,6 +217,25 @@ static int ms_time_us (lua_State *L) {
 }
 
 
+/* uuid7() and take(n) on the default clock: see lids.c. */
+static int ms_uuid7 (lua_State *L) {
+  monostamp_clock *clock;
+  int rc = default_clock_rc(L, &clock);
+  if (rc != MONOSTAMP_OK)
+    return lms_result(L, rc, 0, 0, default_context(L, rc, "uuid7"), NULL);
+  return lms_push_uuid7(L, clock, "uuid7");
+}
+
+
+static int ms_take (lua_State *L) {
+  monostamp_clock *clock;
+  int rc = default_clock_rc(L, &clock);
+  if (rc != MONOSTAMP_OK)
+    return lms_result(L, rc, 0, 0, default_context(L, rc, "take"), NULL);
+  return lms_push_take(L, clock, 1, "take");
+}
+
+
 static int ms_get_policy (lua_State *L) {
   lua_pushstring(L, monostamp_policy_name(monostamp_get_policy()));
   return 1;
@@ -385,8 +404,11 @@ static const luaL_Reg ms_funcs[] = {
   {"set_policy", ms_set_policy},
   {"sleep_ns", ms_sleep_ns},
   {"sleep_until_ns", ms_sleep_until_ns},
+  {"take", ms_take},
   {"time_ns", ms_time_ns},
   {"time_us", ms_time_us},
+  {"uuid7", ms_uuid7},
+  {"uuid7_ns", lms_uuid7_ns},
   {"zone_changed", ms_zone_changed},
   {NULL, NULL}
 };
@@ -401,6 +423,8 @@ static void seterrors (lua_State *L) {
     {"EFOREIGN", MONOSTAMP_EFOREIGN}, {"EVERSION", MONOSTAMP_EVERSION},
     {"ENOZONE", MONOSTAMP_ENOZONE}, {"ESYNTAX", MONOSTAMP_ESYNTAX},
     {"ENOMEM", MONOSTAMP_ENOMEM}, {"EUNSAFE", MONOSTAMP_EUNSAFE},
+    {"EINTR", MONOSTAMP_EINTR}, {"EPOLICY", MONOSTAMP_EPOLICY},
+    {"ENOTV7", MONOSTAMP_ENOTV7},
   };
   size_t i;
   for (i = 0; i < sizeof errors / sizeof errors[0]; i++) {

@@ -7,6 +7,7 @@
 **                 mapper and the converters below
 **   lclock.c      the clock userdata: its constructor, methods and
 **                 metatable
+**   lids.c        UUIDv7 ids and blocks of stamps, for both
 **
 ** Every function declared here is hidden (LMS_FUNC), so however the files
 ** are compiled (a plain `luarocks make` passes no -fvisibility=hidden) the
@@ -127,6 +128,27 @@ LMS_FUNC int lms_clock_new (lua_State *L);
 
 /* Creates the clock metatable in the registry. */
 LMS_FUNC void lms_clock_openmeta (lua_State *L);
+
+/* }====================================================== */
+
+
+/*
+** {======================================================
+** Ids and blocks (lids.c)
+** =======================================================
+*/
+
+/* Pushes the next id of 'clock' as canonical text: 1, or a runtime
+** failure's results (see lms_result) under 'context'. */
+LMS_FUNC int lms_push_uuid7 (lua_State *L, monostamp_clock *clock, const char *context);
+
+/* Reserves argument 'arg' stamps of 'clock': pushes first, n, step (3), or
+** raises for a bad n, or returns a runtime failure's results. */
+LMS_FUNC int lms_push_take (lua_State *L, monostamp_clock *clock, int arg,
+                            const char *context);
+
+/* monostamp.uuid7_ns(s). */
+LMS_FUNC int lms_uuid7_ns (lua_State *L);
 
 /* }====================================================== */
 

@@ -13,6 +13,7 @@
  */
 #include "module.h"
 #include "capi.h"
+#include "ids.h"
 
 #include <string.h>
 
@@ -543,6 +544,8 @@ static PyMethodDef clock_methods[] = {
     {"set", clock_set, METH_O, clock_set_doc},
     {"advance", clock_advance, METH_O, clock_advance_doc},
     {"stats", clock_stats, METH_NOARGS, clock_stats_doc},
+    {"uuid7", ms_clock_uuid7, METH_NOARGS, ms_clock_uuid7_doc},
+    {"take", ms_clock_take, METH_O, ms_clock_take_doc},
     {NULL, NULL, 0, NULL},
 };
 

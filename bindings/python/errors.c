@@ -81,6 +81,8 @@ PyObject *raise_core(ms_state *st, int code, PyObject *filename, const char *fmt
         case MONOSTAMP_EVERSION:
         case MONOSTAMP_ENOZONE:
         case MONOSTAMP_ESYNTAX:
+        case MONOSTAMP_EPOLICY:
+        case MONOSTAMP_ENOTV7:
             type = PyExc_ValueError;
             break;
         case MONOSTAMP_ELEAD:

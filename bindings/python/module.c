@@ -11,6 +11,7 @@
  * (arguments and datetime), errors.c (the one error mapping), sleep.c.
  */
 #include "module.h"
+#include "ids.h"
 #include "capi.h"
 
 #include <stdlib.h>
@@ -221,6 +222,9 @@ static PyMethodDef ms_methods[] = {
     {"now", ms_now, METH_NOARGS, now_doc},
     {"time_ns", ms_time_ns, METH_NOARGS, time_ns_doc},
     {"time", ms_time, METH_NOARGS, time_doc},
+    {"uuid7", ms_uuid7, METH_NOARGS, ms_uuid7_doc},
+    {"uuid7_ns", ms_uuid7_ns, METH_O, ms_uuid7_ns_doc},
+    {"take", ms_take, METH_O, ms_take_doc},
     {"now_datetime", FASTCALL_KW(ms_now_datetime), now_datetime_doc},
     {"get_policy", ms_get_policy, METH_NOARGS, get_policy_doc},
     {"set_policy", ms_set_policy, METH_O, set_policy_doc},
@@ -439,7 +443,7 @@ static int ms_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(st->timedelta_type);
     Py_VISIT(st->timezone_type);
     Py_VISIT(st->utc);
-    return 0;
+    return ms_ids_traverse(st, visit, arg);
 }
 
 static int ms_clear(PyObject *module)
@@ -455,6 +459,7 @@ static int ms_clear(PyObject *module)
     Py_CLEAR(st->timedelta_type);
     Py_CLEAR(st->timezone_type);
     Py_CLEAR(st->utc);
+    ms_ids_clear(st);
     return 0;
 }
 

@@ -16,6 +16,7 @@
 
 #include <Python.h>
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "monostamp.h"
@@ -48,6 +49,9 @@ typedef struct {
      * (it then never changes), else NULL: now() and time_ns() then ask
      * the core again and raise the error that makes it unusable. */
     monostamp_clock *default_clock;
+    /* uuid.UUID and what building one needs, imported by the first
+     * uuid7() call and published once (ids.c), or NULL before. */
+    _Atomic(struct ms_uuid_refs *) uuid_refs;
 } ms_state;
 
 /* The state of one of this module's types (not subclassable, so the
@@ -97,7 +101,7 @@ static inline PyObject *ms_stamp_new(PyTypeObject *type, int64_t utc_ns, int32_t
  *                                          (the errno subclass, e.g.
  *                                          FileNotFoundError)
  *   EINVAL ERANGE ENOTSUP ENOZONE ESYNTAX
- *   EFOREIGN EVERSION                      ValueError(message)
+ *   EFOREIGN EVERSION EPOLICY ENOTV7       ValueError(message)
  *   ELEAD                                  monostamp.LeadError(message)
  *   ENOMEM                                 MemoryError(message)
  *   a code this binding does not know      RuntimeError(message)

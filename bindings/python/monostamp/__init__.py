@@ -28,8 +28,11 @@ from ._monostamp import (  # noqa: F401  (re-exported, unwrapped: the hot path)
     set_policy,
     sleep,
     sleep_until_ns,
+    take,
     time,
     time_ns,
+    uuid7,
+    uuid7_ns,
     zone_changed,
 )
 from ._patching import patch
@@ -37,7 +40,7 @@ from ._patching import patch
 __all__ = [
     "Clock", "LeadError", "Policy", "Stamp", "clock_info", "get_policy",
     "monotonic_ns", "now", "now_datetime", "patch", "set_policy", "sleep",
-    "sleep_until_ns", "time", "time_ns", "zone_changed",
+    "sleep_until_ns", "take", "time", "time_ns", "uuid7", "uuid7_ns", "zone_changed",
 ]
 
 

@@ -1,0 +1,394 @@
+/*
+ * ids.c: UUIDv7 ids as stdlib uuid.UUID objects, their stamps back, and
+ * blocks of stamps as range objects.  The core makes the ids and the
+ * blocks (csrc/uuid7.c, monostamp_clock_take); this file only converts.
+ *
+ * A uuid.UUID is built here without calling UUID.__init__ (which parses
+ * its arguments in Python and costs ~500 ns): the instance is allocated
+ * with the class's own tp_alloc and its two slots, `int` and `is_safe`,
+ * are set through their descriptors, as object.__setattr__ would (what
+ * CPython 3.14's UUID._from_int does in Python).  The object is then an
+ * ordinary UUID: equal, hashable, picklable, and its version and variant
+ * read from `int`.
+ */
+#include "ids.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RELAXED memory_order_relaxed
+
+typedef struct ms_uuid_refs {
+    PyTypeObject *uuid_type; /* uuid.UUID */
+    allocfunc alloc;         /* its tp_alloc */
+    PyObject *safe_unknown;  /* uuid.SafeUUID.unknown */
+    /* The slots' descriptors (UUID.__dict__["int"], ["is_safe"]) and their
+     * type's __set__: what object.__setattr__ would find and call, found
+     * once. */
+    PyObject *int_slot;
+    PyObject *is_safe_slot;
+    descrsetfunc set_slot;
+} ms_uuid_refs;
+
+static void free_refs(ms_uuid_refs *refs)
+{
+    if (refs == NULL)
+        return;
+    Py_XDECREF(refs->uuid_type);
+    Py_XDECREF(refs->safe_unknown);
+    Py_XDECREF(refs->int_slot);
+    Py_XDECREF(refs->is_safe_slot);
+    free(refs);
+}
+
+/* The descriptor `name` in `type`'s own dict: a __slots__ member. */
+static PyObject *slot_descriptor(PyTypeObject *type, const char *name)
+{
+    PyObject *dict = PyObject_GetAttrString((PyObject *)type, "__dict__");
+    if (dict == NULL)
+        return NULL;
+    PyObject *descr = PyMapping_GetItemString(dict, name);
+    Py_DECREF(dict);
+    return descr;
+}
+
+static ms_uuid_refs *import_refs(void)
+{
+    ms_uuid_refs *refs = calloc(1, sizeof *refs);
+    if (refs == NULL) {
+        PyErr_NoMemory();
+        return NULL;
+    }
+    PyObject *uuid = PyImport_ImportModule("uuid");
+    if (uuid == NULL)
+        goto fail;
+    refs->uuid_type = (PyTypeObject *)PyObject_GetAttrString(uuid, "UUID");
+    PyObject *safe = PyObject_GetAttrString(uuid, "SafeUUID");
+    Py_DECREF(uuid);
+    if (refs->uuid_type == NULL || safe == NULL) {
+        Py_XDECREF(safe);
+        goto fail;
+    }
+    refs->safe_unknown = PyObject_GetAttrString(safe, "unknown");
+    Py_DECREF(safe);
+    if (refs->safe_unknown == NULL)
+        goto fail;
+    if (!PyType_Check(refs->uuid_type)) {
+        PyErr_SetString(PyExc_TypeError, "monostamp: uuid.UUID is not a class");
+        goto fail;
+    }
+    /* PyType_GetSlot works on every type from 3.10 on. */
+    refs->alloc = (allocfunc)PyType_GetSlot(refs->uuid_type, Py_tp_alloc);
+    refs->int_slot = slot_descriptor(refs->uuid_type, "int");
+    refs->is_safe_slot = slot_descriptor(refs->uuid_type, "is_safe");
+    if (refs->alloc == NULL || refs->int_slot == NULL || refs->is_safe_slot == NULL)
+        goto fail;
+    refs->set_slot = (descrsetfunc)PyType_GetSlot(Py_TYPE(refs->int_slot), Py_tp_descr_set);
+    if (refs->set_slot == NULL ||
+        refs->set_slot != (descrsetfunc)PyType_GetSlot(Py_TYPE(refs->is_safe_slot),
+                                                       Py_tp_descr_set)) {
+        PyErr_SetString(PyExc_TypeError, "monostamp: uuid.UUID's slots are not plain slots");
+        goto fail;
+    }
+    return refs;
+fail:
+    free_refs(refs);
+    return NULL;
+}
+
+/* The module's refs, imported by the first caller.  Two threads may both
+ * import; the first to publish wins and the other frees its copy, so
+ * readers only ever see a whole struct (release/acquire). */
+static ms_uuid_refs *uuid_refs(ms_state *st)
+{
+    ms_uuid_refs *refs = atomic_load_explicit(&st->uuid_refs, memory_order_acquire);
+    if (refs != NULL)
+        return refs;
+    ms_uuid_refs *mine = import_refs(), *expected = NULL;
+    if (mine == NULL)
+        return NULL;
+    if (atomic_compare_exchange_strong_explicit(&st->uuid_refs, &expected, mine,
+                                                memory_order_acq_rel, memory_order_acquire))
+        return mine;
+    free_refs(mine);
+    return expected;
+}
+
+int ms_ids_traverse(ms_state *st, visitproc visit, void *arg)
+{
+    ms_uuid_refs *refs = atomic_load_explicit(&st->uuid_refs, memory_order_acquire);
+    if (refs != NULL) {
+        Py_VISIT(refs->uuid_type);
+        Py_VISIT(refs->safe_unknown);
+        Py_VISIT(refs->int_slot);
+        Py_VISIT(refs->is_safe_slot);
+    }
+    return 0;
+}
+
+void ms_ids_clear(ms_state *st)
+{
+    free_refs(atomic_exchange_explicit(&st->uuid_refs, NULL, memory_order_acq_rel));
+}
+
+/* The 128-bit integer of an id, parsed from 32 hex digits: one object.
+ * (Shifting and or-ing two 64-bit halves makes four, and measured slower.) */
+static PyObject *id_int(const uint8_t id[16])
+{
+    static const char digits[] = "0123456789abcdef";
+    char hex[33];
+    for (int i = 0; i < 16; i++) {
+        hex[2 * i] = digits[id[i] >> 4];
+        hex[2 * i + 1] = digits[id[i] & 0xF];
+    }
+    hex[32] = '\0';
+    return PyLong_FromString(hex, NULL, 16);
+}
+
+static PyObject *uuid_object(ms_state *st, const uint8_t id[16])
+{
+    ms_uuid_refs *refs = uuid_refs(st);
+    if (refs == NULL)
+        return NULL;
+    PyObject *value = id_int(id);
+    if (value == NULL)
+        return NULL;
+    PyObject *u = refs->alloc(refs->uuid_type, 0);
+    if (u == NULL) {
+        Py_DECREF(value);
+        return NULL;
+    }
+    /* As object.__setattr__ (UUID's own __setattr__ refuses every write),
+     * without looking the names up. */
+    int rc = refs->set_slot(refs->int_slot, u, value);
+    Py_DECREF(value);
+    if (rc < 0 || refs->set_slot(refs->is_safe_slot, u, refs->safe_unknown) < 0) {
+        Py_DECREF(u);
+        return NULL;
+    }
+    return u;
+}
+
+/* ------------------------------------------------------------- uuid7 */
+
+static PyObject *clock_uuid7(ms_state *st, monostamp_clock *clock, int may_wait,
+                             const char *context)
+{
+    uint8_t id[16];
+    int rc;
+    if (may_wait) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = monostamp_uuid7(clock, id);
+        Py_END_ALLOW_THREADS
+    } else {
+        rc = monostamp_uuid7(clock, id);
+    }
+    if (rc != MONOSTAMP_OK)
+        return raise_core(st, rc, NULL, "%s", context);
+    return uuid_object(st, id);
+}
+
+/* The default clock, or NULL with its error raised through module.c's
+ * now() (which names MONOSTAMP_SHARED): the same message either way. */
+static monostamp_clock *default_clock(PyObject *module, ms_state *st)
+{
+    if (st->default_clock != NULL)
+        return st->default_clock;
+    PyObject *r = PyObject_CallMethod(module, "now", NULL);
+    Py_XDECREF(r);
+    if (r != NULL)
+        PyErr_SetString(PyExc_SystemError, "monostamp: the default clock became usable");
+    return NULL;
+}
+
+const char ms_uuid7_doc[] =
+    "uuid7()\n--\n\n"
+    "A uuid.UUID of version 7 made from the default clock's next stamp:\n"
+    "48-bit Unix ms, the sub-ms part as a 20-bit fraction (12 bits in\n"
+    "RFC 9562's method-3 place, 8 after the variant), 54 random bits.\n"
+    "Increasing wherever the stamps are (threads, fork, processes on one\n"
+    "MONOSTAMP_SHARED file); uuid7_ns() gives the stamp back.";
+
+PyObject *ms_uuid7(PyObject *module, PyObject *unused)
+{
+    ms_state *st = PyModule_GetState(module);
+    (void)unused;
+    monostamp_clock *clock = default_clock(module, st);
+    return clock == NULL ? NULL : clock_uuid7(st, clock, 0, "uuid7()");
+}
+
+const char ms_clock_uuid7_doc[] =
+    "uuid7($self, /)\n--\n\n"
+    "A uuid.UUID of version 7 made from this clock's next stamp (see\n"
+    "monostamp.uuid7).";
+
+PyObject *ms_clock_uuid7(PyObject *clock, PyObject *unused)
+{
+    int may_wait = 0;
+    monostamp_clock *core = NULL;
+    (void)unused;
+    ms_clock_core(clock, &core, &may_wait); /* a method: `clock` is a Clock */
+    return clock_uuid7(ms_state_of_type(Py_TYPE(clock)), core, may_wait, "Clock.uuid7()");
+}
+
+const char ms_uuid7_ns_doc[] =
+    "uuid7_ns(u, /)\n--\n\n"
+    "The stamp (int ns since the epoch) a UUIDv7 from uuid7() was made of.\n"
+    "u is a uuid.UUID or its text in canonical 8-4-4-4-12 form.\n"
+    "ValueError for malformed text, another version or variant, or\n"
+    "fraction bits that no nanosecond gives (another generator's id).";
+
+PyObject *ms_uuid7_ns(PyObject *module, PyObject *arg)
+{
+    ms_state *st = PyModule_GetState(module);
+    uint8_t id[16];
+    if (PyUnicode_Check(arg)) {
+        Py_ssize_t len;
+        const char *text = PyUnicode_AsUTF8AndSize(arg, &len);
+        if (text == NULL)
+            return NULL;
+        if (monostamp_uuid_parse(text, (size_t)len, id) != MONOSTAMP_OK) {
+            PyErr_Format(PyExc_ValueError,
+                         "uuid7_ns(): %R is not a UUID in canonical 8-4-4-4-12 form", arg);
+            return NULL;
+        }
+    } else {
+        ms_uuid_refs *refs = uuid_refs(st);
+        if (refs == NULL)
+            return NULL;
+        int is_uuid = PyObject_IsInstance(arg, (PyObject *)refs->uuid_type);
+        if (is_uuid < 0)
+            return NULL;
+        if (!is_uuid) {
+            ms_type_error("uuid7_ns() argument", "uuid.UUID or str", arg);
+            return NULL;
+        }
+        /* UUID.bytes is the big-endian 16 bytes of .int. */
+        PyObject *bytes = PyObject_GetAttrString(arg, "bytes");
+        if (bytes == NULL)
+            return NULL;
+        char *data;
+        Py_ssize_t size;
+        if (PyBytes_AsStringAndSize(bytes, &data, &size) < 0 || size != 16) {
+            if (!PyErr_Occurred())
+                PyErr_Format(PyExc_ValueError, "uuid7_ns(): %R has %zd bytes, not 16", arg, size);
+            Py_DECREF(bytes);
+            return NULL;
+        }
+        memcpy(id, data, 16);
+        Py_DECREF(bytes);
+    }
+    int64_t ns;
+    int rc = monostamp_uuid7_ns(id, &ns);
+    if (rc != MONOSTAMP_OK)
+        return raise_core(st, rc, NULL, "uuid7_ns(%R)", arg);
+    return PyLong_FromLongLong(ns);
+}
+
+/* -------------------------------------------------------------- take */
+
+/* n for take(): an int (or an object with __index__), 1 or more. */
+static int count_arg(PyObject *arg, const char *fname, int64_t *out)
+{
+    if (PyBool_Check(arg) || !PyIndex_Check(arg)) {
+        char what[64];
+        snprintf(what, sizeof what, "%s: n", fname);
+        return ms_type_error(what, "an int", arg);
+    }
+    PyObject *n = PyNumber_Index(arg);
+    if (n == NULL)
+        return -1;
+    int overflow;
+    long long v = PyLong_AsLongLongAndOverflow(n, &overflow);
+    Py_DECREF(n);
+    if (v == -1 && PyErr_Occurred())
+        return -1;
+    if (overflow || v < 1) {
+        PyErr_Format(PyExc_ValueError, "%s: n=%R must be between 1 and 2**63-1", fname, arg);
+        return -1;
+    }
+    *out = (int64_t)v;
+    return 0;
+}
+
+/* range(first, first + n * step, step); the stop may pass int64 by up to
+ * a step (the block's last stamp is within it), so it is built as a
+ * Python int. */
+static PyObject *block_range(int64_t first, int64_t n, int64_t step)
+{
+    PyObject *start = PyLong_FromLongLong(first);
+    PyObject *step_obj = PyLong_FromLongLong(step);
+    PyObject *last = PyLong_FromLongLong(first + (n - 1) * step);
+    PyObject *stop = last != NULL && step_obj != NULL ? PyNumber_Add(last, step_obj) : NULL;
+    PyObject *result = NULL;
+    if (start != NULL && stop != NULL)
+        result = PyObject_CallFunctionObjArgs((PyObject *)&PyRange_Type, start, stop, step_obj,
+                                              NULL);
+    Py_XDECREF(start);
+    Py_XDECREF(step_obj);
+    Py_XDECREF(last);
+    Py_XDECREF(stop);
+    return result;
+}
+
+static PyObject *clock_take(ms_state *st, monostamp_clock *clock, int may_wait,
+                            PyObject *arg, const char *fname)
+{
+    int64_t n = 0, first = 0, step = 0;
+    int rc;
+    if (count_arg(arg, fname, &n) < 0)
+        return NULL;
+    if (may_wait) {
+        Py_BEGIN_ALLOW_THREADS
+        rc = monostamp_clock_take(clock, n, &first, &step);
+        Py_END_ALLOW_THREADS
+    } else {
+        rc = monostamp_clock_take(clock, n, &first, &step);
+    }
+    if (rc == MONOSTAMP_EPOLICY) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s: the clock's policy %s allows equal stamps, so it has no blocks; "
+                     "take() needs monotonicForceNanosecondIncrement or "
+                     "monotonicForceMicrosecondIncrement",
+                     fname, monostamp_policy_name(monostamp_clock_policy(clock)));
+        return NULL;
+    }
+    if (rc == MONOSTAMP_ERANGE) {
+        PyErr_Format(PyExc_ValueError,
+                     "%s: n=%R stamps would pass the int64 range or the clock's "
+                     "max_lead_ns=%lld", fname, arg, (long long)monostamp_clock_max_lead_ns(clock));
+        return NULL;
+    }
+    if (rc != MONOSTAMP_OK)
+        return raise_core(st, rc, NULL, "%s", fname);
+    return block_range(first, n, step);
+}
+
+const char ms_take_doc[] =
+    "take(n, /)\n--\n\n"
+    "Reserves n consecutive stamps of the default clock with one atomic\n"
+    "step and returns them as range(first, stop, step): step 1 ns, or\n"
+    "1000 under MONOTONIC_FORCE_MICROSECOND_INCREMENT.  No other stamp of\n"
+    "the clock (in any thread or process sharing it) falls among them.\n"
+    "ValueError for n < 1, a block past int64 or longer than max_lead_ns,\n"
+    "or a policy that allows equal stamps.";
+
+PyObject *ms_take(PyObject *module, PyObject *arg)
+{
+    ms_state *st = PyModule_GetState(module);
+    monostamp_clock *clock = default_clock(module, st);
+    return clock == NULL ? NULL : clock_take(st, clock, 0, arg, "take()");
+}
+
+const char ms_clock_take_doc[] =
+    "take($self, n, /)\n--\n\n"
+    "Reserves n consecutive stamps of this clock (see monostamp.take).";
+
+PyObject *ms_clock_take(PyObject *clock, PyObject *arg)
+{
+    int may_wait = 0;
+    monostamp_clock *core = NULL;
+    ms_clock_core(clock, &core, &may_wait); /* a method: `clock` is a Clock */
+    return clock_take(ms_state_of_type(Py_TYPE(clock)), core, may_wait, arg, "Clock.take()");
+}
