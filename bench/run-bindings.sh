@@ -47,4 +47,23 @@ else
 fi
 # --- end Lua ---
 
+# --- LuaJIT ---
+# monostamp.ffi over $BUILD/libmonostamp.so (make lib): bench/lua/bench_ffi.lua
+# under luajit, ns per call against os.time() and LuaSocket's
+# socket.gettime() (when LuaSocket is installed for LuaJIT), one run.
+LUAJIT=${LUAJIT:-luajit}
+if command -v "$LUAJIT" >/dev/null 2>&1 && [ -f bench/lua/bench_ffi.lua ]; then
+    echo "== LuaJIT FFI binding ($LUAJIT)"
+    if ${MAKE:-make} --no-print-directory lib BUILD="$BUILD" >/dev/null &&
+       MONOSTAMP_LIBRARY="$(cd "$BUILD" && pwd)/libmonostamp.so" LUA_PATH="bindings/lua/?.lua;;" \
+           "$LUAJIT" bench/lua/bench_ffi.lua; then
+        :
+    else
+        echo "luajit bench: failed"; status=1
+    fi
+else
+    echo "== LuaJIT FFI binding: skipped (no $LUAJIT)"
+fi
+# --- end LuaJIT ---
+
 exit $status
