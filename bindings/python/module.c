@@ -383,8 +383,20 @@ static int exec_datetime(ms_state *st)
     st->datetime_type = PyObject_GetAttrString(datetime, "datetime");
     st->timedelta_type = PyObject_GetAttrString(datetime, "timedelta");
     st->timezone_type = PyObject_GetAttrString(datetime, "timezone");
+    st->tzinfo_type = PyObject_GetAttrString(datetime, "tzinfo");
     Py_DECREF(datetime);
-    if (st->datetime_type == NULL || st->timedelta_type == NULL || st->timezone_type == NULL)
+    if (st->datetime_type == NULL || st->timedelta_type == NULL || st->timezone_type == NULL ||
+        st->tzinfo_type == NULL)
+        return -1;
+    /* The caches and method names of stamp_datetime.c. */
+    if ((st->str_reduce = PyUnicode_InternFromString("__reduce__")) == NULL ||
+        (st->str_utcoffset = PyUnicode_InternFromString("utcoffset")) == NULL ||
+        (st->str_fromutc = PyUnicode_InternFromString("fromutc")) == NULL ||
+        (st->str_days = PyUnicode_InternFromString("days")) == NULL ||
+        (st->str_seconds = PyUnicode_InternFromString("seconds")) == NULL ||
+        (st->str_microseconds = PyUnicode_InternFromString("microseconds")) == NULL ||
+        (st->tz_by_offset = PyDict_New()) == NULL || (st->offset_by_tz = PyDict_New()) == NULL ||
+        (st->zones = PyDict_New()) == NULL)
         return -1;
     st->utc = PyObject_GetAttrString(st->timezone_type, "utc");
     return st->utc != NULL ? 0 : -1;
@@ -443,6 +455,10 @@ static int ms_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(st->timedelta_type);
     Py_VISIT(st->timezone_type);
     Py_VISIT(st->utc);
+    Py_VISIT(st->tzinfo_type);
+    Py_VISIT(st->tz_by_offset);
+    Py_VISIT(st->offset_by_tz);
+    Py_VISIT(st->zones);
     return ms_ids_traverse(st, visit, arg);
 }
 
@@ -459,6 +475,16 @@ static int ms_clear(PyObject *module)
     Py_CLEAR(st->timedelta_type);
     Py_CLEAR(st->timezone_type);
     Py_CLEAR(st->utc);
+    Py_CLEAR(st->tzinfo_type);
+    Py_CLEAR(st->str_reduce);
+    Py_CLEAR(st->str_utcoffset);
+    Py_CLEAR(st->str_fromutc);
+    Py_CLEAR(st->str_days);
+    Py_CLEAR(st->str_seconds);
+    Py_CLEAR(st->str_microseconds);
+    Py_CLEAR(st->tz_by_offset);
+    Py_CLEAR(st->offset_by_tz);
+    Py_CLEAR(st->zones);
     ms_ids_clear(st);
     return 0;
 }

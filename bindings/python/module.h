@@ -45,6 +45,19 @@ typedef struct {
     PyObject *timedelta_type;
     PyObject *timezone_type;
     PyObject *utc;
+    /* datetime.tzinfo (astimezone's check), and the names of the methods
+     * stamp_datetime.c calls, interned once. */
+    PyObject *tzinfo_type;
+    PyObject *str_reduce, *str_utcoffset, *str_fromutc;
+    PyObject *str_days, *str_seconds, *str_microseconds;
+    /* Caches: the pointers are set by exec and never change, but the
+     * dicts fill as stamps are converted (dicts are thread-safe in
+     * free-threaded builds too; each is bounded, see stamp_datetime.c).
+     * tz_by_offset: int offset -> datetime.timezone; offset_by_tz: the
+     * reverse; zones: zone name -> capsule of an open monostamp_zone. */
+    PyObject *tz_by_offset;
+    PyObject *offset_by_tz;
+    PyObject *zones;
     /* The default clock if it was usable when the module was executed
      * (it then never changes), else NULL: now() and time_ns() then ask
      * the core again and raise the error that makes it unusable. */
@@ -54,8 +67,8 @@ typedef struct {
     _Atomic(struct ms_uuid_refs *) uuid_refs;
 } ms_state;
 
-/* The state of one of this module's types (not subclassable, so the
- * type of one of its instances will do). */
+/* The state of one of this module's types themselves: a subclass of
+ * Stamp has none (see ms_stamp_root in stamp.h); Clock is final. */
 static inline ms_state *ms_state_of_type(PyTypeObject *type)
 {
     return (ms_state *)PyType_GetModuleState(type);
@@ -76,7 +89,8 @@ typedef struct {
     int32_t offset;
 } ms_stamp_object;
 
-/* A new Stamp of `type` (one of ours): the one allocation now() makes.
+/* A new Stamp of `type`, Stamp itself (not a subclass, which may be
+ * GC-tracked: see ms_stamp_of_class): the one allocation now() makes.
  * PyObject_New takes the reference to the heap type that the instance
  * holds; the Stamp's dealloc gives it back. */
 static inline PyObject *ms_stamp_new(PyTypeObject *type, int64_t utc_ns, int32_t offset)

@@ -4,10 +4,18 @@
  * It holds no references, so it is not GC-tracked: cycles cannot pass
  * through it, and an allocation without GC header keeps now() cheap.  It
  * unpacks like a 2-tuple, and its hash and order are those of the pair.
+ * It may be subclassed (a Python subclass has a __dict__ and is
+ * GC-tracked, so it is allocated and freed by its own type's slots); see
+ * stamp.h for what operations return.
+ *
+ * It is not a number: no __int__, __index__ or __float__.  int(s) would
+ * drop the offset without a word, and __index__ would let a stamp pass
+ * for a count (range(s), a list index); s.utc_ns says what is meant.
  */
-#include "module.h"
+#include "stamp.h"
 
 #include <stddef.h>
+#include <string.h>
 
 /* structmember.h's names became Py_T_* / Py_READONLY in 3.12, and the old
  * header is not part of Python.h: use the new names where they exist. */
@@ -18,13 +26,33 @@
 #  define Py_READONLY READONLY
 #endif
 
-#define STAMP(op) ((ms_stamp_object *)(op))
+#define STAMP(op) MS_STAMP(op)
 
 static void stamp_dealloc(PyObject *self)
 {
     PyTypeObject *type = Py_TYPE(self);
-    PyObject_Free(self);
+    /* A subclass's instances may be GC-tracked: its own tp_free frees
+     * them (subtype_dealloc has untracked them before calling here). */
+    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
+    tp_free(self);
     Py_DECREF(type); /* instances of heap types own a reference to them */
+}
+
+PyTypeObject *ms_stamp_root(PyTypeObject *type)
+{
+    while (type != NULL) {
+        if (PyType_GetSlot(type, Py_tp_dealloc) == (void *)stamp_dealloc)
+            return type;
+        type = (PyTypeObject *)PyType_GetSlot(type, Py_tp_base);
+    }
+    return NULL;
+}
+
+PyObject *ms_stamp_of_class(PyTypeObject *cls, int64_t utc_ns, int32_t offset)
+{
+    if (PyType_GetSlot(cls, Py_tp_dealloc) == (void *)stamp_dealloc)
+        return ms_stamp_new(cls, utc_ns, offset);
+    return PyObject_CallFunction((PyObject *)cls, "Li", (long long)utc_ns, (int)offset);
 }
 
 PyDoc_STRVAR(stamp_doc,
@@ -33,8 +61,10 @@ PyDoc_STRVAR(stamp_doc,
 "utc_ns is int nanoseconds since 1970-01-01T00:00:00Z, offset int seconds\n"
 "east of UTC (|offset| < 86400).  A Stamp unpacks like the 2-tuple\n"
 "(utc_ns, offset), compares and hashes by utc_ns, then offset, and\n"
-"str() gives its isoformat().  Clocks make them: monostamp.now(),\n"
-"Clock.now().");
+"str() gives its isoformat().  stamp + ns (int or timedelta) and\n"
+"stamp - ns keep the offset; stamp - stamp is int ns.  It is not a\n"
+"number: int(stamp) is TypeError, use stamp.utc_ns.  Clocks make them:\n"
+"monostamp.now(), Clock.now().");
 
 static PyObject *stamp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
@@ -61,26 +91,51 @@ static PyObject *stamp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
             return NULL;
         }
     }
-    return ms_stamp_new(type, utc_ns, (int32_t)offset);
+    if (PyType_GetSlot(type, Py_tp_dealloc) == (void *)stamp_dealloc)
+        return ms_stamp_new(type, utc_ns, (int32_t)offset);
+    /* A subclass: its own allocator (GC header, __dict__). */
+    allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+    PyObject *self = tp_alloc(type, 0);
+    if (self != NULL) {
+        STAMP(self)->utc_ns = utc_ns;
+        STAMP(self)->offset = (int32_t)offset;
+    }
+    return self;
 }
 
 static PyObject *stamp_repr(PyObject *op)
 {
-    /* The numbers, never the ISO text: a repr must not fail. */
-    return PyUnicode_FromFormat("monostamp.Stamp(utc_ns=%lld, offset=%d)",
-                                (long long)STAMP(op)->utc_ns, (int)STAMP(op)->offset);
+    /* The numbers, never the ISO text: a repr must not fail.  A subclass
+     * shows its own name, as datetime's do. */
+    long long utc_ns = (long long)STAMP(op)->utc_ns;
+    int offset = (int)STAMP(op)->offset;
+    if (PyType_GetSlot(Py_TYPE(op), Py_tp_dealloc) == (void *)stamp_dealloc)
+        return PyUnicode_FromFormat("monostamp.Stamp(utc_ns=%lld, offset=%d)", utc_ns, offset);
+    PyObject *name = PyObject_GetAttrString((PyObject *)Py_TYPE(op), "__qualname__");
+    if (name == NULL)
+        return NULL;
+    PyObject *r = PyUnicode_FromFormat("%S(utc_ns=%lld, offset=%d)", name, utc_ns, offset);
+    Py_DECREF(name);
+    return r;
 }
 
-/* The stamp as text, or NULL with ValueError. */
-static PyObject *stamp_format(PyObject *op, int digits, int use_z)
+/* How much of the time isoformat() writes: seconds' fractional digits
+ * (0..9), or these two, which stop before the seconds. */
+#define TIMESPEC_HOURS (-2)
+#define TIMESPEC_MINUTES (-1)
+
+/* The stamp as text, or NULL with ValueError.  `sep` (NULL: 'T') is the
+ * one character between date and time. */
+static PyObject *stamp_format(PyObject *op, int digits, int use_z, PyObject *sep)
 {
     char buf[MONOSTAMP_ISO8601_MAX + 1];
     int64_t utc_ns = STAMP(op)->utc_ns;
     int32_t offset = STAMP(op)->offset;
-    int n = monostamp_format_iso8601(buf, sizeof buf, utc_ns, offset, digits, use_z);
+    int n = monostamp_format_iso8601(buf, sizeof buf, utc_ns, offset, digits < 0 ? 0 : digits,
+                                     use_z);
     if (n < 0) {
         /* Neither EINVAL nor ERANGE can be ELEAD: no state needed. */
-        if (digits < 0 || digits > 9)
+        if (digits > 9)
             return raise_core(NULL, n, NULL, "digits=%d is out of range: must be 0..9", digits);
         /* Say which value has no text, not only that one has none. */
         if (n == MONOSTAMP_EINVAL && offset % 60 != 0)
@@ -92,32 +147,79 @@ static PyObject *stamp_format(PyObject *op, int digits, int use_z)
                           "cannot format monostamp.Stamp(utc_ns=%lld, offset=%d) as ISO 8601",
                           (long long)utc_ns, (int)offset);
     }
-    return PyUnicode_FromStringAndSize(buf, n);
+    if (digits < 0) {
+        /* "YYYY-MM-DDThh:mm:ss" + offset: the year is always four digits
+         * (1..9999), so the fields sit at fixed places; drop ":ss", and
+         * ":mm" too for hours, as datetime.isoformat(timespec=) does. */
+        int keep = digits == TIMESPEC_HOURS ? 13 : 16;
+        memmove(buf + keep, buf + 19, (size_t)(n - 19) + 1);
+        n -= 19 - keep;
+    }
+    if (sep == NULL)
+        return PyUnicode_FromStringAndSize(buf, n);
+    return PyUnicode_FromFormat("%.10s%U%s", buf, sep, buf + 11);
 }
 
 static PyObject *stamp_str(PyObject *op)
 {
-    return stamp_format(op, 9, 0);
+    return stamp_format(op, 9, 0, NULL);
 }
 
 PyDoc_STRVAR(stamp_isoformat_doc,
-"isoformat($self, /, digits=9, z=False)\n--\n\n"
+"isoformat($self, /, digits=None, z=False, *, timespec=None, sep='T')\n--\n\n"
 "The stamp as RFC 3339 text in its own offset:\n"
-"'2026-12-02T15:11:20.123456789+01:00'.  digits (0..9) fractional\n"
-"digits, truncated; z=True writes 'Z' for a zero offset.");
+"'2026-12-02T15:11:20.123456789+01:00'.  digits (0..9, default 9)\n"
+"fractional digits, truncated; or timespec, as datetime.isoformat takes\n"
+"it: 'auto' (9 digits, none if the stamp is a whole second), 'hours',\n"
+"'minutes', 'seconds', 'milliseconds', 'microseconds', and\n"
+"'nanoseconds'; not both.  z=True writes 'Z' for a zero offset; sep is\n"
+"the one character between date and time.");
+
+/* timespec's names and their digits; 'auto' is decided per stamp. */
+static const struct {
+    const char *name;
+    int digits;
+} timespecs[] = {
+    {"hours", TIMESPEC_HOURS},  {"minutes", TIMESPEC_MINUTES}, {"seconds", 0},
+    {"milliseconds", 3},        {"microseconds", 6},           {"nanoseconds", 9},
+};
+
+static int timespec_digits(PyObject *op, PyObject *spec, int *digits)
+{
+    if (!PyUnicode_Check(spec))
+        return ms_type_error("timespec", "str", spec);
+    if (PyUnicode_CompareWithASCIIString(spec, "auto") == 0) {
+        *digits = STAMP(op)->utc_ns % 1000000000 != 0 ? 9 : 0;
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof timespecs / sizeof timespecs[0]; i++) {
+        if (PyUnicode_CompareWithASCIIString(spec, timespecs[i].name) == 0) {
+            *digits = timespecs[i].digits;
+            return 0;
+        }
+    }
+    PyErr_Format(PyExc_ValueError,
+                 "unknown timespec %R (expected 'auto', 'hours', 'minutes', 'seconds', "
+                 "'milliseconds', 'microseconds' or 'nanoseconds')", spec);
+    return -1;
+}
 
 static PyObject *stamp_isoformat(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
                                  PyObject *kwnames)
 {
-    static const char *const names[] = {"digits", "z", NULL};
-    PyObject *argv[2];
+    static const char *const names[] = {"digits", "z", "timespec", "sep", NULL};
+    PyObject *argv[4];
     int digits = 9, use_z = 0;
     /* The common call has no arguments: nothing to parse. */
     if (nargs == 0 && kwnames == NULL)
-        return stamp_format(op, digits, use_z);
+        return stamp_format(op, digits, use_z, NULL);
     if (ms_parse_args("isoformat", args, nargs, kwnames, names, 2, 0, argv) < 0)
         return NULL;
-    if (argv[0] != NULL) {
+    if (argv[0] != NULL && argv[0] != Py_None) {
+        if (argv[2] != NULL && argv[2] != Py_None) {
+            PyErr_SetString(PyExc_TypeError, "isoformat() takes digits or timespec, not both");
+            return NULL;
+        }
         if (!PyLong_Check(argv[0]))
             return ms_type_error("digits", "int", argv[0]), NULL;
         int overflow;
@@ -128,10 +230,23 @@ static PyObject *stamp_isoformat(PyObject *op, PyObject *const *args, Py_ssize_t
             return raise_core(NULL, MONOSTAMP_EINVAL, NULL,
                               "digits=%R is out of range: must be 0..9", argv[0]);
         digits = (int)v;
+    } else if (argv[2] != NULL && argv[2] != Py_None && timespec_digits(op, argv[2], &digits) < 0) {
+        return NULL;
     }
     if (argv[1] != NULL && (use_z = PyObject_IsTrue(argv[1])) < 0)
         return NULL;
-    return stamp_format(op, digits, use_z);
+    PyObject *sep = argv[3];
+    if (sep != NULL) {
+        if (!PyUnicode_Check(sep))
+            return ms_type_error("sep", "str", sep), NULL;
+        if (PyUnicode_GetLength(sep) != 1) {
+            PyErr_Format(PyExc_ValueError, "sep=%R must be one character", sep);
+            return NULL;
+        }
+        if (PyUnicode_CompareWithASCIIString(sep, "T") == 0)
+            sep = NULL;
+    }
+    return stamp_format(op, digits, use_z, sep);
 }
 
 /* The character index of byte `pos` in the UTF-8 `text`. */
@@ -169,28 +284,7 @@ static PyObject *stamp_fromisoformat(PyObject *cls, PyObject *text_obj)
         return raise_core(NULL, rc, NULL, "invalid ISO 8601 text %R at position %zd",
                           text_obj, char_index(text, pos));
     }
-    return ms_stamp_new((PyTypeObject *)cls, utc_ns, offset);
-}
-
-PyDoc_STRVAR(stamp_datetime_doc,
-"datetime($self, /)\n--\n\n"
-"The stamp as an aware datetime.datetime with a fixed-offset\n"
-"datetime.timezone.  datetime holds microseconds: the last three digits\n"
-"of utc_ns are dropped (truncated toward the past).  OverflowError\n"
-"outside datetime's years 1..9999.");
-
-/* METH_METHOD: the defining class leads to the module state, where the
- * datetime classes wait. */
-static PyObject *stamp_datetime(PyObject *op, PyTypeObject *defining_class,
-                                PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
-{
-    (void)args;
-    if (nargs != 0 || kwnames != NULL) {
-        PyErr_SetString(PyExc_TypeError, "datetime() takes no arguments");
-        return NULL;
-    }
-    return ms_datetime_from_stamp(ms_state_of_type(defining_class), STAMP(op)->utc_ns,
-                                  STAMP(op)->offset);
+    return ms_stamp_of_class((PyTypeObject *)cls, utc_ns, offset);
 }
 
 /* floor(ns / 1e9) and the remainder in [0, 1e9). */
@@ -259,7 +353,9 @@ static PyObject *stamp_iter(PyObject *op)
 
 static PyObject *stamp_richcompare(PyObject *a, PyObject *b, int op)
 {
-    if (Py_TYPE(a) != Py_TYPE(b))
+    /* Stamps of any subclasses compare by value, as datetimes do. */
+    if (Py_TYPE(a) != Py_TYPE(b) &&
+        (ms_stamp_root(Py_TYPE(a)) == NULL || ms_stamp_root(Py_TYPE(b)) == NULL))
         Py_RETURN_NOTIMPLEMENTED;
     ms_stamp_object *x = STAMP(a), *y = STAMP(b);
     int c = x->utc_ns != y->utc_ns ? (x->utc_ns < y->utc_ns ? -1 : 1)
@@ -297,8 +393,14 @@ static PyMethodDef stamp_methods[] = {
     {"isoformat", (PyCFunction)(void (*)(void))stamp_isoformat, METH_FASTCALL | METH_KEYWORDS,
      stamp_isoformat_doc},
     {"fromisoformat", stamp_fromisoformat, METH_O | METH_CLASS, stamp_fromisoformat_doc},
-    {"datetime", (PyCFunction)(void (*)(void))stamp_datetime,
-     METH_METHOD | METH_FASTCALL | METH_KEYWORDS, stamp_datetime_doc},
+    {"datetime", (PyCFunction)(void (*)(void))ms_stamp_datetime,
+     METH_METHOD | METH_FASTCALL | METH_KEYWORDS, ms_stamp_datetime_doc},
+    {"fromdatetime", (PyCFunction)(void (*)(void))ms_stamp_fromdatetime,
+     METH_METHOD | METH_FASTCALL | METH_KEYWORDS | METH_CLASS, ms_stamp_fromdatetime_doc},
+    {"fromtimestamp", (PyCFunction)(void (*)(void))ms_stamp_fromtimestamp,
+     METH_METHOD | METH_FASTCALL | METH_KEYWORDS | METH_CLASS, ms_stamp_fromtimestamp_doc},
+    {"astimezone", (PyCFunction)(void (*)(void))ms_stamp_astimezone,
+     METH_METHOD | METH_FASTCALL | METH_KEYWORDS, ms_stamp_astimezone_doc},
     {"timestamp", stamp_timestamp, METH_NOARGS, stamp_timestamp_doc},
     {"__reduce__", stamp_reduce, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
@@ -317,6 +419,8 @@ static PyType_Slot stamp_slots[] = {
     {Py_tp_methods, stamp_methods},
     {Py_sq_length, stamp_length},
     {Py_sq_item, stamp_item},
+    {Py_nb_add, ms_stamp_add},
+    {Py_nb_subtract, ms_stamp_subtract},
     {0, NULL},
 };
 
@@ -324,6 +428,6 @@ PyType_Spec ms_stamp_spec = {
     .name = "monostamp.Stamp",
     .basicsize = sizeof(ms_stamp_object),
     .itemsize = 0,
-    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE,
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_IMMUTABLETYPE,
     .slots = stamp_slots,
 };

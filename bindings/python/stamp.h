@@ -1,0 +1,71 @@
+/*
+ * stamp.h: what the three files of monostamp.Stamp share.
+ *
+ *   stamp.c           the type: construction, text, sequence, order, hash
+ *   stamp_datetime.c  datetime, float seconds and zones: datetime(),
+ *                     fromdatetime(), fromtimestamp(), astimezone()
+ *   stamp_arith.c     + and - with int ns and timedelta, stamp - stamp
+ *
+ * Stamp is subclassable.  The rules follow datetime's: operations and
+ * classmethods return the subclass (built by calling it with (utc_ns,
+ * offset), as datetime calls its subclasses), and stamp - stamp is a plain
+ * int.  Private to bindings/python/.
+ */
+#ifndef MONOSTAMP_PY_STAMP_H
+#define MONOSTAMP_PY_STAMP_H
+
+#include "module.h"
+
+#define MS_STAMP(op) ((ms_stamp_object *)(op))
+
+/* The module's Stamp type that `type` is or derives from, or NULL if
+ * `type` is no Stamp.  Slots (nb_add, tp_richcompare) get no defining
+ * class, and a Python subclass has no module state of its own: this walks
+ * tp_base to the type whose dealloc is Stamp's own, which only the exec
+ * slot's class has.  One PyType_GetSlot call for Stamp itself. */
+PyTypeObject *ms_stamp_root(PyTypeObject *type);
+
+/* A Stamp of class `cls` (Stamp or a subclass): Stamp itself allocates
+ * inline; a subclass is called with (utc_ns, offset), so that its own
+ * __new__ and __init__ run, as datetime does for its subclasses. */
+PyObject *ms_stamp_of_class(PyTypeObject *cls, int64_t utc_ns, int32_t offset);
+
+/* The same for the result of an operation on `self`: of type(self). */
+static inline PyObject *ms_stamp_like(PyObject *self, int64_t utc_ns, int32_t offset)
+{
+    return ms_stamp_of_class(Py_TYPE(self), utc_ns, offset);
+}
+
+/* Nanoseconds as a Python int, or timedelta (whole microseconds): the
+ * right operand of stamp + x and stamp - x.  Returns 1 and *out_ns, 0 if
+ * `obj` is neither (the operation is then NotImplemented), -1 with
+ * OverflowError past int64 ns. */
+int ms_delta_ns(ms_state *st, PyObject *obj, int64_t *out_ns);
+
+/* A timedelta (or subclass) as whole µs: TypeError naming `what` if it is
+ * none, OverflowError past int64 ns (which some timedeltas reach). */
+int ms_timedelta_us(ms_state *st, PyObject *td, const char *what, int64_t *out_us);
+
+/* The UTC offset at `utc_ns` in `zone`: None (the local zone), a name the
+ * core opens ("UTC", IANA, POSIX TZ), or a datetime.tzinfo.  Returns 0 and
+ * *out, or -1 with TypeError / ValueError naming the zone, OverflowError
+ * for a tzinfo asked outside datetime's years. */
+int ms_zone_offset_at(ms_state *st, PyObject *zone, int64_t utc_ns, int32_t *out);
+
+/* The functions of the other two files, for stamp.c's tables. */
+PyObject *ms_stamp_datetime(PyObject *op, PyTypeObject *defining_class, PyObject *const *args,
+                            Py_ssize_t nargs, PyObject *kwnames);
+PyObject *ms_stamp_fromdatetime(PyObject *cls, PyTypeObject *defining_class,
+                                PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *ms_stamp_fromtimestamp(PyObject *cls, PyTypeObject *defining_class,
+                                 PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
+PyObject *ms_stamp_astimezone(PyObject *op, PyTypeObject *defining_class, PyObject *const *args,
+                              Py_ssize_t nargs, PyObject *kwnames);
+PyObject *ms_stamp_add(PyObject *a, PyObject *b);
+PyObject *ms_stamp_subtract(PyObject *a, PyObject *b);
+extern const char ms_stamp_datetime_doc[];
+extern const char ms_stamp_fromdatetime_doc[];
+extern const char ms_stamp_fromtimestamp_doc[];
+extern const char ms_stamp_astimezone_doc[];
+
+#endif
