@@ -36,12 +36,16 @@ from ._monostamp import (  # noqa: F401  (re-exported, unwrapped: the hot path)
     zone_changed,
 )
 from ._patching import patch
+from ._interop import json_default, register_sqlite
 
 __all__ = [
     "Clock", "LeadError", "Policy", "Stamp", "clock_info", "get_policy",
     "monotonic_ns", "now", "now_datetime", "patch", "set_policy", "sleep",
     "sleep_until_ns", "take", "time", "time_ns", "uuid7", "uuid7_ns", "zone_changed",
 ]
+
+# Stamps in JSON and SQLite (monostamp/_interop.py).
+__all__ += ["json_default", "register_sqlite"]
 
 
 def clock_info(source="realtime"):
