@@ -7,6 +7,8 @@
 -- timed with CLOCK_MONOTONIC; it includes the loop and the call, as a
 -- caller pays them.
 -- Targets: now() <= 1.10 x gettime(), time_ns() <= 1.00 x gettime().
+-- uuid7() (an id as its 36-character string) and take(1000) (a block of a
+-- thousand stamps) are reported, with no target.
 local monostamp = require "monostamp"
 local socket = require "socket"
 
@@ -41,6 +43,9 @@ local subjects = {
   { "c:now() (realtime)", "local c = realtime", "c:now()" },
   { "c:time_ns() (realtime)", "local c = realtime", "c:time_ns()" },
   { "c:time_ns() (realtime_coarse)", "local c = coarse", "c:time_ns()" },
+  { "monostamp.uuid7()", "local f = monostamp.uuid7", "f()" },
+  { "c:uuid7() (realtime)", "local c = realtime", "c:uuid7()" },
+  { "monostamp.take(1000)", "local f = monostamp.take", "f(1000)" },
   { "os.time()", "local f = os.time", "f()" },
   { "an empty Lua function", "local f = function() end", "f()" },
 }
