@@ -383,7 +383,14 @@ static PyObject *clock_manual(ClockObject *self, PyObject *arg, const char *name
         return raise_core(NULL, rc, NULL,
                           "%s(%R) would move the reading past the int64 nanosecond range",
                           name, arg);
+    if (rc == MONOSTAMP_EINVAL) /* step_back's only own refusal */
+        return raise_core(NULL, rc, NULL, "%s(): ns=%R must be >= 0", name, arg);
     return raise_core(NULL, rc, NULL, "%s(%R)", name, arg);
+}
+
+static int manual_step_back(monostamp_clock *clock, int64_t ns)
+{
+    return ns < 0 ? MONOSTAMP_EINVAL : monostamp_manual_advance(clock, -ns);
 }
 
 PyDoc_STRVAR(clock_set_doc,
@@ -404,6 +411,16 @@ PyDoc_STRVAR(clock_advance_doc,
 static PyObject *clock_advance(PyObject *op, PyObject *arg)
 {
     return clock_manual(CLOCK(op), arg, "advance", monostamp_manual_advance);
+}
+
+PyDoc_STRVAR(clock_step_back_doc,
+"step_back($self, ns, /)\n--\n\n"
+"Manual clocks: moves the source's reading back by ns >= 0, as a wall\n"
+"clock set back (advance(-ns), said the way a test means it).");
+
+static PyObject *clock_step_back(PyObject *op, PyObject *arg)
+{
+    return clock_manual(CLOCK(op), arg, "step_back", manual_step_back);
 }
 
 /* Adds key: value (a new reference, or NULL after an error) to dict. */
@@ -543,6 +560,7 @@ static PyMethodDef clock_methods[] = {
      METH_FASTCALL | METH_KEYWORDS, clock_now_datetime_doc},
     {"set", clock_set, METH_O, clock_set_doc},
     {"advance", clock_advance, METH_O, clock_advance_doc},
+    {"step_back", clock_step_back, METH_O, clock_step_back_doc},
     {"stats", clock_stats, METH_NOARGS, clock_stats_doc},
     {"uuid7", ms_clock_uuid7, METH_NOARGS, ms_clock_uuid7_doc},
     {"take", ms_clock_take, METH_O, ms_clock_take_doc},

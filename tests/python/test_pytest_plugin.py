@@ -28,6 +28,7 @@ def test_fixtures_and_marker_in_a_subprocess_run(pytester, monkeypatch):
             assert stamps == sorted(set(stamps))
 
         def test_manual_defaults(manual_clock):
+            assert isinstance(manual_clock, monostamp.Clock)
             assert manual_clock.source == "manual"
             assert manual_clock.zone == "UTC"
             assert manual_clock.now().isoformat() == "2000-01-01T00:00:00.000000000+00:00"
@@ -77,6 +78,31 @@ def test_fixtures_and_marker_in_a_subprocess_run(pytester, monkeypatch):
     # The controller made the state file in a directory of its own and
     # removed it when the session ended.
     assert not os.path.exists(os.path.dirname(match.group(1)))
+
+
+def test_a_marker_that_cannot_act_warns(pytester):
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.monostamp(start=123, zone="UTC")
+        def test_forgot_the_fixture():
+            pass
+
+        @pytest.mark.monostamp(start=5)
+        def test_used(manual_clock):
+            assert manual_clock.time_ns() == 5
+
+        @pytest.mark.monostamp(patch=True)
+        def test_patched():
+            pass
+        """
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3, warnings=1)
+    result.stdout.fnmatch_lines([
+        "*MarkerWarning: @pytest.mark.monostamp(start=123, zone='UTC') has no effect on "
+        "test_forgot_the_fixture: the test uses neither the manual_clock fixture nor patch=True"])
 
 
 BAD_MARKERS = [

@@ -39,7 +39,7 @@ def _resolve(clock):
     """The monostamp.Clock (or None: the default clock) behind `clock`."""
     if clock is None or isinstance(clock, Clock):
         return clock
-    # A wrapper holding a Clock, such as the pytest plugin's ManualClock.
+    # A wrapper of the caller's own holding a Clock.
     for name in ("_clock", "clock"):
         inner = getattr(clock, name, None)
         if isinstance(inner, Clock):

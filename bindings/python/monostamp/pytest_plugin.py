@@ -38,6 +38,10 @@ ENV = "MONOSTAMP_SHARED"
 EPOCH_2000_NS = 946_684_800 * 10**9
 STRICT = monostamp.Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT
 _MARKER_OPTIONS = ("start", "zone", "policy", "patch")
+
+
+class MarkerWarning(pytest.PytestWarning):
+    """A monostamp marker that cannot act on its test."""
 #: Where the whole-run patch of a test is kept between its setup and teardown.
 _RUN_PATCH: "pytest.StashKey[object]" = pytest.StashKey()
 #: Why a patch of the test could not start: the test fails with it.
@@ -283,6 +287,14 @@ def _monostamp_marker_patch(request):
     """@pytest.mark.monostamp(patch=True): the test inside monostamp.patch(manual_clock)."""
     marker = request.node.get_closest_marker("monostamp")
     if marker is None or not marker.kwargs.get("patch"):
+        if marker is not None and "manual_clock" not in request.fixturenames:
+            # The marker's options reach the test only through manual_clock
+            # (or patch=True): said, not silently dropped.
+            request.node.warn(MarkerWarning(
+                "@pytest.mark.monostamp({}) has no effect on {}: the test uses neither the "
+                "manual_clock fixture nor patch=True".format(
+                    ", ".join("{}={!r}".format(k, v) for k, v in marker.kwargs.items()),
+                    request.node.name)))
         yield
         return
     p = _start_patch(request.node, request.getfixturevalue("manual_clock"))
@@ -298,32 +310,15 @@ def monostamp_clock():
     return monostamp.Clock(policy=STRICT, shared=_session.path)
 
 
-class ManualClock:
-    """A manual-source monostamp.Clock with a step_back helper.
+#: What the ``manual_clock`` fixture gives: a ``monostamp.Clock`` whose
+#: source is "manual" (``step_back``, ``set`` and ``advance`` are Clock
+#: methods), so it passes wherever a Clock is expected.  The name stays for
+#: annotations written against the wrapper class it replaces.
+ManualClock = monostamp.Clock
 
-    Every Clock method and property is available (now, time_ns, set,
-    advance, policy, zone, stats, ...); ``clock`` is the Clock itself, for
-    code that needs the real type.
-    """
 
-    def __init__(self, start_ns=EPOCH_2000_NS, zone="UTC", policy=STRICT):
-        self.clock = monostamp.Clock(policy=policy, source="manual", zone=zone,
-                                     start_ns=start_ns)
-
-    def step_back(self, ns):
-        """Moves the reading back by ns (>= 0), as a wall clock stepped back."""
-        if isinstance(ns, bool) or not isinstance(ns, int):
-            raise TypeError("step_back() takes int ns, not {}".format(type(ns).__name__))
-        if ns < 0:
-            raise ValueError("step_back() takes ns >= 0, not {}".format(ns))
-        self.clock.advance(-ns)
-
-    def __getattr__(self, name):
-        return getattr(self.clock, name)
-
-    def __repr__(self):
-        # No reading here: under a forcing policy a stamp moves the clock.
-        return "<ManualClock {!r}>".format(self.clock)
+def _manual_clock(start_ns=EPOCH_2000_NS, zone="UTC", policy=STRICT):
+    return monostamp.Clock(policy=policy, source="manual", zone=zone, start_ns=start_ns)
 
 
 def _start_ns(start):
@@ -360,7 +355,7 @@ def manual_clock(request):
         raise TypeError("monostamp marker: patch must be True or False, not {!r}".format(
             options["patch"]))
     start = options.get("start")
-    return ManualClock(
+    return _manual_clock(
         start_ns=EPOCH_2000_NS if start is None else _start_ns(start),
         zone=options.get("zone") or "UTC",
         policy=options.get("policy") or STRICT,
