@@ -7,8 +7,9 @@
  * are: now() and time_ns() are METH_NOARGS functions, so a call is one C
  * call into the core and, for now(), one allocation.
  *
- * The other files: stamp.c and clock.c (the two types), convert.c
- * (arguments and datetime), errors.c (the one error mapping), sleep.c.
+ * The other files: stamp.c and clock.c (the two types; Stamp's datetime
+ * conversions and arithmetic in stamp_datetime.c and stamp_arith.c),
+ * convert.c (arguments), errors.c (the one error mapping), sleep.c.
  */
 #include "module.h"
 #include "ids.h"
