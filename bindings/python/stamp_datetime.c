@@ -353,13 +353,19 @@ const char ms_stamp_fromdatetime_doc[] =
 PyObject *ms_stamp_fromdatetime(PyObject *cls, PyTypeObject *defining_class,
                                 PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    static const char *const names[] = {"dt", NULL};
     ms_state *st = ms_state_of_type(defining_class);
     PyObject *dt, *tz = NULL;
     unsigned char f[10];
     int32_t offset;
-    if (ms_parse_args("fromdatetime", args, nargs, kwnames, names, 1, 1, &dt) < 0)
+    /* One positional argument, as the signature says (METH_METHOD calls
+     * are always FASTCALL | KEYWORDS). */
+    if (nargs != 1 || (kwnames != NULL && PyTuple_Size(kwnames) != 0)) {
+        PyErr_Format(PyExc_TypeError,
+                     "fromdatetime() takes exactly one positional argument (%zd given)",
+                     nargs + (kwnames != NULL ? PyTuple_Size(kwnames) : 0));
         return NULL;
+    }
+    dt = args[0];
     if (!PyObject_TypeCheck(dt, (PyTypeObject *)st->datetime_type))
         return ms_type_error("dt", "a datetime.datetime", dt), NULL;
     int rc = datetime_fields(st, dt, f, &tz);
@@ -532,6 +538,10 @@ PyObject *ms_stamp_fromtimestamp(PyObject *cls, PyTypeObject *defining_class,
     int32_t offset;
     if (ms_parse_args("fromtimestamp", args, nargs, kwnames, names, 2, 1, argv) < 0)
         return NULL;
+    if (nargs == 0) { /* t is positional-only, as the signature says */
+        PyErr_SetString(PyExc_TypeError, "fromtimestamp() takes t by position only");
+        return NULL;
+    }
     PyObject *t = argv[0], *zone = argv[1] != NULL ? argv[1] : Py_None;
     int bad;
     if (PyLong_Check(t)) {

@@ -106,6 +106,10 @@ def test_fromdatetime_refuses_naive_and_non_datetimes():
         Stamp.fromdatetime("2026-01-01T00:00:00Z")
     with pytest.raises(TypeError):
         Stamp.fromdatetime()
+    with pytest.raises(TypeError, match="exactly one positional argument"):
+        Stamp.fromdatetime(dt=dt.datetime(2026, 1, 1, tzinfo=UTC))
+    with pytest.raises(TypeError):
+        Stamp.fromdatetime(dt.datetime(2026, 1, 1, tzinfo=UTC), UTC)
 
 
 def test_fromdatetime_refuses_what_a_stamp_cannot_hold():
@@ -186,3 +190,8 @@ def test_fromtimestamp_refuses_other_types():
             Stamp.fromtimestamp(bad)
     with pytest.raises(ValueError, match="Mars"):
         Stamp.fromtimestamp(0, "Mars/Olympus_Mons")
+    with pytest.raises(TypeError, match="by position only"):
+        Stamp.fromtimestamp(t=0)
+    with pytest.raises(TypeError):
+        Stamp.fromtimestamp(0, "UTC", "UTC")
+    assert Stamp.fromtimestamp(0, zone="UTC") == Stamp(0, 0)
