@@ -18,11 +18,13 @@ stamps are whole microseconds).  Exit status 2 for bad arguments
 import argparse
 import os
 import sys
+import types
+from typing import List, Optional, Union
 
 import monostamp
 
 
-def _count(text):
+def _count(text: str) -> int:
     try:
         n = int(text)
     except ValueError:
@@ -32,7 +34,7 @@ def _count(text):
     return n
 
 
-def _digits(text):
+def _digits(text: str) -> int:
     try:
         d = int(text)
     except ValueError:
@@ -42,7 +44,7 @@ def _digits(text):
     return d
 
 
-def parser():
+def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m monostamp",
         description="Print the next unique timestamp(s) as ISO 8601 text, integer ns, "
@@ -67,7 +69,7 @@ def parser():
     return p
 
 
-def main(argv=None):
+def main(argv: Optional[List[str]] = None) -> int:
     p = parser()
     args = p.parse_args(argv)
     # Text with fewer than 9 digits would show two stamps of one µs alike:
@@ -89,7 +91,7 @@ def main(argv=None):
     except OSError as e:
         print("%s: %s" % (p.prog, e), file=sys.stderr)
         return 1
-    source = clock if clock is not None else monostamp
+    source: "Union[monostamp.Clock, types.ModuleType]" = clock if clock is not None else monostamp
     lines = []
     try:
         for _ in range(args.count):

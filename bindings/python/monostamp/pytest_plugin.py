@@ -25,10 +25,12 @@ Active once monostamp is installed (entry point ``pytest11: monostamp``).
 keeps each process on its own sequence.  See docs/pytest.md and docs/patch.md.
 """
 import datetime as _datetime
+import importlib
 import os
 import shutil
 import sys
 import tempfile
+from typing import Any, Callable, Generator, Iterator, List, NoReturn, Optional, Tuple
 
 import pytest
 
@@ -37,13 +39,17 @@ import monostamp
 ENV = "MONOSTAMP_SHARED"
 EPOCH_2000_NS = 946_684_800 * 10**9
 STRICT = monostamp.Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT
+#: The extension itself, for its private _share_default (not in the stub).
+_ext = importlib.import_module("monostamp._monostamp")
 _MARKER_OPTIONS = ("start", "zone", "policy", "patch")
 
 
 class MarkerWarning(pytest.PytestWarning):
     """A monostamp marker that cannot act on its test."""
+
+
 #: Where the whole-run patch of a test is kept between its setup and teardown.
-_RUN_PATCH: "pytest.StashKey[object]" = pytest.StashKey()
+_RUN_PATCH: "pytest.StashKey[Optional[monostamp.patch]]" = pytest.StashKey()
 #: Why a patch of the test could not start: the test fails with it.
 _REFUSED: "pytest.StashKey[str]" = pytest.StashKey()
 
@@ -51,7 +57,8 @@ _REFUSED: "pytest.StashKey[str]" = pytest.StashKey()
 class _Session:
     """What this process knows of the session's shared state."""
 
-    def __init__(self, path=None, owned_dir=None, previous_env=None):
+    def __init__(self, path: Optional[str] = None, owned_dir: Optional[str] = None,
+                 previous_env: Optional[str] = None) -> None:
         self.path = path            # the state file, or None when not sharing
         self.owned_dir = owned_dir  # the directory this process made (controller)
         self.previous_env = previous_env
@@ -60,7 +67,7 @@ class _Session:
 _session = _Session()
 
 
-def pytest_addoption(parser):
+def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("monostamp", "unique timestamps (monostamp)")
     group.addoption(
         "--monostamp-no-share", action="store_true", default=False,
@@ -80,16 +87,16 @@ def pytest_addoption(parser):
     )
 
 
-def _sharing_wanted(config):
-    return config.getini("monostamp_share") and not config.getoption("monostamp_no_share")
+def _sharing_wanted(config: pytest.Config) -> bool:
+    return bool(config.getini("monostamp_share")) and not config.getoption("monostamp_no_share")
 
 
-def _patch_run(config):
+def _patch_run(config: pytest.Config) -> bool:
     """True when --monostamp-patch or the ini's monostamp_patch asks for every test."""
     return bool(config.getoption("monostamp_patch") or config.getini("monostamp_patch"))
 
 
-def pytest_configure(config):
+def pytest_configure(config: pytest.Config) -> None:
     global _session
     config.addinivalue_line(
         "markers",
@@ -97,14 +104,14 @@ def pytest_configure(config):
         "manual_clock fixture; start is ns since the epoch, ISO 8601 text or an aware "
         "datetime; patch=True runs the test inside monostamp.patch(manual_clock)",
     )
-    workerinput = getattr(config, "workerinput", None)
+    workerinput: Optional[Any] = getattr(config, "workerinput", None)
     if workerinput is not None:
         # An xdist worker: the controller decided, and said so in two ways.
         # With the variable inherited, the default clock joined at import.
         path = workerinput.get("monostamp_shared")
         if path and os.environ.get(ENV) != path:
             os.environ[ENV] = path
-            monostamp._monostamp._share_default(path)
+            _ext._share_default(path)
         _session = _Session(path or os.environ.get(ENV))
         return
     if not _sharing_wanted(config):
@@ -118,18 +125,18 @@ def pytest_configure(config):
     path = os.path.join(directory, "state")
     # This process imported monostamp before the file existed: move its
     # default clock (monostamp.now()) onto the file, which also creates it.
-    monostamp._monostamp._share_default(path)
+    _ext._share_default(path)
     _session = _Session(path, directory, os.environ.get(ENV))
     os.environ[ENV] = path
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_configure_node(node):
+def pytest_configure_node(node: Any) -> None:
     """xdist: hand the state file to each worker explicitly too."""
     node.workerinput["monostamp_shared"] = _session.path
 
 
-def pytest_unconfigure(config):
+def pytest_unconfigure(config: pytest.Config) -> None:
     global _session
     if _session.owned_dir is not None:
         if _session.previous_env is None:
@@ -140,7 +147,7 @@ def pytest_unconfigure(config):
     _session = _Session()
 
 
-def pytest_report_header(config):
+def pytest_report_header(config: pytest.Config) -> List[str]:
     if _session.path is None:
         clock = "monostamp: session sharing off; monostamp_clock is {} per process".format(
             STRICT)
@@ -173,12 +180,12 @@ _FOREIGN = (
     ("time_machine", "travel", "time_machine.travel()"),
     ("freezegun.api", "_freeze_time", "freezegun.freeze_time()"),
 )
-_guarded: "list[tuple[type, object]]" = []  # (class, original start) while this plugin's patches are active
+_guarded: List[Tuple[type, object]] = []  # (class, original start) while this plugin's patches are active
 _active = 0    # how many of this plugin's patches are active (nested: run + test)
 
 
-def _refusing_start(what):
-    def start(self, *args, **kwargs):
+def _refusing_start(what: str) -> Callable[..., NoReturn]:
+    def start(self: object, *args: object, **kwargs: object) -> NoReturn:
         raise RuntimeError(
             "{} cannot start while monostamp.patch() is active (monostamp_patch fixture, "
             "@pytest.mark.monostamp(patch=True) or --monostamp-patch): the two would stack "
@@ -186,21 +193,22 @@ def _refusing_start(what):
     return start
 
 
-def _guard_foreign():
+def _guard_foreign() -> None:
     for module_name, class_name, what in _FOREIGN:
         cls = getattr(sys.modules.get(module_name), class_name, None)
         if isinstance(cls, type) and "start" in vars(cls):
             _guarded.append((cls, vars(cls)["start"]))
-            cls.start = _refusing_start(what)
+            setattr(cls, "start", _refusing_start(what))
 
 
-def _unguard_foreign():
+def _unguard_foreign() -> None:
     while _guarded:
         cls, start = _guarded.pop()
-        cls.start = start
+        setattr(cls, "start", start)
 
 
-def _start_patch(item, clock=None):
+def _start_patch(item: pytest.Item,
+                 clock: Optional[monostamp.Clock] = None) -> Optional[monostamp.patch]:
     """monostamp.patch(clock), started, with time-machine and freezegun refused.
 
     None if it cannot start (no monostamp.patch in this build, or
@@ -211,9 +219,9 @@ def _start_patch(item, clock=None):
     patch = getattr(monostamp, "patch", None)
     if patch is None:
         item.stash[_REFUSED] = "monostamp.patch is not in this build ({})".format(
-            monostamp._monostamp.__file__)
+            _ext.__file__)
         return None
-    p = patch(clock)
+    p: monostamp.patch = patch(clock)
     try:
         p.start()
     except RuntimeError as e:
@@ -225,7 +233,7 @@ def _start_patch(item, clock=None):
     return p
 
 
-def _stop_patch(p):
+def _stop_patch(p: Optional[monostamp.patch]) -> None:
     global _active
     if p is None:
         return
@@ -236,7 +244,7 @@ def _stop_patch(p):
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_runtest_setup(item):
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, object, object]:
     # --monostamp-patch: started before any fixture of the test is set up
     # (session and module fixtures included), stopped after the last is
     # torn down, below.
@@ -246,14 +254,15 @@ def pytest_runtest_setup(item):
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_runtest_call(item):
+def pytest_runtest_call(item: pytest.Item) -> None:
     refused = item.stash.get(_REFUSED, None)
     if refused is not None:
         pytest.fail("monostamp: " + refused, pytrace=False)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_runtest_teardown(item, nextitem):
+def pytest_runtest_teardown(item: pytest.Item,
+                            nextitem: Optional[pytest.Item]) -> Generator[None, object, object]:
     try:
         return (yield)
     finally:
@@ -264,7 +273,7 @@ def pytest_runtest_teardown(item, nextitem):
 
 
 @pytest.fixture
-def monostamp_patch(request):
+def monostamp_patch(request: pytest.FixtureRequest) -> Iterator[monostamp.Clock]:
     """monostamp.patch() for this test on the session's shared clock; yields the clock.
 
     time.time(), datetime.now() & co. draw from the process default clock,
@@ -283,7 +292,7 @@ def monostamp_patch(request):
 
 
 @pytest.fixture(autouse=True)
-def _monostamp_marker_patch(request):
+def _monostamp_marker_patch(request: pytest.FixtureRequest) -> Iterator[None]:
     """@pytest.mark.monostamp(patch=True): the test inside monostamp.patch(manual_clock)."""
     marker = request.node.get_closest_marker("monostamp")
     if marker is None or not marker.kwargs.get("patch"):
@@ -305,7 +314,7 @@ def _monostamp_marker_patch(request):
 
 
 @pytest.fixture
-def monostamp_clock():
+def monostamp_clock() -> monostamp.Clock:
     """A strict clock, unique across the whole session when sharing is on."""
     return monostamp.Clock(policy=STRICT, shared=_session.path)
 
@@ -317,11 +326,12 @@ def monostamp_clock():
 ManualClock = monostamp.Clock
 
 
-def _manual_clock(start_ns=EPOCH_2000_NS, zone="UTC", policy=STRICT):
+def _manual_clock(start_ns: int = EPOCH_2000_NS, zone: str = "UTC",
+                  policy: "monostamp.Policy | str" = STRICT) -> monostamp.Clock:
     return monostamp.Clock(policy=policy, source="manual", zone=zone, start_ns=start_ns)
 
 
-def _start_ns(start):
+def _start_ns(start: object) -> int:
     """start as ns: an int, ISO 8601 text, or an aware datetime."""
     if isinstance(start, bool):
         raise TypeError("monostamp marker: start must be int ns, ISO 8601 text or an "
@@ -340,7 +350,7 @@ def _start_ns(start):
 
 
 @pytest.fixture
-def manual_clock(request):
+def manual_clock(request: pytest.FixtureRequest) -> monostamp.Clock:
     """A manual clock (default 2000-01-01T00:00:00Z, zone UTC, strict policy)."""
     marker = request.node.get_closest_marker("monostamp")
     options = dict(marker.kwargs) if marker is not None else {}
