@@ -91,7 +91,7 @@ TESTS = $(patsubst tests/c/%.c,%,$(TEST_SRC))
 
 test: deps
 	@$(MAKE) --no-print-directory test-c test-asan test-tsan test-header test-cxx test-install test-windows \
-	    test-python test-pythons test-python-tsan test-lua test-lua53 test-lua-asan test-luajit \
+	    test-python test-pythons test-python-tsan test-lua test-lua53 test-lua55 test-lua-asan test-luajit \
 	    test-exports
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 	@echo "make test: all suites passed"
@@ -227,6 +227,13 @@ test-luajit: $(BUILD)/libmonostamp.so lua
 # Lua 5.3: the same module built against 5.3 and a smoke test (no busted there).
 test-lua53:
 	@tools/test-lua53.sh $(BUILD)
+
+# Lua 5.5: Debian 12 has none; tools/test-lua55.sh builds it from the Lua
+# tree in lupa's sdist (fetched with pip, kept in BUILD/lua55), builds the
+# module against it with -Werror and runs every tests/lua spec under it.
+.PHONY: test-lua55
+test-lua55:
+	@CC=$(CC) PYTHON=$(PYTHON) tools/test-lua55.sh $(BUILD)
 
 # Sanitizers on the bindings: the Python extensions built with TSan and run
 # by the normal interpreter with libtsan preloaded (the threaded tests, and
