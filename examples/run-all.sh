@@ -8,7 +8,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 prefix="$top/$build/prefix"
 
-echo "== C (examples/c, linked with pkg-config)"
+echo "== C (examples/c, linked with pkg-config; make install into $prefix, inside the build folder)"
 make --no-print-directory -s install BUILD="$build" PREFIX="$prefix" >/dev/null
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 for src in examples/c/*.c; do
@@ -41,6 +41,7 @@ fi
 
 if [ -f setup.py ] && ls examples/python/*.py >/dev/null 2>&1; then
     echo "== Python (examples/python)"
+    echo "   installing this checkout for python3 (pip install .) into $(python3 -c 'import sys; print(sys.prefix)')"
     python3 -m pip install --quiet --no-build-isolation . >/dev/null
     for ex in examples/python/*.py; do
         echo "-- $ex"
