@@ -7,6 +7,10 @@
  * A failed CHECK reports file, line, both expressions and both values,
  * marks the current test failed and returns from it.  check_summary()
  * prints "N passed, N failed" and returns the exit status.
+ *
+ * A test that cannot run on this platform says so with SKIP("why"): the
+ * reason is printed and the test is counted apart, as skipped (the
+ * summary then adds ", N skipped"), never as passed.
  */
 #ifndef MONOSTAMP_CHECK_H
 #define MONOSTAMP_CHECK_H
@@ -16,8 +20,31 @@
 #include <string.h>
 
 static int check_failed_now;
+static int check_skipped_now;
 static int check_passed_count;
 static int check_failed_count;
+static int check_skipped_count;
+
+#if defined(_WIN32)
+#define CHECK_PLATFORM_ "Windows"
+#else
+#define CHECK_PLATFORM_ "this platform"
+#endif
+
+/* Ends the current test as skipped, printing why.  SKIP_PART says the
+ * same of one part of a test that goes on; both count as skipped. */
+#define SKIP(reason)                                                          \
+    do {                                                                      \
+        printf("  skipped on " CHECK_PLATFORM_ ": %s\n", reason);            \
+        check_skipped_now = 1;                                                \
+        return;                                                               \
+    } while (0)
+
+#define SKIP_PART(reason)                                                     \
+    do {                                                                      \
+        printf("  skipped on " CHECK_PLATFORM_ ": %s\n", reason);            \
+        check_skipped_count++;                                                \
+    } while (0)
 
 #define CHECK_FAIL_(fmt, ...)                                                 \
     do {                                                                      \
@@ -70,18 +97,139 @@ static int check_failed_count;
 #define RUN(fn)                                                               \
     do {                                                                      \
         check_failed_now = 0;                                                 \
+        check_skipped_now = 0;                                                \
         fn();                                                                 \
         if (check_failed_now) {                                               \
             check_failed_count++;                                             \
             fprintf(stderr, "FAIL %s\n", #fn);                                \
+        } else if (check_skipped_now) {                                       \
+            check_skipped_count++;                                            \
+            printf("SKIP %s\n", #fn);                                         \
         } else {                                                              \
             check_passed_count++;                                             \
         }                                                                     \
     } while (0)
 
+/*
+ * Portability for the tests themselves (the library has its own OS layer):
+ * a private temporary directory, and setenv/unsetenv where the C library
+ * lacks them.  On Windows the directory goes under GetTempPath and the
+ * environment is changed with _putenv_s, which the library's getenv sees
+ * (one C runtime).  _putenv_s cannot hold an empty value: it removes the
+ * variable, so tests that need TZ="" skip that part there.
+ */
+#if defined(_WIN32)
+#include <direct.h>
+#include <stdlib.h>
+#include <windows.h>
+#include <aclapi.h>
+
+static inline int setenv(const char *name, const char *value, int overwrite)
+{
+    if (!overwrite && getenv(name) != NULL)
+        return 0;
+    return _putenv_s(name, value) == 0 ? 0 : -1;
+}
+
+static inline int unsetenv(const char *name)
+{
+    return _putenv_s(name, "") == 0 ? 0 : -1;
+}
+
+/* Makes <temp>\<prefix>-<pid>-<n> into buf; 0 or -1. */
+static inline int check_make_temp_dir(char *buf, size_t size, const char *prefix)
+{
+    char base[MAX_PATH + 1];
+    DWORD n = GetTempPathA(sizeof base, base);
+    if (n == 0 || n > MAX_PATH)
+        return -1;
+    for (unsigned i = 0; i < 100; i++) {
+        int len = snprintf(buf, size, "%s%s-%lu-%u", base, prefix,
+                           (unsigned long)GetCurrentProcessId(), i);
+        if (len < 0 || (size_t)len >= size)
+            return -1;
+        if (_mkdir(buf) == 0)
+            return 0;
+    }
+    return -1;
+}
+
+/* 1 if the file's DACL grants rights to the process's user and LocalSystem
+ * alone: Windows' 0600.  (The library writes the user's ACE alone, in a
+ * protected DACL; Wine derives DACLs from Unix modes and shows SYSTEM too,
+ * and no protected flag, so neither is asserted.)  A file made by fopen
+ * fails this: Everyone may read it. */
+static inline int check_file_is_private(const char *path)
+{
+    PSECURITY_DESCRIPTOR sd = NULL;
+    PACL dacl = NULL;
+    DWORD len = 0;
+    HANDLE token;
+    if (GetNamedSecurityInfoA(path, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL, NULL,
+                              &dacl, NULL, &sd) != ERROR_SUCCESS)
+        return 0;
+    if (!OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &token)) {
+        LocalFree(sd);
+        return 0;
+    }
+    (void)GetTokenInformation(token, TokenUser, NULL, 0, &len);
+    TOKEN_USER *user = malloc(len);
+    int ok = user != NULL && GetTokenInformation(token, TokenUser, user, len, &len) &&
+             dacl != NULL && dacl->AceCount > 0;
+    int users = 0;
+    for (DWORD i = 0; ok && i < dacl->AceCount; i++) {
+        ACCESS_ALLOWED_ACE *ace;
+        if (!GetAce(dacl, i, (void **)&ace) || ace->Header.AceType != ACCESS_ALLOWED_ACE_TYPE) {
+            ok = 0;
+            break;
+        }
+        PSID sid = (PSID)&ace->SidStart;
+        users += EqualSid(sid, user->User.Sid);
+        ok = EqualSid(sid, user->User.Sid) || IsWellKnownSid(sid, WinLocalSystemSid);
+    }
+    free(user);
+    CloseHandle(token);
+    LocalFree(sd);
+    return ok && users == 1;
+}
+
+/* Removes the directory `dir` and all it holds (cmd's rmdir); 0 or not. */
+static inline int check_remove_tree(const char *dir)
+{
+    char cmd[600];
+    if (snprintf(cmd, sizeof cmd, "rmdir /s /q \"%s\" >NUL 2>&1", dir) >= (int)sizeof cmd)
+        return -1;
+    return system(cmd);
+}
+#else
+#include <stdlib.h>
+
+/* Makes /tmp/<prefix>-XXXXXX (mode 0700) into buf; 0 or -1. */
+static inline int check_make_temp_dir(char *buf, size_t size, const char *prefix)
+{
+    int len = snprintf(buf, size, "/tmp/%s-XXXXXX", prefix);
+    if (len < 0 || (size_t)len >= size)
+        return -1;
+    return mkdtemp(buf) != NULL ? 0 : -1;
+}
+
+/* Removes the directory `dir` and all it holds (rm -rf); 0 or not. */
+static inline int check_remove_tree(const char *dir)
+{
+    char cmd[600];
+    if (snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir) >= (int)sizeof cmd)
+        return -1;
+    return system(cmd);
+}
+#endif
+
 static inline int check_summary(void)
 {
-    printf("%d passed, %d failed\n", check_passed_count, check_failed_count);
+    if (check_skipped_count > 0)
+        printf("%d passed, %d failed, %d skipped\n", check_passed_count, check_failed_count,
+               check_skipped_count);
+    else
+        printf("%d passed, %d failed\n", check_passed_count, check_failed_count);
     return check_failed_count == 0 ? 0 : 1;
 }
 

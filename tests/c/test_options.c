@@ -148,8 +148,24 @@ static void test_os_codes_carry_errno(void)
     CHECK_EQ(monostamp_os_errno(0), 0);
     CHECK_EQ(monostamp_os_errno(-999), 0);
     CHECK_EQ(monostamp_os_errno(INT_MIN), INT_MAX - MONOSTAMP_EOS_BASE + 1);
+#if defined(_WIN32)
+    /* There an EOS code carries a Windows error (GetLastError), so its
+     * message is the system's, as FormatMessage gives it (without the
+     * trailing ".\r\n"), not the C library's strerror. */
+    static const DWORD errors[] = {ERROR_FILE_NOT_FOUND, ERROR_ACCESS_DENIED};
+    for (size_t i = 0; i < sizeof errors / sizeof errors[0]; i++) {
+        char want[256];
+        DWORD n = FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS,
+                                 NULL, errors[i], 0, want, sizeof want, NULL);
+        CHECK_GT(n, 0);
+        while (n > 0 && (want[n - 1] == '.' || want[n - 1] == '\r' || want[n - 1] == '\n'))
+            want[--n] = '\0';
+        CHECK_STR_EQ(monostamp_strerror(MONOSTAMP_EOS((int)errors[i])), want);
+    }
+#else
     CHECK_STR_EQ(monostamp_strerror(MONOSTAMP_EOS(ENOENT)), strerror(ENOENT));
     CHECK_STR_EQ(monostamp_strerror(MONOSTAMP_EOS(EACCES)), strerror(EACCES));
+#endif
     /* The named codes keep their static sentences; -5 is retired. */
     CHECK_STR_EQ(monostamp_strerror(MONOSTAMP_EFOREIGN), "not a monostamp state file, or truncated");
     CHECK_STR_EQ(monostamp_strerror(-5), "unknown error");

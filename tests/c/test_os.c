@@ -10,7 +10,17 @@
 #include "check.h"
 #include "os.h"
 
-static char dir[] = "/tmp/monostamp-os-XXXXXX";
+#if defined(_WIN32)
+/* EOS codes carry Windows errors there: a missing file, a missing
+ * directory on the way to one. */
+#define NOT_FOUND ERROR_FILE_NOT_FOUND
+#define NO_DIRECTORY ERROR_PATH_NOT_FOUND
+#else
+#define NOT_FOUND ENOENT
+#define NO_DIRECTORY ENOENT
+#endif
+
+static char dir[200];
 
 static const char *path_in_dir(const char *name)
 {
@@ -62,8 +72,8 @@ static void test_read_file_and_its_id(void)
     CHECK_RC(monostamp__os_read_file(path, 4, &buf, &len, NULL), MONOSTAMP_EFOREIGN);
     CHECK_RC(monostamp__os_read_file(dir, 1024, &buf, &len, NULL), MONOSTAMP_EFOREIGN);
     int rc = monostamp__os_read_file(path_in_dir("absent"), 1024, &buf, &len, NULL);
-    CHECK_RC(rc, MONOSTAMP_EOS(ENOENT));
-    CHECK_RC(monostamp__os_file_id_get(path_in_dir("absent"), &id), MONOSTAMP_EOS(ENOENT));
+    CHECK_RC(rc, MONOSTAMP_EOS(NOT_FOUND));
+    CHECK_RC(monostamp__os_file_id_get(path_in_dir("absent"), &id), MONOSTAMP_EOS(NOT_FOUND));
 }
 
 static void test_map_file_creates_complete(void)
@@ -78,7 +88,17 @@ static void test_map_file_creates_complete(void)
     CHECK(memcmp(map, initial, sizeof initial) == 0);
     CHECK_EQ(stat(path, &st), 0);
     CHECK_EQ(st.st_size, 16);
+#if defined(_WIN32)
+    CHECK(check_file_is_private(path));
+    {
+        char other[300]; /* path_in_dir's buffer holds `path` */
+        snprintf(other, sizeof other, "%s/by-fopen", dir);
+        write_file(other, "x");
+        CHECK(!check_file_is_private(other)); /* the check can fail */
+    }
+#else
     CHECK_EQ(st.st_mode & 0777, 0600);
+#endif
     /* A second mapping sees the first one's writes: it is the file. */
     void *again = NULL;
     CHECK_OK(monostamp__os_map_file(path, "ignored: exists", sizeof initial, 0, &again, &id_again));
@@ -97,7 +117,7 @@ static void test_map_file_creates_complete(void)
     int rc = monostamp__os_map_file(dir, initial, sizeof initial, 0, &map, &id);
     CHECK(rc == MONOSTAMP_EOS(EISDIR) || rc == MONOSTAMP_EFOREIGN);
     CHECK_RC(monostamp__os_map_file(path_in_dir("no/dir/x"), initial, sizeof initial, 0, &map, &id),
-             MONOSTAMP_EOS(ENOENT));
+             MONOSTAMP_EOS(NO_DIRECTORY));
 }
 
 static void test_memory_and_locks(void)
@@ -140,14 +160,14 @@ static void test_clocks_and_zone(void)
 
 int main(void)
 {
-    if (mkdtemp(dir) == NULL)
+    if (check_make_temp_dir(dir, sizeof dir, "monostamp-os") != 0)
         return 1;
     RUN(test_random_bytes_differ);
     RUN(test_read_file_and_its_id);
     RUN(test_map_file_creates_complete);
     RUN(test_memory_and_locks);
     RUN(test_clocks_and_zone);
-    const char *names[] = {"data", "mapped", "short"};
+    const char *names[] = {"data", "mapped", "short", "by-fopen"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         unlink(path_in_dir(names[i]));
     rmdir(dir);

@@ -7,14 +7,16 @@
  * noisy: a tight timing assertion here would test the neighbours.
  */
 #include <errno.h>
-#include <pthread.h>
+#include <pthread.h> /* winpthreads under mingw-w64 */
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 #include <time.h>
+#if !defined(_WIN32)
+#include <sys/time.h>
+#endif
 
 #if defined(__linux__)
 #include <sys/prctl.h>
@@ -42,12 +44,24 @@ static int reps(int plain)
 
 /* The clock the contract is stated in, read without going through the
  * library, so a bug in monostamp_monotonic_ns cannot hide one in sleep. */
+#if defined(_WIN32)
+/* Windows' monotonic clock is QueryPerformanceCounter, floored to ns. */
+static int64_t mono_now(void)
+{
+    LARGE_INTEGER count, freq;
+    QueryPerformanceFrequency(&freq);
+    QueryPerformanceCounter(&count);
+    return count.QuadPart / freq.QuadPart * 1000000000 +
+           count.QuadPart % freq.QuadPart * 1000000000 / freq.QuadPart;
+}
+#else
 static int64_t mono_now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+#endif
 
 static void test_errors(void)
 {
@@ -242,7 +256,9 @@ static void test_within_generous_tolerance(void)
  * is there after every kind of sleep. */
 static void test_timer_slack_restored(void)
 {
-#if defined(__linux__) && defined(PR_GET_TIMERSLACK)
+#if defined(_WIN32)
+    SKIP("no per-thread timer slack to borrow");
+#elif defined(__linux__) && defined(PR_GET_TIMERSLACK)
     int original = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
     CHECK_GT(original, 0);
     const int custom[] = { original, 1, 123457, 5000000 };
@@ -257,6 +273,12 @@ static void test_timer_slack_restored(void)
 #endif
 }
 
+#if defined(_WIN32)
+static void test_signals_resume(void)
+{
+    SKIP("no SIGALRM nor setitimer: a Windows thread is not interrupted by signals");
+}
+#else
 static volatile sig_atomic_t alarms;
 
 static void on_alarm(int sig)
@@ -300,6 +322,7 @@ static void test_signals_resume(void)
     /* Under TSan a signal may be delivered late, but it is delivered. */
     CHECK_GT(alarms, 0);
 }
+#endif
 
 /* Threads share the calibrated margin; TSan checks that it is race-free
  * and every thread checks it is never early. */

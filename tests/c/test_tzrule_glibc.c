@@ -49,6 +49,9 @@
 #define YEARS 5 /* consecutive UTC years checked per rule */
 #define RANDOM_PER_YEAR 24
 
+/* glibc is the oracle of what follows, up to test_named_rules: none on
+ * Windows (see test_random_rules). */
+#if !defined(_WIN32)
 /* ------------------------------------------------------------ generator */
 
 static uint64_t rng_state = UINT64_C(0x6d6f6e6f7374616d); /* "monostam" */
@@ -445,6 +448,8 @@ static void check_rule(const gen_rule *r, int64_t first_year, int via_zone)
     if (!ok) rules_wrong++;
 }
 
+#endif /* !_WIN32 */
+
 /* The rule from issue 12, item 7, and the trap 4 rule, by name. */
 static void test_named_rules(void)
 {
@@ -466,6 +471,10 @@ static void test_named_rules(void)
 
 static void test_random_rules(void)
 {
+#if defined(_WIN32)
+    SKIP("glibc is this test's oracle; Windows' C runtime reads TZ in its own, "
+         "narrower syntax (no change dates), so there is nothing to compare with");
+#else
     int count = getenv("MONOSTAMP_TEST_TSAN") ? 250 : 2000;
     char *old_tz = getenv("TZ") ? strdup(getenv("TZ")) : NULL;
     for (int i = 0; i < count; i++) {
@@ -486,6 +495,7 @@ static void test_random_rules(void)
     CHECK_EQ(wrong, 0);
     /* The skipped instants stay a small share: the comparison is real. */
     CHECK_LT(skipped * 10, checks);
+#endif
 }
 
 int main(void)

@@ -23,6 +23,8 @@
 #include "monostamp.h"
 #include "zone.h"
 
+/* glibc is the oracle of everything below: none on Windows. */
+#if !defined(_WIN32)
 #define T_1970 INT64_C(0)
 #define T_2038 INT64_C(2145916800) /* 2038-01-01T00:00:00Z */
 #define T_2100 INT64_C(4102444800) /* 2100-01-01T00:00:00Z */
@@ -217,6 +219,14 @@ static void test_all_zones(void)
     CHECK(checks_early > 0);
     CHECK_EQ(wrong, 0);
 }
+
+#else
+static void test_all_zones(void)
+{
+    SKIP("glibc's localtime_r is this test's oracle; Windows' C runtime reads "
+         "no zoneinfo files (every zone is still parsed by test_zone)");
+}
+#endif
 
 int main(void)
 {
