@@ -7,9 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#if defined(_WIN32)
-#include <io.h> /* _setmode */
-#else
+#if !defined(_WIN32)
 #include <sys/mman.h>
 #include <sys/wait.h>
 #endif
@@ -126,88 +124,22 @@ static size_t sorted_duplicates(int64_t *all, size_t n)
     return duplicates;
 }
 
+static int open_trusting_group(monostamp_clock *clock, const char *path)
+{
+    monostamp_options o;
+    monostamp_options_init(&o);
+    o.zone = "UTC";
+    o.shared_path = path;
+    o.trust_group = 1;
+    return monostamp_clock_init(clock, &o);
+}
+
 #if defined(_WIN32)
-static char self_path[MAX_PATH + 1];
+/* The Windows versions of the tests below that fork, chmod or truncate. */
+#include "shared_windows.h"
+#endif
 
-/* Starts this program again with `args` (and MONOSTAMP_SHARED=`shared` if
- * not NULL), its stdout into the file `out`.  The process, or NULL. */
-static HANDLE spawn_self(const char *args, const char *shared, const char *out)
-{
-    SECURITY_ATTRIBUTES sa = {sizeof sa, NULL, TRUE};
-    STARTUPINFOA si;
-    PROCESS_INFORMATION pi;
-    char cmd[1200];
-    HANDLE file = CreateFileA(out, GENERIC_WRITE, FILE_SHARE_READ, &sa, CREATE_ALWAYS,
-                              FILE_ATTRIBUTE_NORMAL, NULL);
-    if (file == INVALID_HANDLE_VALUE)
-        return NULL;
-    snprintf(cmd, sizeof cmd, "\"%s\" %s", self_path, args);
-    memset(&si, 0, sizeof si);
-    si.cb = sizeof si;
-    si.dwFlags = STARTF_USESTDHANDLES;
-    si.hStdInput = GetStdHandle(STD_INPUT_HANDLE);
-    si.hStdOutput = file;
-    si.hStdError = GetStdHandle(STD_ERROR_HANDLE);
-    /* The child inherits the environment as it is at CreateProcess. */
-    if (shared != NULL)
-        _putenv_s("MONOSTAMP_SHARED", shared);
-    BOOL ok = CreateProcessA(self_path, cmd, NULL, NULL, TRUE, 0, NULL, NULL, &si, &pi);
-    if (shared != NULL)
-        _putenv_s("MONOSTAMP_SHARED", "");
-    CloseHandle(file);
-    if (!ok)
-        return NULL;
-    CloseHandle(pi.hThread);
-    return pi.hProcess;
-}
-
-/* Waits for `process`: its exit code, or -1. */
-static int wait_exit(HANDLE process)
-{
-    DWORD code = 0;
-    if (WaitForSingleObject(process, INFINITE) != WAIT_OBJECT_0 ||
-        !GetExitCodeProcess(process, &code))
-        code = (DWORD)-1;
-    CloseHandle(process);
-    return (int)code;
-}
-
-/* The child of test_two_processes_on_one_file: its stamps, raw, on
- * stdout (a file); exit status 0 if they were all good. */
-static int procs_child(const char *path)
-{
-    int64_t *mine = malloc(EACH * sizeof *mine);
-    if (mine == NULL || stamp_each(path, mine) != 0)
-        return 1;
-    _setmode(_fileno(stdout), _O_BINARY);
-    return fwrite(mine, sizeof *mine, EACH, stdout) == EACH && fflush(stdout) == 0 ? 0 : 2;
-}
-
-/* A second process started with CreateProcess (no fork here) stamps on
- * the file while this one does. */
-static void test_two_processes_on_one_file(void)
-{
-    char path[300], out[300], args[600]; /* not path_in_dir's one buffer */
-    int64_t *all = malloc(2 * EACH * sizeof *all);
-    CHECK(all != NULL);
-    snprintf(path, sizeof path, "%s/procs.state", dir);
-    snprintf(out, sizeof out, "%s/procs.out", dir);
-    snprintf(args, sizeof args, "procs \"%s\"", path);
-    HANDLE child = spawn_self(args, NULL, out);
-    CHECK(child != NULL);
-    int bad = stamp_each(path, all);
-    CHECK_EQ(wait_exit(child), 0);
-    CHECK_EQ(bad, 0);
-    FILE *f = fopen(out, "rb");
-    CHECK(f != NULL);
-    size_t got = fread(all + EACH, sizeof *all, EACH, f);
-    fclose(f);
-    CHECK_EQ(got, EACH);
-    size_t duplicates = sorted_duplicates(all, 2 * EACH);
-    free(all);
-    CHECK_EQ(duplicates, 0);
-}
-#else
+#if !defined(_WIN32)
 static void test_two_processes_on_one_file(void)
 {
     const char *path = path_in_dir("procs.state");
@@ -308,99 +240,6 @@ static void plant(const char *name, mode_t mode, int uid)
         abort();
 }
 
-#endif
-
-static int open_trusting_group(monostamp_clock *clock, const char *path)
-{
-    monostamp_options o;
-    monostamp_options_init(&o);
-    o.zone = "UTC";
-    o.shared_path = path;
-    o.trust_group = 1;
-    return monostamp_clock_init(clock, &o);
-}
-
-#if defined(_WIN32)
-#include <sddl.h>
-
-/* Builds a good state file with the library, then gives it the DACL
- * `sddl` (SDDL text; "%s" stands for this user's SID).  0 or -1. */
-static int plant_with_dacl(const char *name, const char *sddl)
-{
-    monostamp_clock c;
-    const char *path = path_in_dir(name);
-    char text[512], *me = NULL;
-    DWORD len = 0;
-    HANDLE token;
-    TOKEN_USER *user;
-    PSECURITY_DESCRIPTOR sd = NULL;
-    PACL dacl = NULL;
-    BOOL present = FALSE, defaulted = FALSE;
-    int rc = -1;
-    unlink(path);
-    if (open_shared(&c, path) != MONOSTAMP_OK)
-        return -1;
-    monostamp_clock_destroy(&c);
-    if (!OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &token))
-        return -1;
-    (void)GetTokenInformation(token, TokenUser, NULL, 0, &len);
-    if ((user = malloc(len)) != NULL && GetTokenInformation(token, TokenUser, user, len, &len) &&
-        ConvertSidToStringSidA(user->User.Sid, &me)) {
-        snprintf(text, sizeof text, sddl, me);
-        if (ConvertStringSecurityDescriptorToSecurityDescriptorA(text, SDDL_REVISION_1, &sd,
-                                                                 NULL) &&
-            GetSecurityDescriptorDacl(sd, &present, &dacl, &defaulted) &&
-            SetNamedSecurityInfoA((char *)path, SE_FILE_OBJECT, DACL_SECURITY_INFORMATION, NULL,
-                                  NULL, dacl, NULL) == ERROR_SUCCESS)
-            rc = 0;
-    }
-    LocalFree(sd);
-    LocalFree(me);
-    free(user);
-    CloseHandle(token);
-    return rc;
-}
-
-/* What "another user could write it" means on Windows (docs/windows.md):
- * an ACE granting a write right to a SID not trusted. */
-static void test_files_other_users_could_write_are_refused(void)
-{
-    monostamp_clock c;
-    /* Everyone may write: refused, whatever the caller trusts. */
-    CHECK_EQ(plant_with_dacl("world.state", "D:(A;;FA;;;%s)(A;;FRFW;;;WD)"), 0);
-    CHECK(!check_file_is_private(path_in_dir("world.state"))); /* the DACL took */
-    CHECK_RC(open_shared(&c, path_in_dir("world.state")), MONOSTAMP_EUNSAFE);
-    CHECK_RC(open_trusting_group(&c, path_in_dir("world.state")), MONOSTAMP_EUNSAFE);
-    CHECK_RC(monostamp_default_share(path_in_dir("world.state")), MONOSTAMP_EUNSAFE);
-    /* Everyone may read only: fine, as a 0644 file is on POSIX. */
-    CHECK_EQ(plant_with_dacl("readable.state", "D:(A;;FA;;;%s)(A;;FR;;;WD)"), 0);
-    CHECK_OK(open_shared(&c, path_in_dir("readable.state")));
-    monostamp_clock_destroy(&c);
-    SKIP_PART("a group-writable file: Wine keeps a group's ACE as Unix group mode bits "
-              "and never shows it back in the DACL, so none can be made here");
-    /* A symbolic link is never followed, even to a good file of ours. */
-    char target[256];
-    snprintf(target, sizeof target, "%s", path_in_dir("target.state"));
-    CHECK_OK(open_shared(&c, target));
-    monostamp_clock_destroy(&c);
-    /* Wine's CreateSymbolicLink reports success and makes nothing, and it
-     * follows Unix links without showing a reparse point: the link is
-     * tested only where one is really there. */
-    if (CreateSymbolicLinkA(path_in_dir("link.state"), target, 0) &&
-        (GetFileAttributesA(path_in_dir("link.state")) & FILE_ATTRIBUTE_REPARSE_POINT) &&
-        GetFileAttributesA(path_in_dir("link.state")) != INVALID_FILE_ATTRIBUTES) {
-        CHECK_RC(open_shared(&c, path_in_dir("link.state")), MONOSTAMP_EUNSAFE);
-        CHECK_RC(open_trusting_group(&c, path_in_dir("link.state")), MONOSTAMP_EUNSAFE);
-    } else {
-        SKIP_PART("no symbolic link could be made (Wine makes none; Windows wants "
-                  "SeCreateSymbolicLinkPrivilege or developer mode)");
-    }
-    SKIP_PART("a file another user owns: the test has no second account");
-    CHECK_STR_EQ(monostamp_strerror(MONOSTAMP_EUNSAFE),
-                 "state file another user could write (a symbolic link, not owned by you, "
-                 "or writable by group or others)");
-}
-#else
 static void test_files_other_users_could_write_are_refused(void)
 {
     monostamp_clock c;
@@ -569,32 +408,7 @@ static void test_a_wait_check_can_end_the_wait(void)
 /* The documented limit (docs/clock-core.md): a state file its owner
  * truncates while a process has it mapped kills that process's next
  * stamp with SIGBUS.  Tested as documented, in a child. */
-#if defined(_WIN32)
-/* Windows refuses to cut a file short while a view of it is mapped
- * (ERROR_USER_MAPPED_FILE): the POSIX SIGBUS cannot happen, and the clock
- * goes on (docs/windows.md). */
-static void test_a_file_truncated_under_a_clock_is_fatal_as_documented(void)
-{
-    char path[256];
-    monostamp_clock c;
-    int64_t a, b;
-    snprintf(path, sizeof path, "%s", path_in_dir("truncated.state"));
-    CHECK_OK(open_shared(&c, path));
-    CHECK_OK(monostamp_time_ns(&c, &a));
-    HANDLE h = CreateFileA(path, GENERIC_READ | GENERIC_WRITE,
-                           FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
-                           OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
-    CHECK(h != INVALID_HANDLE_VALUE);
-    BOOL cut = SetEndOfFile(h); /* at offset 0: to nothing */
-    DWORD err = GetLastError();
-    CloseHandle(h);
-    CHECK(!cut);
-    CHECK_EQ(err, ERROR_USER_MAPPED_FILE);
-    CHECK_OK(monostamp_time_ns(&c, &b));
-    CHECK_GT(b, a);
-    monostamp_clock_destroy(&c);
-}
-#else
+#if !defined(_WIN32)
 static void test_a_file_truncated_under_a_clock_is_fatal_as_documented(void)
 {
     char path[256];
@@ -730,27 +544,7 @@ static void test_a_deleted_file_does_not_split_the_sequence(void)
 
 /* Runs this binary again as `child` with MONOSTAMP_SHARED=path; the child
  * prints its default clock's stamp (or error code) on stdout. */
-#if defined(_WIN32)
-static int run_child(const char *self, const char *path, int64_t *out)
-{
-    char out_path[300], buf[64] = {0};
-    (void)self;
-    /* Not path_in_dir, whose one buffer may hold `path`. */
-    snprintf(out_path, sizeof out_path, "%s/child.out", dir);
-    HANDLE child = spawn_self("child", path, out_path);
-    if (child == NULL || wait_exit(child) != 0)
-        return -1;
-    FILE *f = fopen(out_path, "r");
-    if (f == NULL)
-        return -1;
-    size_t got = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    if (got == 0)
-        return -1;
-    *out = strtoll(buf, NULL, 10);
-    return 0;
-}
-#else
+#if !defined(_WIN32)
 static int run_child(const char *self, const char *path, int64_t *out)
 {
     int fds[2];
