@@ -7,11 +7,12 @@ helper.root = here .. "/../.."
 
 -- The Lua interpreter for child processes: this one, as the Makefile named it.
 helper.lua = os.getenv("MONOSTAMP_LUA") or "lua5.4"
--- PYTHONSAFEPATH (3.11+; older ones ignore it) keeps the working directory
--- off sys.path: a checkout where `luarocks make` left the Lua module's
--- monostamp.so in the root must not hand Python that file for `import
--- monostamp`.
-helper.python = "PYTHONSAFEPATH=1 " .. (os.getenv("PYTHON") or "python3")
+-- The Python child runs from / whatever the spec's directory is: with
+-- `python -c`, the working directory comes first on sys.path, and a
+-- checkout's root (a build output, a monostamp/ folder) must not decide
+-- what `import monostamp` finds.  PYTHONSAFEPATH (3.11+) keeps it off
+-- sys.path too.  Every path handed to the child is absolute.
+helper.python = "cd / && PYTHONSAFEPATH=1 " .. (os.getenv("PYTHON") or "python3")
 
 -- Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
 -- days_from_civil), so the specs need no libc time functions.

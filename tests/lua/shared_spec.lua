@@ -135,4 +135,16 @@ describe("a shared state file", function()
                .. " -c 'import monostamp'` failed (install it with `pip install .`):\n" .. out)
     run_together{ lua_child, python_child }
   end)
+
+  it("starts its Python child the same from any directory", function()
+    -- A directory whose monostamp.py would be imported if the child's
+    -- sys.path held the working directory: the child must not see it.
+    local dir = helper.tmpdir()
+    local f = assert(io.open(dir .. "/monostamp.py", "w"))
+    f:write("raise SystemExit('the monostamp.py of the working directory was imported')\n")
+    f:close()
+    local out, ok = helper.sh("cd " .. helper.q(dir) .. " && ( " .. helper.python
+                              .. " -c 'import monostamp; monostamp.Clock' ) 2>&1")
+    assert(ok, out)
+  end)
 end)
