@@ -430,16 +430,23 @@ function M.uuid7()
   return ffi.string(uuid_text, 36)
 end
 
--- uuid7_ns(text): the stamp a monostamp UUIDv7 was made from.
+-- uuid7_ns(text): the stamp a monostamp UUIDv7 was made from.  Text that
+-- is no id of ours is a bad argument, as in the C module.
 function M.uuid7_ns(text)
-  text = checkname(text, 1, "uuid7_ns")
+  if type(text) == "number" then text = tostring(text) end
+  if type(text) ~= "string" then
+    argerror(1, "uuid7_ns", "string expected, got " .. type(text))
+  end
   if C.monostamp_uuid_parse(text, #text, uuid_bytes) ~= 0 then
-    argerror(1, "uuid7_ns", "not a UUID: " .. shown(text))
+    argerror(1, "uuid7_ns", "'" .. text .. "' is not a UUID in canonical 8-4-4-4-12 form")
   end
   local rc = C.monostamp_uuid7_ns(uuid_bytes, ns_out)
-  if rc ~= 0 then return failure(rc, "uuid7_ns") end
+  if rc ~= 0 then
+    argerror(1, "uuid7_ns", "'" .. text .. "': " .. ffi.string(C.monostamp_strerror(rc)))
+  end
   return ns_out[0]
 end
+
 
 -- }===================================================
 
@@ -537,12 +544,20 @@ end
 
 -- }===================================================
 
-M.Clock = require("monostamp.ffi_clock")(M, {
+local internals = {
   C = C, argerror = argerror, selferror = selferror, failure = failure, tons = tons,
   checkname = checkname, checkpolicy = checkpolicy, shown = shown, nstr = nstr,
   stamp = stamp, ns_out = ns_out, ns_out2 = ns_out2, uuid_bytes = uuid_bytes,
   uuid_text = uuid_text, source_out = source_out, policy_out = policy_out,
   on_lead_out = on_lead_out,
-})
+}
+M.Clock = require("monostamp.ffi_clock")(M, internals)
+local take = internals.take
+function M.take(n)  -- on the default clock; see Clock:take in ffi_clock.lua
+  local rc = default_rc()
+  if rc ~= 0 then return failure(rc, default_context(rc, "take")) end
+  local first, count, step = take(dclock, n, 1, "take")
+  return first, count, step
+end
 
 return M

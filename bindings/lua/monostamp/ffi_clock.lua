@@ -141,19 +141,28 @@ return function(M, I)
   end
 
   -- take(n): n consecutive stamps reserved at once; returns the first
-  -- (int64_t cdata) and n, the stamps being first, first + step, ...
-  -- (step 1 ns, or 1000 under the µs policy: the third result).
-  function Clock:take(n)
-    local p = toclock(self, "take")
-    n = tons(n, 2, "take")
-    if n < 1 then argerror(2, "take", "n must be >= 1, not " .. nstr(n)) end
+  -- (int64_t cdata), n and the step (1, or 1000 under the µs policy), as
+  -- the C module's lids.c does.  Shared with monostamp.take (arg 1).
+  function I.take(p, n, arg, context)
+    n = tons(n, arg, "take", nil, 2)
+    if n < 1 then argerror(arg, "take", "n=" .. nstr(n) .. " must be >= 1", 1) end
     local rc = C.monostamp_clock_take(p, n, ns_out, ns_out2)
     if rc == M.ERANGE then
-      argerror(2, "take", "a block of " .. nstr(n) .. " stamps would pass the end of int64"
-               .. " or exceed max_lead_ns")
+      argerror(arg, "take", "n=" .. nstr(n) .. " stamps would pass the int64 range or the clock's"
+               .. " max_lead_ns=" .. nstr(C.monostamp_clock_max_lead_ns(p)), 1)
+    elseif rc == M.EPOLICY then
+      return failure(rc, context, "the clock's policy "
+                     .. ffi.string(C.monostamp_policy_name(C.monostamp_clock_policy(p)))
+                     .. " allows equal stamps, so it has no blocks")
+    elseif rc ~= 0 then
+      return failure(rc, context)
     end
-    if rc ~= 0 then return failure(rc, "take") end
-    return ns_out[0], n, tonumber(ns_out2[0])
+    return ns_out[0], tonumber(n), tonumber(ns_out2[0])
+  end
+
+  function Clock:take(n)
+    local first, count, step = I.take(toclock(self, "take"), n, 2, "take")
+    return first, count, step
   end
 
   function Clock:uuid7()
