@@ -18,6 +18,9 @@ need_deb() { # package probe
 need_deb gcc gcc
 need_deb g++ g++
 need_deb gcc-mingw-w64-x86-64-posix x86_64-w64-mingw32-gcc
+# Wine runs the mingw-built C tests (make test-windows); ~20 s to install.
+need_deb wine wine
+need_deb wine64 /usr/lib/wine/wine64
 need_deb make make
 need_deb pkg-config pkg-config
 need_deb lua5.4 lua5.4
