@@ -140,8 +140,8 @@ struct monostamp__os_file_id;
  * file and two creators cannot both win.  A file another user could write
  * is never used (see monostamp_options.trust_group).  0 and *out_addr;
  * MONOSTAMP_EUNSAFE for such a file; MONOSTAMP_EFOREIGN if the path is not
- * a regular file of at least `size` bytes; MONOSTAMP_ENOTSUP where state
- * files are not supported yet (Windows); else an EOS code. */
+ * a regular file of at least `size` bytes; else an EOS code.  (Windows:
+ * the mode and owner checks read the file's DACL; see docs/windows.md.) */
 int monostamp__os_map_file(const char *path, const void *initial, size_t size,
                            int trust_group, void **out_addr, struct monostamp__os_file_id *out_id);
 
