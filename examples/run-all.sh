@@ -6,7 +6,9 @@ set -eu
 build=${1:-build}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-prefix="$top/$build/prefix"
+# BUILD may be relative to the checkout (the default) or absolute.
+case "$build" in /*) ;; *) build="$top/$build" ;; esac
+prefix="$build/prefix"
 
 echo "== C (examples/c, linked with pkg-config; make install into $prefix, inside the build folder)"
 make --no-print-directory -s install BUILD="$build" PREFIX="$prefix" >/dev/null
@@ -54,7 +56,7 @@ if ls bindings/lua/*.c >/dev/null 2>&1 && ls examples/lua/*.lua >/dev/null 2>&1;
     make --no-print-directory -s lua BUILD="$build" >/dev/null
     for ex in examples/lua/*.lua; do
         echo "-- $ex"
-        LUA_CPATH="$top/$build/lua/?.so;;" LUA_PATH="$top/bindings/lua/?.lua;;" lua5.4 "$ex"
+        LUA_CPATH="$build/lua/?.so;;" LUA_PATH="$top/bindings/lua/?.lua;;" lua5.4 "$ex"
     done
 fi
 
