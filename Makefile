@@ -116,7 +116,7 @@ test-tsan: $(addprefix $(BUILD)/tsan/tests/,$(TESTS))
 # The public header as its users compile it: C99 and C11 with -pedantic,
 # C++11 and C++17; each program makes clocks both ways and runs.
 HEADER_STDS := c99 c11 c++11 c++17
-test-header: $(BUILD)/libmonostamp.a
+test-header: $(BUILD)/libmonostamp.a $(BUILD)/libmonostamp.so
 	@mkdir -p $(BUILD)/header
 	@set -e; for std in $(HEADER_STDS); do \
 	    case $$std in c++*) cc="$(CXX) -x c++"; link="-x none";; *) cc="$(CC)"; link="";; esac; \
