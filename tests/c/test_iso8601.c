@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "vectors.h"
 #include "monostamp.h"
 
 #define NS INT64_C(1000000000)
@@ -189,29 +190,6 @@ static void test_mangled(void)
 }
 
 /* ------------------------------------------------------------- vectors */
-
-static FILE *open_vectors(const char *name)
-{
-    char path[4200];
-    const char *dir = getenv("MONOSTAMP_VECTORS");
-    snprintf(path, sizeof path, "%s/%s", dir ? dir : "tests/vectors", name);
-    return fopen(path, "r");
-}
-
-/* Splits a line at TABs in place; returns the number of fields. */
-static int split(char *line, char **fields, int max)
-{
-    int n = 0;
-    line[strcspn(line, "\r\n")] = '\0';
-    fields[n++] = line;
-    for (char *p = line; *p != '\0' && n < max; p++) {
-        if (*p == '\t') {
-            *p = '\0';
-            fields[n++] = p + 1;
-        }
-    }
-    return n;
-}
 
 static void test_vectors_format(void)
 {

@@ -15,6 +15,7 @@
 #endif
 
 #include "check.h"
+#include "vectors.h"
 #include "monostamp.h"
 
 static int tsan(void)
@@ -99,28 +100,6 @@ static void test_out_of_range_and_bad_arguments(void)
 }
 
 /* ------------------------------------------------------------- vectors */
-
-static FILE *open_vectors(const char *name)
-{
-    char path[4200];
-    const char *dir = getenv("MONOSTAMP_VECTORS");
-    snprintf(path, sizeof path, "%s/%s", dir ? dir : "tests/vectors", name);
-    return fopen(path, "r");
-}
-
-static int split(char *line, char **fields, int max)
-{
-    int n = 0;
-    line[strcspn(line, "\r\n")] = '\0';
-    fields[n++] = line;
-    for (char *p = line; *p != '\0' && n < max; p++) {
-        if (*p == '\t') {
-            *p = '\0';
-            fields[n++] = p + 1;
-        }
-    }
-    return n;
-}
 
 static void test_vectors(void)
 {
