@@ -189,17 +189,12 @@ static PyObject *clock_uuid7(ms_state *st, monostamp_clock *clock, int may_wait,
     return uuid_object(st, id);
 }
 
-/* The default clock, or NULL with its error raised through module.c's
- * now() (which names MONOSTAMP_SHARED): the same message either way. */
-static monostamp_clock *default_clock(PyObject *module, ms_state *st)
+/* The default clock, or NULL with the error that makes it unusable. */
+static monostamp_clock *default_clock(ms_state *st)
 {
-    if (st->default_clock != NULL)
-        return st->default_clock;
-    PyObject *r = PyObject_CallMethod(module, "now", NULL);
-    Py_XDECREF(r);
-    if (r != NULL)
-        PyErr_SetString(PyExc_SystemError, "monostamp: the default clock became usable");
-    return NULL;
+    if (st->default_clock == NULL)
+        ms_default_clock_error(st);
+    return st->default_clock;
 }
 
 const char ms_uuid7_doc[] =
@@ -214,7 +209,7 @@ PyObject *ms_uuid7(PyObject *module, PyObject *unused)
 {
     ms_state *st = PyModule_GetState(module);
     (void)unused;
-    monostamp_clock *clock = default_clock(module, st);
+    monostamp_clock *clock = default_clock(st);
     return clock == NULL ? NULL : clock_uuid7(st, clock, 0, "uuid7()");
 }
 
@@ -377,7 +372,7 @@ const char ms_take_doc[] =
 PyObject *ms_take(PyObject *module, PyObject *arg)
 {
     ms_state *st = PyModule_GetState(module);
-    monostamp_clock *clock = default_clock(module, st);
+    monostamp_clock *clock = default_clock(st);
     return clock == NULL ? NULL : clock_take(st, clock, 0, arg, "take()");
 }
 

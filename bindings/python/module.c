@@ -22,7 +22,7 @@
 
 /* Raises the error that makes the default clock unusable (a bad
  * MONOSTAMP_SHARED file, named from the environment) and returns NULL. */
-static PyObject *default_clock_error(ms_state *st)
+PyObject *ms_default_clock_error(ms_state *st)
 {
     monostamp_clock *clock;
     int rc = monostamp_default_clock(&clock);
@@ -53,7 +53,7 @@ static PyObject *ms_now(PyObject *module, PyObject *unused)
     monostamp_stamp stamp;
     (void)unused;
     if (st->default_clock == NULL)
-        return default_clock_error(st);
+        return ms_default_clock_error(st);
     int rc = monostamp_now(st->default_clock, &stamp);
     if (rc != MONOSTAMP_OK)
         return raise_core(st, rc, NULL, "now()");
@@ -71,7 +71,7 @@ static PyObject *ms_time_ns(PyObject *module, PyObject *unused)
     int64_t ns;
     (void)unused;
     if (st->default_clock == NULL)
-        return default_clock_error(st);
+        return ms_default_clock_error(st);
     int rc = monostamp_time_ns(st->default_clock, &ns);
     if (rc != MONOSTAMP_OK)
         return raise_core(st, rc, NULL, "time_ns()");
@@ -89,7 +89,7 @@ static PyObject *ms_time(PyObject *module, PyObject *unused)
     ms_state *st = STATE(module);
     (void)unused;
     if (st->default_clock == NULL)
-        return default_clock_error(st);
+        return ms_default_clock_error(st);
     return ms_draw_time(st, st->default_clock, 0, "time()");
 }
 
@@ -107,7 +107,7 @@ static PyObject *ms_now_datetime(PyObject *module, PyObject *const *args, Py_ssi
     if (ms_parse_args("now_datetime", args, nargs, kwnames, names, 1, 0, &tz) < 0)
         return NULL;
     if (st->default_clock == NULL)
-        return default_clock_error(st);
+        return ms_default_clock_error(st);
     return ms_draw_datetime(st, st->default_clock, 0, tz, "now_datetime()");
 }
 
@@ -120,7 +120,7 @@ static PyObject *ms_get_policy(PyObject *module, PyObject *unused)
     ms_state *st = STATE(module);
     (void)unused;
     if (st->default_clock == NULL)
-        return default_clock_error(st);
+        return ms_default_clock_error(st);
     return ms_policy_object(st, monostamp_get_policy());
 }
 
@@ -138,7 +138,7 @@ static PyObject *ms_set_policy(PyObject *module, PyObject *arg)
     if (ms_policy_arg(st, arg, &policy) < 0)
         return NULL;
     if (st->default_clock == NULL)
-        return default_clock_error(st);
+        return ms_default_clock_error(st);
     int rc = monostamp_set_policy(policy);
     if (rc != MONOSTAMP_OK)
         return raise_core(st, rc, NULL, "set_policy(%R)", arg);
@@ -196,7 +196,7 @@ static PyObject *ms_share_default(PyObject *module, PyObject *arg)
     ms_state *st = STATE(module);
     PyObject *bytes;
     if (st->default_clock == NULL)
-        return default_clock_error(st);
+        return ms_default_clock_error(st);
     if (ms_path_arg(arg, &bytes) < 0)
         return NULL;
     int rc = monostamp_default_share(PyBytes_AsString(bytes));
@@ -250,7 +250,7 @@ static int capi_clock_of(PyObject *obj, monostamp_clock **out, int *may_wait)
         if (rc == MONOSTAMP_OK)
             return 0;
         /* Its error is never ELEAD, so no module state is needed. */
-        default_clock_error(NULL);
+        ms_default_clock_error(NULL);
         return -1;
     }
     if (ms_clock_core(obj, out, may_wait))

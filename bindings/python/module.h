@@ -130,6 +130,11 @@ static inline PyObject *ms_stamp_new(PyTypeObject *type, int64_t utc_ns, int32_t
  */
 PyObject *raise_core(ms_state *st, int code, PyObject *filename, const char *fmt, ...);
 
+/* Raises the error that makes the default clock unusable (naming
+ * MONOSTAMP_SHARED when its file is to blame) and returns NULL.  `st` may
+ * be NULL: that error is never ELEAD.  module.c. */
+PyObject *ms_default_clock_error(ms_state *st);
+
 /* TypeError "`what` must be `expected`, not <type name>"; returns -1. */
 int ms_type_error(const char *what, const char *expected, PyObject *obj);
 
