@@ -260,22 +260,30 @@ static MONOSTAMP__ALWAYS_INLINE int next_once(monostamp__clock *clock, enum grai
     return rc;
 }
 
+/* After a try the lead bound made wait (it napped): AGAIN to try again,
+ * or the error that ends the call.  However the lead moves while we wait,
+ * one call waits no longer than its limit in all (from `start_ns`, taken
+ * after its first nap), then gives up with the state as it was. */
+static int after_lead_wait(monostamp__clock *clock, int64_t start_ns)
+{
+    if (monostamp__os_monotonic_ns() - start_ns > wait_limit_ns(clock))
+        return lead_error(clock);
+    /* The host's turn: Python runs its signal handlers here. */
+    if (clock->wait_check != NULL && clock->wait_check(clock->wait_context) != 0)
+        return MONOSTAMP_EINTR;
+    return AGAIN;
+}
+
 /* Kept out of line so that the common call needs no loop and few saved
  * registers. */
 static MONOSTAMP__NOINLINE int next_after_wait(monostamp__clock *clock, enum grain grain,
                                                int64_t *out_ns)
 {
-    /* However the lead moves while we wait, one call waits no longer than
-     * its limit in all, then gives up with the state as it was. */
-    int64_t start = monostamp__os_monotonic_ns(), limit = wait_limit_ns(clock);
+    int64_t start = monostamp__os_monotonic_ns();
     int rc;
-    while ((rc = next_once(clock, grain, out_ns)) == AGAIN) {
-        if (monostamp__os_monotonic_ns() - start > limit)
-            return lead_error(clock);
-        /* The host's turn: Python runs its signal handlers here. */
-        if (clock->wait_check != NULL && clock->wait_check(clock->wait_context) != 0)
-            return MONOSTAMP_EINTR;
-    }
+    while ((rc = next_once(clock, grain, out_ns)) == AGAIN)
+        if ((rc = after_lead_wait(clock, start)) != AGAIN)
+            return rc;
     return rc;
 }
 
@@ -401,16 +409,13 @@ int monostamp_clock_take(monostamp_clock *storage, int64_t n, int64_t *first_ns,
     if (storage == NULL || first_ns == NULL || n < 1)
         return MONOSTAMP_EINVAL;
     monostamp__clock *clock = clock_of(storage);
-    int64_t step = 0, start = 0;
-    int rc;
-    while ((rc = take_once(clock, n, first_ns, &step)) == AGAIN) {
-        /* As next_after_wait: one call waits no longer than its limit. */
-        if (start == 0)
-            start = monostamp__os_monotonic_ns();
-        else if (monostamp__os_monotonic_ns() - start > wait_limit_ns(clock))
-            return lead_error(clock);
-        if (clock->wait_check != NULL && clock->wait_check(clock->wait_context) != 0)
-            return MONOSTAMP_EINTR;
+    int64_t step = 0;
+    int rc = take_once(clock, n, first_ns, &step);
+    if (rc == AGAIN) {
+        int64_t start = monostamp__os_monotonic_ns();
+        while ((rc = take_once(clock, n, first_ns, &step)) == AGAIN)
+            if ((rc = after_lead_wait(clock, start)) != AGAIN)
+                return rc;
     }
     if (rc == MONOSTAMP_OK && step_ns != NULL)
         *step_ns = step;
