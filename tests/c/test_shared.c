@@ -380,12 +380,15 @@ static void test_a_wait_check_can_end_the_wait(void)
     o.shared_path = path;
     o.has_start_ns = 1;
     CHECK_OK(monostamp_source_read(MONOSTAMP_SOURCE_REALTIME, &now));
-    o.start_ns = now + 80000000; /* 80 ms ahead: a 10 ms bound waits ~70 ms */
+    /* 450 ms ahead with a 200 ms bound: a wait of ~250 ms (within the
+     * bound + 100 ms that one stamp may wait), room for three checks even
+     * where a 10 ms nap takes several times that (Wine, a loaded machine). */
+    o.start_ns = now + 450000000;
     CHECK_OK(monostamp_clock_init(&pusher, &o));
     CHECK_OK(monostamp_time_ns(&pusher, &pushed));
     monostamp_options_init(&o);
     o.shared_path = path;
-    o.max_lead_ns = 10000000;
+    o.max_lead_ns = 200000000;
     CHECK_OK(monostamp_clock_init(&waiter, &o));
     checks_seen = 0;
     monostamp_clock_set_wait_check(&waiter, stop_at_the_third_check, &checks_seen);
