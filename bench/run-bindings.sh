@@ -8,16 +8,22 @@ status=0
 
 # ---------------------------------------------------------------- Python
 # Installs the binding for $PYTHON (default python3) and runs
-# bench/python/bench.py (not part of the wheel): ns per call and the target
-# ratios, each against a baseline timed in the same run.  It runs from
-# $BUILD so that the installed package is the one imported.
+# bench/python/bench.py, bench_stamp.py (Stamp against datetime) and
+# bench_ids.py (uuid7 and take against their peers), none part of the
+# wheel: ns per call and the target ratios, each against a baseline timed
+# in the same run.  They run from $BUILD so that the installed package is
+# the one imported.
 PYTHON=${PYTHON:-python3}
 if [ -f setup.py ] && command -v "$PYTHON" >/dev/null 2>&1; then
     echo "== Python binding ($PYTHON)"
-    bench_py="$(pwd)/bench/python/bench.py"
+    benches="$(pwd)/bench/python"
     if "$PYTHON" -m pip install --quiet --disable-pip-version-check --no-build-isolation \
             --force-reinstall --no-deps . &&
-       (cd "$BUILD" 2>/dev/null || cd /tmp; "$PYTHON" "$bench_py"); then
+       (cd "$BUILD" 2>/dev/null || cd /tmp; "$PYTHON" "$benches/bench.py" &&
+        echo "== Python: Stamp against datetime (bench_stamp.py)" &&
+        "$PYTHON" "$benches/bench_stamp.py" &&
+        echo "== Python: ids and blocks against their peers (bench_ids.py)" &&
+        "$PYTHON" "$benches/bench_ids.py"); then
         :
     else
         echo "python bench: failed"; status=1
