@@ -5,6 +5,7 @@ MONOSTAMP_TEST_SCALE (default 1) scales the loops of the tests marked
 interpreter at a tenth of the work.
 """
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -23,7 +24,8 @@ try:  # no example database, and hypothesis' caches outside the checkout
 except ImportError:
     pass
 
-VECTORS = Path(__file__).resolve().parent.parent / "vectors"
+REPO = Path(__file__).resolve().parent.parent.parent
+VECTORS = REPO / "tests" / "vectors"
 SCALE = float(os.environ.get("MONOSTAMP_TEST_SCALE", "1"))
 
 
@@ -45,6 +47,27 @@ def read_vectors(name):
         if line and not line.startswith("#"):
             rows.append(line.split("\t"))
     return rows
+
+
+def lua_env():
+    """(lua5.4's path, an environment) in which a Lua child's
+    `require "monostamp"` loads the module make built: the C part from
+    MONOSTAMP_LUA_CPATH (else build/lua), the Lua part from bindings/lua.
+
+    Skips when either is missing; fails instead under MONOSTAMP_REQUIRE_LUA
+    (make test sets it, so a missing module is never a silent skip there).
+    """
+    lua = shutil.which("lua5.4")
+    cpath = os.environ.get("MONOSTAMP_LUA_CPATH")
+    if not cpath and (REPO / "build" / "lua" / "monostamp" / "core.so").exists():
+        cpath = str(REPO / "build" / "lua" / "?.so")
+    if lua is None or not cpath:
+        why = "lua5.4 or the built Lua module is missing (run `make lua`)"
+        if os.environ.get("MONOSTAMP_REQUIRE_LUA"):
+            pytest.fail(why)
+        pytest.skip(why)
+    return lua, dict(os.environ, LUA_CPATH=cpath + ";;",
+                     LUA_PATH=str(REPO / "bindings" / "lua" / "?.lua") + ";;")
 
 
 def pytest_configure(config):

@@ -4,7 +4,6 @@ and uniqueness across threads, fork() children and processes of both
 languages on one state file, and refusal of bad input."""
 import os
 import pickle
-import shutil
 import subprocess
 import sys
 import threading
@@ -15,9 +14,8 @@ import pytest
 import monostamp
 from monostamp import Clock, Policy
 
-from conftest import read_vectors, scaled
+from conftest import lua_env, read_vectors, scaled
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TAIL = (1 << 54) - 1
 
 
@@ -161,14 +159,6 @@ def test_fork_children_repeat_no_id_and_no_random_tail(tmp_path):
     assert len({x & TAIL for x in everything}) == 4 * n
 
 
-def _lua_cpath():
-    cpath = os.environ.get("MONOSTAMP_LUA_CPATH")
-    if cpath:
-        return cpath
-    built = os.path.join(REPO, "build", "lua", "monostamp", "core.so")
-    return os.path.join(REPO, "build", "lua", "?.so") if os.path.exists(built) else None
-
-
 PY_CHILD = """
 import sys, monostamp
 c = monostamp.Clock(shared=sys.argv[1])
@@ -186,15 +176,9 @@ io.stdout:write(table.concat(out, "\\n"))
 
 
 def test_two_python_and_two_lua_processes_on_one_state_file(tmp_path):
-    lua, cpath = shutil.which("lua5.4"), _lua_cpath()
-    if lua is None or cpath is None:
-        if os.environ.get("MONOSTAMP_REQUIRE_LUA"):
-            pytest.fail("lua5.4 or the built Lua module is missing (run `make lua`)")
-        pytest.skip("lua5.4 or the built Lua module is missing (run `make lua`)")
+    lua, env = lua_env()
     state = str(tmp_path / "state")
     n = scaled(100_000, 5_000)
-    env = dict(os.environ, LUA_CPATH=cpath + ";;",
-               LUA_PATH=os.path.join(REPO, "bindings", "lua", "?.lua") + ";;")
     Clock(shared=state)  # the file exists before the four race to open it
     children = [subprocess.Popen([sys.executable, "-c", PY_CHILD, state, str(n)],
                                  stdout=subprocess.PIPE, env=env) for _ in range(2)]

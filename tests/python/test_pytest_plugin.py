@@ -3,7 +3,6 @@ and a Lua subprocess drawing from the same sequence as the test."""
 import datetime
 import os
 import re
-import shutil
 import subprocess
 import sys
 
@@ -11,8 +10,9 @@ import pytest
 
 import monostamp
 
+from conftest import lua_env
+
 ENV = "MONOSTAMP_SHARED"
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
 def test_fixtures_and_marker_in_a_subprocess_run(pytester, monkeypatch):
@@ -200,28 +200,11 @@ def test_xdist_workers_draw_from_one_sequence(pytester, monkeypatch, tmp_path):
     assert len(set(stamps)) == len(stamps), "duplicate stamps across xdist workers"
 
 
-def _lua_cpath():
-    """Where make built the Lua module: MONOSTAMP_LUA_CPATH, else build/lua."""
-    cpath = os.environ.get("MONOSTAMP_LUA_CPATH")
-    if cpath:
-        return cpath
-    built = os.path.join(REPO, "build", "lua", "monostamp", "core.so")
-    return os.path.join(REPO, "build", "lua", "?.so") if os.path.exists(built) else None
-
-
 def test_a_lua_subprocess_interleaves_uniquely(monostamp_clock):
     """The test's own stamps and a Lua child's alternate strictly."""
-    lua = shutil.which("lua5.4")
-    cpath = _lua_cpath()
-    if lua is None or cpath is None:
-        if os.environ.get("MONOSTAMP_REQUIRE_LUA"):
-            pytest.fail("lua5.4 or the built Lua module is missing (run `make lua`)")
-        pytest.skip("lua5.4 or the built Lua module is missing (run `make lua`)")
+    lua, env = lua_env()
     if monostamp_clock.shared is None:
         pytest.skip("session sharing is off (--monostamp-no-share)")
-    env = dict(os.environ,
-               LUA_CPATH=cpath + ";;",
-               LUA_PATH=os.path.join(REPO, "bindings", "lua", "?.lua") + ";;")
     assert env[ENV] == str(monostamp_clock.shared)
     child = subprocess.Popen(
         [lua, "-e", """

@@ -1,0 +1,165 @@
+"""Every ```python block of README.md and docs/*.md runs as written, and the
+whole set passes mypy --strict against the installed stub.
+
+A block stands alone, as a reader copies it: its own imports, no names from
+the blocks before it. Its text says how it runs:
+- an interactive session (its lines start with `>>> `) runs under doctest. It
+  shows values of now(), which differ on every run, so a digit of the shown
+  output stands for any digit; every other character must match;
+- a test module (it defines `test_*` functions) runs under pytest in a child
+  process, with the installed monostamp plugin: every test must pass, with no
+  warning;
+- anything else is a script run by a fresh interpreter, which must exit 0.
+Children run with TZ=Europe/Berlin (the zone the docs' examples show) and
+TMPDIR in the test's own directory, from a directory without the checkout.
+"""
+import doctest
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, lua_env
+
+FENCE = re.compile(r"^( *)```(\w*)[ \t]*$")
+PYTHON_FENCES = {"python", "py", "pycon"}
+
+
+class Snippet:
+    def __init__(self, path, line, text):
+        self.path, self.line, self.text = path, line, text
+        self.id = "%s:%d" % (path.relative_to(REPO), line)
+
+    @property
+    def is_session(self):
+        return self.text.lstrip().startswith(">>>")
+
+    @property
+    def test_count(self):
+        return len(re.findall(r"^(?:async )?def test_\w*\(", self.text, re.M))
+
+    def source(self):
+        """The block as a module: a session's statements without prompts."""
+        if not self.is_session:
+            return self.text
+        examples = doctest.DocTestParser().get_examples(self.text)
+        return "".join(example.source for example in examples)
+
+
+def read_snippets(path):
+    """The Python blocks of one Markdown file; a fence left open is an error,
+    so a block can never be skipped by a broken file."""
+    snippets, lines = [], path.read_text(encoding="utf-8").splitlines()
+    i = 0
+    while i < len(lines):
+        opening = FENCE.match(lines[i])
+        if not opening:
+            i += 1
+            continue
+        indent, language = opening.groups()
+        end = i + 1
+        while end < len(lines) and lines[end].strip() != "```":
+            end += 1
+        if end == len(lines):
+            raise AssertionError("%s:%d: a ``` fence is never closed" % (path, i + 1))
+        if language in PYTHON_FENCES:
+            body = "\n".join(line[len(indent):] for line in lines[i + 1:end]) + "\n"
+            snippets.append(Snippet(path, i + 1, textwrap.dedent(body)))
+        i = end + 1
+    return snippets
+
+
+DOCUMENTS = [REPO / "README.md"] + sorted((REPO / "docs").glob("*.md"))
+SNIPPETS = [s for path in DOCUMENTS for s in read_snippets(path)]
+
+
+def test_every_python_fence_was_read():
+    opened = sum(len(re.findall(r"^ *```(?:%s)[ \t]*$" % "|".join(PYTHON_FENCES),
+                                path.read_text(encoding="utf-8"), re.M))
+                 for path in DOCUMENTS)
+    assert opened == len(SNIPPETS) > 0
+
+
+class AnyDigits(doctest.OutputChecker):
+    """Shown output matches when it matches exactly, or when each digit shown
+    stands for one digit produced ('2026-12-02T15:11:20.123456789+01:00' is
+    an example of now()'s text, not its value)."""
+
+    def check_output(self, want, got, optionflags):
+        if super().check_output(want, got, optionflags):
+            return True
+        shape = "".join(r"\d" if c.isdigit() else re.escape(c) for c in want)
+        return re.fullmatch(shape, got) is not None
+
+
+def child_env(tmp_path):
+    env = dict(os.environ, TZ="Europe/Berlin", TMPDIR=str(tmp_path), PYTHONSAFEPATH="1")
+    env.pop("MONOSTAMP_SHARED", None)
+    return env
+
+
+def run_session(snippet, tmp_path):
+    # In a child, like the others, so the session's TZ and any policy it sets
+    # stay out of this process.
+    runner = textwrap.dedent("""
+        import doctest, sys
+        sys.path.insert(0, sys.argv[1])
+        from test_doc_snippets import AnyDigits
+        text = open(sys.argv[2], encoding="utf-8").read()
+        test = doctest.DocTestParser().get_doctest(text, {}, sys.argv[3], sys.argv[3], 0)
+        runner = doctest.DocTestRunner(checker=AnyDigits(), optionflags=doctest.ELLIPSIS)
+        runner.run(test)
+        sys.exit(1 if runner.failures else 0)
+    """)
+    session = tmp_path / "session.txt"
+    session.write_text(snippet.text, encoding="utf-8")
+    return subprocess.run(
+        [sys.executable, "-c", runner, str(Path(__file__).parent), str(session), snippet.id],
+        cwd=tmp_path, env=child_env(tmp_path), capture_output=True, text=True, timeout=300)
+
+
+def run_script(snippet, tmp_path):
+    script = tmp_path / "snippet.py"
+    script.write_text(snippet.text, encoding="utf-8")
+    return subprocess.run([sys.executable, str(script)], cwd=tmp_path,
+                          env=child_env(tmp_path), capture_output=True, text=True,
+                          timeout=300)
+
+
+@pytest.mark.parametrize("snippet", SNIPPETS, ids=[s.id for s in SNIPPETS])
+def test_snippet_runs(snippet, tmp_path, pytester, monkeypatch):
+    if snippet.test_count:
+        if "lua5.4" in snippet.text:
+            # As a reader whose rock is installed: lua5.4 finds monostamp.
+            _, env = lua_env()
+            monkeypatch.setenv("LUA_PATH", env["LUA_PATH"])
+            monkeypatch.setenv("LUA_CPATH", env["LUA_CPATH"])
+        for name, value in child_env(tmp_path).items():
+            monkeypatch.setenv(name, value)
+        monkeypatch.delenv("MONOSTAMP_SHARED", raising=False)
+        pytester.makepyfile(test_snippet=snippet.text)
+        result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+        result.assert_outcomes(passed=snippet.test_count, warnings=0)
+        return
+    done = (run_session if snippet.is_session else run_script)(snippet, tmp_path)
+    assert done.returncode == 0, "%s failed:\n%s%s" % (snippet.id, done.stdout, done.stderr)
+
+
+def test_snippets_pass_mypy_strict(tmp_path):
+    pytest.importorskip("mypy")
+    names = []
+    for snippet in SNIPPETS:
+        # One module per block (blocks stand alone), named after where it is.
+        name = re.sub(r"\W", "_", snippet.id) + ".py"
+        (tmp_path / name).write_text(snippet.source(), encoding="utf-8")
+        names.append(name)
+    cache = Path(tempfile.gettempdir(), "monostamp-mypy-cache")  # shared with test_typing
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(cache), *names],
+        cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
