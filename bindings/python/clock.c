@@ -32,7 +32,7 @@ typedef struct {
 /* The constructor's arguments: as given (borrowed, NULL where not given)
  * and as the core's options. */
 typedef struct {
-    PyObject *policy, *source, *zone, *max_lead_ns, *on_lead, *shared, *start_ns;
+    PyObject *policy, *source, *zone, *max_lead_ns, *on_lead, *shared, *start_ns, *trust_group;
     PyObject *shared_bytes; /* owned: keeps options.shared_path alive */
     monostamp_options options;
 } clock_args;
@@ -48,9 +48,9 @@ static int clock_args_parse(ms_state *st, PyObject *args, PyObject *kwds, clock_
 
     memset(ca, 0, sizeof *ca);
     monostamp_options_init(o);
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O$OOOOOOp:Clock", keywords, &ca->policy,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O$OOOOOOO:Clock", keywords, &ca->policy,
                                      &ca->source, &ca->zone, &ca->max_lead_ns, &ca->on_lead,
-                                     &ca->shared, &ca->start_ns, &o->trust_group))
+                                     &ca->shared, &ca->start_ns, &ca->trust_group))
         return -1;
     /* None is "not given" for the three that default to nothing. */
     if (ca->zone == Py_None)
@@ -60,17 +60,21 @@ static int clock_args_parse(ms_state *st, PyObject *args, PyObject *kwds, clock_
     if (ca->start_ns == Py_None)
         ca->start_ns = NULL;
 
-    if ((ca->policy != NULL && ms_policy_arg(st, ca->policy, &o->policy) < 0) ||
-        (ca->source != NULL && ms_source_arg(ca->source, &o->source) < 0) ||
-        (ca->zone != NULL && (o->zone = ms_utf8_arg(ca->zone, "zone", 1, &len)) == NULL) ||
+    if ((ca->policy != NULL && ms_policy_arg(st, ca->policy, "Clock(): policy", &o->policy) < 0) ||
+        (ca->source != NULL && ms_source_arg(ca->source, "Clock(): source", &o->source) < 0) ||
+        (ca->zone != NULL &&
+         (o->zone = ms_utf8_arg(ca->zone, "Clock(): zone", 1, &len)) == NULL) ||
         (ca->max_lead_ns != NULL &&
-         ms_int64_arg(ca->max_lead_ns, "max_lead_ns", &o->max_lead_ns) < 0) ||
-        (ca->on_lead != NULL && ms_on_lead_arg(ca->on_lead, &o->on_lead) < 0) ||
-        (ca->start_ns != NULL && ms_int64_arg(ca->start_ns, "start_ns", &o->start_ns) < 0))
+         ms_int64_arg(ca->max_lead_ns, "Clock(): max_lead_ns", &o->max_lead_ns) < 0) ||
+        (ca->on_lead != NULL && ms_on_lead_arg(ca->on_lead, "Clock(): on_lead", &o->on_lead) < 0) ||
+        (ca->start_ns != NULL &&
+         ms_int64_arg(ca->start_ns, "Clock(): start_ns", &o->start_ns) < 0) ||
+        (ca->trust_group != NULL &&
+         ms_bool_arg(ca->trust_group, "Clock(): trust_group", &o->trust_group) < 0))
         return -1;
     o->has_start_ns = ca->start_ns != NULL;
     if (ca->shared != NULL) {
-        if (ms_path_arg(ca->shared, &ca->shared_bytes) < 0)
+        if (ms_path_arg(ca->shared, "Clock(): shared", &ca->shared_bytes) < 0)
             return -1;
         if ((o->shared_path = PyBytes_AsString(ca->shared_bytes)) == NULL)
             return -1;
@@ -495,7 +499,7 @@ static int clock_set_policy(PyObject *op, PyObject *value, void *closure)
         PyErr_SetString(PyExc_AttributeError, "cannot delete a clock's policy");
         return -1;
     }
-    if (ms_policy_arg(st, value, &policy) < 0)
+    if (ms_policy_arg(st, value, "Clock.policy", &policy) < 0)
         return -1;
     int rc = monostamp_clock_set_policy(&CLOCK(op)->clock, policy);
     if (rc != MONOSTAMP_OK) {

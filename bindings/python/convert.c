@@ -2,13 +2,16 @@
  * convert.c: Python values to the core's, and back.
  *
  * The converters check types (TypeError) and the ranges Python knows
- * about (ValueError naming the argument and its value); whether a value
- * suits the core (a policy name, a source name) the core decides, through
- * its name lookups, so that no table of names is kept here.
+ * about (ValueError naming the argument and its value).  `what` is the
+ * argument as the caller shows it, context included ("Clock(): policy").
+ * Whether a value suits the core (a policy name, a source name) the core
+ * decides, through its name lookups, and the names a message lists are
+ * the core's: no table of names is kept here.
  */
 #include "module.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 const char *ms_utf8_arg(PyObject *obj, const char *what, int no_nul, Py_ssize_t *len)
@@ -22,7 +25,7 @@ const char *ms_utf8_arg(PyObject *obj, const char *what, int no_nul, Py_ssize_t 
     if (text == NULL)
         return NULL;
     if (no_nul && strlen(text) != (size_t)*len) {
-        PyErr_Format(PyExc_ValueError, "%s %R contains a NUL character", what, obj);
+        PyErr_Format(PyExc_ValueError, "%s=%R contains a NUL character", what, obj);
         return NULL;
     }
     return text;
@@ -70,18 +73,39 @@ int ms_seconds_arg(PyObject *obj, const char *what, int64_t *out)
     return 0;
 }
 
-/* The UTF-8 of a name argument, or NULL.  A name with a NUL in it cannot
- * match any of the core's names; *known says whether the core may be
- * asked at all. */
-static const char *name_arg(PyObject *obj, const char *what, int *known)
+/* The UTF-8 of a name argument, or NULL with TypeError.  A name with a NUL
+ * in it cannot match any of the core's names; *known says whether the core
+ * may be asked at all. */
+static const char *name_arg(PyObject *obj, const char *what, const char *expected, int *known)
 {
     Py_ssize_t len;
+    if (!PyUnicode_Check(obj)) {
+        ms_type_error(what, expected, obj);
+        return NULL;
+    }
     const char *name = ms_utf8_arg(obj, what, 0, &len);
     *known = name != NULL && strlen(name) == (size_t)len;
     return name;
 }
 
-int ms_policy_arg(ms_state *st, PyObject *obj, int *out)
+/* Raises ValueError "<what>=<obj> must be one of 'a', 'b', ...", listing
+ * the core's own names: name_of(0), name_of(1), ... up to its NULL. */
+static int unknown_name(const char *what, PyObject *obj, const char *(*name_of)(int))
+{
+    char names[256] = "";
+    size_t used = 0;
+    for (int i = 0; name_of(i) != NULL; i++) {
+        int n = snprintf(names + used, sizeof names - used, "%s'%s'", i > 0 ? ", " : "",
+                         name_of(i));
+        if (n < 0 || (size_t)n >= sizeof names - used)
+            break; /* cannot happen with the core's short names; keep what fits */
+        used += (size_t)n;
+    }
+    PyErr_Format(PyExc_ValueError, "%s=%R must be one of %s", what, obj, names);
+    return -1;
+}
+
+int ms_policy_arg(ms_state *st, PyObject *obj, const char *what, int *out)
 {
     /* A member is its own answer: no text to compare. */
     for (int p = 0; p < MS_POLICY_COUNT; p++) {
@@ -92,57 +116,64 @@ int ms_policy_arg(ms_state *st, PyObject *obj, int *out)
     }
     int known;
     monostamp_policy policy;
-    const char *name = name_arg(obj, "policy", &known);
+    const char *name = name_arg(obj, what, "a Policy or str", &known);
     if (name == NULL)
         return -1;
-    int rc = known ? monostamp_policy_from_name(name, &policy) : MONOSTAMP_EINVAL;
-    if (rc != MONOSTAMP_OK) {
-        raise_core(st, rc, NULL, "unknown policy %R (expected one of 'acceptPlatformTime', "
-                   "'monotonicAllowDuplicates', 'monotonicForceMicrosecondIncrement', "
-                   "'monotonicForceNanosecondIncrement')", obj);
-        return -1;
-    }
+    if (!known || monostamp_policy_from_name(name, &policy) != MONOSTAMP_OK)
+        return unknown_name(what, obj, monostamp_policy_name);
     *out = (int)policy;
     return 0;
 }
 
-int ms_source_arg(PyObject *obj, int *out)
+int ms_source_arg(PyObject *obj, const char *what, int *out)
 {
     int known;
     monostamp_source source;
-    const char *name = name_arg(obj, "source", &known);
+    const char *name = name_arg(obj, what, "str", &known);
     if (name == NULL)
         return -1;
-    int rc = known ? monostamp_source_from_name(name, &source) : MONOSTAMP_EINVAL;
-    if (rc != MONOSTAMP_OK) {
-        raise_core(NULL, rc, NULL,
-                   "unknown source %R (expected 'realtime', 'realtime_coarse' or 'manual')", obj);
-        return -1;
-    }
+    if (!known || monostamp_source_from_name(name, &source) != MONOSTAMP_OK)
+        return unknown_name(what, obj, monostamp_source_name);
     *out = (int)source;
     return 0;
 }
 
-int ms_on_lead_arg(PyObject *obj, int *out)
+int ms_on_lead_arg(PyObject *obj, const char *what, int *out)
 {
     int known;
     monostamp_on_lead on_lead;
-    const char *name = name_arg(obj, "on_lead", &known);
+    const char *name = name_arg(obj, what, "str", &known);
     if (name == NULL)
         return -1;
-    int rc = known ? monostamp_on_lead_from_name(name, &on_lead) : MONOSTAMP_EINVAL;
-    if (rc != MONOSTAMP_OK) {
-        raise_core(NULL, rc, NULL, "unknown on_lead %R (expected 'wait' or 'error')", obj);
-        return -1;
-    }
+    if (!known || monostamp_on_lead_from_name(name, &on_lead) != MONOSTAMP_OK)
+        return unknown_name(what, obj, monostamp_on_lead_name);
     *out = (int)on_lead;
     return 0;
 }
 
-int ms_path_arg(PyObject *obj, PyObject **out_bytes)
+int ms_bool_arg(PyObject *obj, const char *what, int *out)
 {
-    /* Refuses embedded NULs itself ("embedded null byte"). */
-    return PyUnicode_FSConverter(obj, out_bytes) ? 0 : -1;
+    /* Not truthiness: trust_group="no" would mean yes. */
+    if (!PyBool_Check(obj))
+        return ms_type_error(what, "bool", obj);
+    *out = obj == Py_True;
+    return 0;
+}
+
+int ms_path_arg(PyObject *obj, const char *what, PyObject **out_bytes)
+{
+    if (!PyUnicode_Check(obj) && !PyBytes_Check(obj) &&
+        !PyObject_HasAttrString((PyObject *)Py_TYPE(obj), "__fspath__"))
+        return ms_type_error(what, "str, bytes or os.PathLike", obj);
+    if (PyUnicode_FSConverter(obj, out_bytes))
+        return 0;
+    /* Its ValueError for a NUL says neither which argument nor which path;
+     * an encoding error (a UnicodeError, also a ValueError) is kept. */
+    if (PyErr_ExceptionMatches(PyExc_ValueError) && !PyErr_ExceptionMatches(PyExc_UnicodeError)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_ValueError, "%s=%R contains a NUL character", what, obj);
+    }
+    return -1;
 }
 
 PyObject *ms_policy_object(ms_state *st, int policy)

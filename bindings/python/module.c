@@ -135,7 +135,7 @@ static PyObject *ms_set_policy(PyObject *module, PyObject *arg)
 {
     ms_state *st = STATE(module);
     int policy;
-    if (ms_policy_arg(st, arg, &policy) < 0)
+    if (ms_policy_arg(st, arg, "set_policy(): policy", &policy) < 0)
         return NULL;
     if (st->default_clock == NULL)
         return ms_default_clock_error(st);
@@ -156,7 +156,7 @@ static PyObject *ms_clock_info(PyObject *module, PyObject *arg)
     ms_state *st = STATE(module);
     monostamp_clock_info info;
     int source;
-    if (ms_source_arg(arg, &source) < 0)
+    if (ms_source_arg(arg, "clock_info(): source", &source) < 0)
         return NULL;
     int rc = monostamp_clock_info_get(source, &info);
     if (rc == MONOSTAMP_ENOTSUP)
@@ -197,7 +197,7 @@ static PyObject *ms_share_default(PyObject *module, PyObject *arg)
     PyObject *bytes;
     if (st->default_clock == NULL)
         return ms_default_clock_error(st);
-    if (ms_path_arg(arg, &bytes) < 0)
+    if (ms_path_arg(arg, "_share_default(): path", &bytes) < 0)
         return NULL;
     int rc = monostamp_default_share(PyBytes_AsString(bytes));
     Py_DECREF(bytes);

@@ -155,14 +155,16 @@ int ms_int64_arg(PyObject *obj, const char *what, int64_t *out);
  * shorter than asked. */
 int ms_seconds_arg(PyObject *obj, const char *what, int64_t *out);
 /* A Policy member or its name, as a monostamp_policy. */
-int ms_policy_arg(ms_state *st, PyObject *obj, int *out);
+int ms_policy_arg(ms_state *st, PyObject *obj, const char *what, int *out);
 /* A source name ('realtime', ...), as a monostamp_source. */
-int ms_source_arg(PyObject *obj, int *out);
+int ms_source_arg(PyObject *obj, const char *what, int *out);
 /* An on_lead name ('wait' or 'error'), as a monostamp_on_lead. */
-int ms_on_lead_arg(PyObject *obj, int *out);
+int ms_on_lead_arg(PyObject *obj, const char *what, int *out);
+/* True or False, nothing else. */
+int ms_bool_arg(PyObject *obj, const char *what, int *out);
 /* A path (str, bytes or os.PathLike) as a new bytes object in the file
  * system encoding, without NULs: PyUnicode_FSConverter. */
-int ms_path_arg(PyObject *obj, PyObject **out_bytes);
+int ms_path_arg(PyObject *obj, const char *what, PyObject **out_bytes);
 
 /* The Policy member for `policy` (new reference). */
 PyObject *ms_policy_object(ms_state *st, int policy);
