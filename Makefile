@@ -168,15 +168,15 @@ test-exports: $(BUILD)/libmonostamp.so
 	    'import monostamp._monostamp as m; print(m.__file__)')"
 	@tools/check-lua-exports.sh $(BUILD)
 
-# Python: the extension is built and installed for the default interpreter,
-# then every other CPython >= 3.10 on the machine is tried in its own venv.
+# Python: the extension is built and installed for the default interpreter
+# (a warning of the build, the compiler's or setuptools', fails it), then
+# every other CPython >= 3.10 on the machine is tried in its own venv.
 # The Lua module is built first: the plugin's tests run a Lua subprocess.
 # mypy's stubtest then holds the package's .pyi to what the module really
 # has (its cache goes under $(BUILD), not into the checkout).
 PY_TEST_ENV = MONOSTAMP_LUA_CPATH="$(abspath $(BUILD))/lua/?.so" MONOSTAMP_REQUIRE_LUA=1
 test-python: lua
-	$(PYTHON) -m pip install --quiet --disable-pip-version-check --no-build-isolation \
-	    --force-reinstall --no-deps .
+	@tools/pip-install-checked.sh $(PYTHON) $(BUILD)/pip-install.log
 	cd tests/python && $(PY_TEST_ENV) $(PYTHON) -m pytest -q -p no:cacheprovider
 	cd tests/python && MYPY_CACHE_DIR="$(abspath $(BUILD))/mypy-cache" \
 	    $(PYTHON) -m mypy.stubtest monostamp

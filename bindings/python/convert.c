@@ -50,7 +50,9 @@ int ms_int64_arg(PyObject *obj, const char *what, int64_t *out)
 int ms_seconds_arg(PyObject *obj, const char *what, int64_t *out)
 {
     if (PyLong_Check(obj)) {
-        int64_t s;
+        /* Set although ms_int64_arg sets it on success: gcc cannot see
+         * that ms_type_error (another file) returns -1. */
+        int64_t s = 0;
         if (ms_int64_arg(obj, what, &s) < 0)
             return -1;
         if (s > INT64_MAX / 1000000000 || s < INT64_MIN / 1000000000) {
