@@ -23,9 +23,9 @@ if ! env -u PYTHONDONTWRITEBYTECODE "$python" -m pip install -v --disable-pip-ve
     exit 1
 fi
 # pip's own notice about running as root is about the machine, not the build.
-if grep -i 'warning' "$log" | grep -v 'Running pip as the .root. user' >"$log.warnings"; then
-    cat "$log.warnings"
-    echo >&2
+warnings=$(grep -i 'warning' "$log" | grep -v 'Running pip as the .root. user' || true)
+if [ -n "$warnings" ]; then
+    printf '%s\n' "$warnings"
     echo "pip install . printed the warnings above; the whole log: $log" >&2
     exit 1
 fi

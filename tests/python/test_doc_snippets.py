@@ -97,8 +97,13 @@ class AnyDigits(doctest.OutputChecker):
         return re.fullmatch(shape, got) is not None
 
 
+def child_settings(tmp_path):
+    """What every child runs with (and without: MONOSTAMP_SHARED)."""
+    return {"TZ": "Europe/Berlin", "TMPDIR": str(tmp_path), "PYTHONSAFEPATH": "1"}
+
+
 def child_env(tmp_path):
-    env = dict(os.environ, TZ="Europe/Berlin", TMPDIR=str(tmp_path), PYTHONSAFEPATH="1")
+    env = dict(os.environ, **child_settings(tmp_path))
     env.pop("MONOSTAMP_SHARED", None)
     return env
 
@@ -139,7 +144,7 @@ def test_snippet_runs(snippet, tmp_path, pytester, monkeypatch):
             _, env = lua_env()
             monkeypatch.setenv("LUA_PATH", env["LUA_PATH"])
             monkeypatch.setenv("LUA_CPATH", env["LUA_CPATH"])
-        for name, value in child_env(tmp_path).items():
+        for name, value in child_settings(tmp_path).items():
             monkeypatch.setenv(name, value)
         monkeypatch.delenv("MONOSTAMP_SHARED", raising=False)
         pytester.makepyfile(test_snippet=snippet.text)
