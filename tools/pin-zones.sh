@@ -7,7 +7,8 @@
 #
 # SRC is a zoneinfo directory (default /usr/share/zoneinfo).  Copied: every
 # zone already pinned, every IANA name in the vectors' zone column, and each
-# NAME given.  The committed files are the truth: run this only to move the
+# NAME given (IANA names: no digit, "<" or ","; POSIX TZ strings need no
+# file).  The committed files are the truth: run this only to move the
 # vectors to another tzdata release, then recompute the vectors' offsets from
 # that release and commit both together.
 set -eu
@@ -26,7 +27,7 @@ names=$( {
         grep -v '^#' "$here/tests/vectors/$v" | cut -f2
     done
     for n in "$@"; do echo "$n"; done
-} | grep '^[A-Z][A-Za-z_-]*/[A-Za-z_/+-]*$' | sort -u)
+} | grep '^[A-Z][A-Za-z_/+-]*$' | sort -u)
 
 for n in $names; do
     head -c 5 "$src/$n" | grep -q '^TZif[234]$' ||
