@@ -48,7 +48,9 @@
 #include <string.h>
 #include <time.h>
 
-#include <unistd.h>
+#if !defined(_WIN32)
+#include <unistd.h> /* close, unlink */
+#endif
 
 #include "check.h"
 #include "monostamp.h"
