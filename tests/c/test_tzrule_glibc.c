@@ -749,6 +749,7 @@ static void test_random_rules(void)
     snprintf(cmd, sizeof cmd, "%s tests/c/tzrule_zoneinfo.py < %s > %s",
              python ? python : "python3", qpath, apath);
     rc = system(cmd);
+    if (rc != 0) fprintf(stderr, "  the zoneinfo oracle failed (%d): %s\n", rc, cmd);
     CHECK_EQ(rc, 0);
     CHECK(judge_answers(apath));
     unlink(qpath);
