@@ -358,6 +358,27 @@ static void test_named_rules(void)
     }
 }
 
+/* Far outside the 2^40 s the header asks for, the engine still answers
+ * with a window that holds t and one of the rule's two offsets, and
+ * nothing overflows (UBSan watches under make test-asan). */
+static void test_far_instants(void)
+{
+    static const int64_t far[] = {INT64_MIN, INT64_MIN + 1, -(INT64_C(1) << 40),
+                                  -(INT64_C(1) << 40) + 1, (INT64_C(1) << 40) - 1,
+                                  INT64_C(1) << 40, INT64_MAX - 1, INT64_MAX};
+    const char *text = "SXTF1NDUG0,M7.3.4/-167,J199/167";
+    monostamp__tzrule rule;
+    CHECK_EQ(monostamp__tzrule_parse(text, strlen(text), &rule), 0);
+    for (size_t i = 0; i < sizeof far / sizeof far[0]; i++) {
+        int32_t off;
+        int64_t from, until;
+        monostamp__tzrule_window(&rule, far[i], &off, &from, &until);
+        CHECK(off == -3600 || off == 0);
+        CHECK(from <= far[i]);
+        CHECK(far[i] < until || until == INT64_MAX);
+    }
+}
+
 /* tests/vectors/tzrule.tsv: rule, instant, offset POSIX gives, and why. */
 static void test_vectors(void)
 {
@@ -468,6 +489,7 @@ static void test_random_rules(void)
 int main(void)
 {
     RUN(test_named_rules);
+    RUN(test_far_instants);
     RUN(test_vectors);
     RUN(test_random_rules);
     return check_summary();
