@@ -256,12 +256,15 @@ void monostamp__tzrule_window(const monostamp__tzrule *rule, int64_t t_s,
         event s, e;
         int reversed = year_changes(rule, y, &s, &e);
         /* POSIX decides the order per year: when the end comes first, the
-         * year begins (and ends) in DST.  So a year whose order differs from
-         * the year before changes state at the year's first instant: UTC
-         * 00:00, where glibc and zoneinfo both begin the rule's year (POSIX
-         * does not say which clock's midnight).  Two years in normal order
-         * need no such change, so a DST period that runs past 1 January
-         * (EST5EDT,0/0,J365/25) carries on as RFC 8536 reads it. */
+         * year begins (and ends) in DST.  So an end-first year gets a change
+         * to DST at its first instant, whatever came before (voiding any
+         * change of the year before pushed past it), and a start-first year
+         * after an end-first one a change to standard time.  The year's
+         * first instant is 00:00 UTC, where glibc and zoneinfo both begin
+         * the rule's year (POSIX does not say which clock's midnight).  Two
+         * start-first years in a row need no such change, so a DST period
+         * that runs past 1 January (EST5EDT,0/0,J365/25) carries on as
+         * RFC 8536 reads it. */
         if (reversed || prev_reversed) {
             event j = {monostamp__days_from_civil(y, 1, 1) * MONOSTAMP__S_PER_DAY, reversed};
             push_change(ev, &n, j);
