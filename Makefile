@@ -263,6 +263,13 @@ $(BUILD)/bench/%: bench/c/%.c bench/c/bench_util.h $(BUILD)/plain/libcore.a
 bench: deps $(addprefix $(BUILD)/bench/,$(BENCHES))
 	@for b in $(BENCHES); do echo "== $$b"; $(BUILD)/bench/$$b || exit 1; done
 	@if [ -f bench/run-bindings.sh ]; then sh bench/run-bindings.sh $(BUILD); fi
+	@sh bench/nginx.sh $(BUILD)
+
+# ngx.now() against monostamp.time_ns() in nginx handlers, requests/s with
+# wrk in alternating rounds (~20 s); skips without nginx, its Lua module, wrk.
+.PHONY: bench-nginx
+bench-nginx:
+	@sh bench/nginx.sh $(BUILD)
 
 FUZZERS = $(patsubst fuzz/%.c,%,$(FUZZ_SRC))
 FUZZ_FLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -Icsrc \
