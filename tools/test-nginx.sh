@@ -22,13 +22,18 @@
 # the order it made them (its own count, which a worker's single thread
 # advances with each stamp).  init and shared run a second time with an
 # `nginx -s reload` mid-run, the same checks over old and new workers, and
-# the time the two generations overlapped.  Any [error], [crit], [alert] or
-# [emerg] in a run's error log fails it.  nginx is always stopped (trap).
+# the time the two generations overlapped (certain: /hold requests keep old
+# workers stamping for 3 s after the reload).  Any [error], [crit], [alert]
+# or [emerg] in a run's error log fails it.  nginx is always stopped (trap).
 #
-# bench/nginx.sh sources this file with MONOSTAMP_NGINX_LIB=1 for the
-# functions alone.
+# bench/nginx.sh sources this file with MONOSTAMP_NGINX_LIB=1, from the
+# checkout's root, for the functions alone.
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
+if [ "${MONOSTAMP_NGINX_LIB:-}" = 1 ]; then
+    top=$(pwd)  # sourced from the checkout's root
+else
+    top=$(cd "$(dirname "$0")/.." && pwd)
+fi
 
 # {================================================= functions
 
@@ -390,6 +395,9 @@ env MONOSTAMP_SHARED=$p/state/monostamp.state;" ;;
     [ "$reload" = no ] || total=$((RESPONSES * 2))
     per_thread=$(( (total + THREADS - 1) / THREADS ))
     total=$((per_thread * THREADS))
+    # Across a reload wrk runs until the old workers' /hold requests are
+    # over (and total is in), however long the reload takes.
+    [ "$reload" = no ] || per_thread=1000000000
     nginx_start "$p" "$port"
     workers=$(nginx_workers | wc -l)
     users=$(ps -o user= --ppid "$NGINX_MASTER" | sort -u | tr '\n' ' ')
@@ -402,20 +410,24 @@ env MONOSTAMP_SHARED=$p/state/monostamp.state;" ;;
     timeout 300 wrk -t$THREADS -c$CONNECTIONS -d240s --timeout 10s -s "$dir/record.lua" \
         "http://127.0.0.1:$port/stamp" -- "$p/out" "$per_thread" >"$p/wrk.txt" 2>&1 &
     wrk_pid=$!
-    old=""
+    old="" hold_pid=""
     reload_at=$((total / 10))
     while kill -0 "$wrk_pid" 2>/dev/null; do
         [ "$(ls "$p/out" | grep -c '^done\.')" -lt $THREADS ] || break
         got=$(($(cat "$p"/out/responses.[0-9]* 2>/dev/null | wc -l) / BURST))
         if [ "$reload" = reload ] && [ -z "$old" ] && [ "$got" -ge "$reload_at" ]; then
-            # Mid-run, with /hold requests keeping old workers stamping
-            # for a second while the new workers take wrk's connections.
+            # Mid-run, with /hold requests keeping the old workers stamping
+            # for 3 s while the new ones take over wrk's connections (an old
+            # worker closes each after its current request).
             old=$(nginx_workers | tr '\n' ' ')
-            python3 "$dir/hold.py" "$port" "$p/out" 4 1000 &
+            python3 "$dir/hold.py" "$port" "$p/out" 4 3000 &
             hold_pid=$!
             i=0
             while [ ! -e "$p/out/held" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
             nginx -p "$p" -c "$p/nginx.conf" -e "$p/logs/error.log" -s reload
+        fi
+        if [ -n "$hold_pid" ] && ! kill -0 "$hold_pid" 2>/dev/null && [ "$got" -ge "$total" ]; then
+            break
         fi
         sleep 0.05
     done
