@@ -439,7 +439,8 @@ env MONOSTAMP_SHARED=$p/state/monostamp.state;" ;;
         return 1
     fi
     wrk_pid=""
-    rate=$(awk -v a="$started" -v b="$(date +%s.%N)" -v n="$total" \
+    recorded=$(($(cat "$p"/out/responses.[0-9]* | wc -l) / BURST))
+    rate=$(awk -v a="$started" -v b="$(date +%s.%N)" -v n="$recorded" \
         'BEGIN { printf "%.1f s, %.0f responses/s", b - a, n / (b - a) }')
     echo "   wrk: $rate (-t$THREADS -c$CONNECTIONS, recording every body)"
     if [ "$reload" = reload ]; then
