@@ -25,6 +25,7 @@
 # the time the two generations overlapped (certain: /hold requests keep old
 # workers stamping for 3 s after the reload).  Any [error], [crit], [alert]
 # or [emerg] in a run's error log fails it.  nginx is always stopped (trap).
+# Last, make test-luajit runs under the luajit that stays beside the module.
 #
 # bench/nginx.sh sources this file with MONOSTAMP_NGINX_LIB=1, from the
 # checkout's root, for the functions alone.
@@ -457,6 +458,8 @@ env MONOSTAMP_SHARED=$p/state/monostamp.state;" ;;
     fi
     result=0
     python3 "$dir/check.py" "$p/out" "$total" "$BURST" "$expect" ${old:+"$old"} >"$p/check.txt" || result=1
+    # The bodies (~35 bytes a stamp, 100 MB across a reload) stay only for a failure.
+    [ $result = 1 ] || rm -rf "$p/out"
     cat "$p/check.txt"
     if [ "$name" = shared ]; then
         echo "   state file: $(stat -c '%U:%G %a' "$p/state/monostamp.state" 2>&1)"
@@ -475,6 +478,13 @@ run_setup shared unique no || status=1
 run_setup control duplicates no || status=1
 run_setup init unique reload || status=1
 run_setup shared unique reload || status=1
+
+# The Lua module and the luajit command side by side: monostamp.ffi's own
+# suite under the luajit that stays.
+echo "== make test-luajit beside the nginx Lua module ($(luajit -v 2>&1 | cut -d' ' -f1-2), $(dpkg-query -W -f='${Package} ${Version}' luajit2))"
+make --no-print-directory -s test-luajit BUILD="$BUILD" >"$dir/test-luajit.txt" 2>&1 ||
+    { cat "$dir/test-luajit.txt" >&2; echo "   FAILED: make test-luajit" >&2; status=1; }
+tail -1 "$dir/test-luajit.txt" | sed 's/^/   /'
 echo "== test-nginx summary ($(($(date +%s) - began)) s)$summary"
 if [ $status = 0 ]; then echo "test-nginx: passed"; else echo "test-nginx: FAILED" >&2; fi
 exit $status
