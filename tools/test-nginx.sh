@@ -122,10 +122,14 @@ EOF
 nginx_start() {
     nginx -p "$1" -c "$1/nginx.conf" -e "$1/logs/error.log" &
     NGINX_MASTER=$!
-    if ! python3 - "$2" <<'EOF'; then
-import socket, sys, time
+    if ! python3 - "$2" "$NGINX_MASTER" <<'EOF'; then
+import os, socket, sys, time
 deadline = time.monotonic() + 15
 while time.monotonic() < deadline:
+    try:
+        os.kill(int(sys.argv[2]), 0)  # nginx gave up (its log says why)
+    except ProcessLookupError:
+        sys.exit(1)
     try:
         socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()
         sys.exit(0)
@@ -193,7 +197,15 @@ wgroup=$(nginx_worker_group)
 # The worker user reads the handler, the Lua files and the library.
 chmod 755 "$dir" "$dir/lua"
 
-trap 'nginx_stop; [ -z "${wrk_pid:-}" ] || kill "$wrk_pid" 2>/dev/null || true' EXIT
+# What a run leaves when it fails early: wrk, the /hold client, nginx.
+wrk_pid="" hold_pid=""
+cleanup() {
+    [ -z "$wrk_pid" ] || kill "$wrk_pid" 2>/dev/null || true
+    [ -z "$hold_pid" ] || kill "$hold_pid" 2>/dev/null || true
+    wrk_pid="" hold_pid=""
+    nginx_stop
+}
+trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
 # The handler.  Each response carries BURST stamps taken back to back, so
@@ -367,9 +379,11 @@ for f in failures:
 sys.exit(1 if failures else 0)
 EOF
 
-# run_setup NAME EXPECT RELOAD: one nginx, one recorded run.
+# run_setup NAME EXPECT RELOAD: one nginx, one recorded run.  Called in an
+# `||` list, where set -e does not act: each step that matters says so.
 summary=""
 run_setup() {
+    cleanup
     name=$1 expect=$2 reload=$3
     p="$dir/$name" title=$name
     [ "$reload" = no ] || p="$p-reload" title="$name, nginx -s reload mid-run"
@@ -383,8 +397,7 @@ run_setup() {
             # workers create the file, and monostamp accepts only a file of
             # the process's own user.
             mkdir -p "$p/state"
-            chown "$wuser:$wgroup" "$p/state"
-            chmod 700 "$p/state"
+            chown "$wuser:$wgroup" "$p/state" && chmod 700 "$p/state" || return 1
             main="$main
 env MONOSTAMP_SHARED=$p/state/monostamp.state;" ;;
     esac
@@ -399,7 +412,7 @@ env MONOSTAMP_SHARED=$p/state/monostamp.state;" ;;
     # Across a reload wrk runs until the old workers' /hold requests are
     # over (and total is in), however long the reload takes.
     [ "$reload" = no ] || per_thread=1000000000
-    nginx_start "$p" "$port"
+    nginx_start "$p" "$port" || return 1
     workers=$(nginx_workers | wc -l)
     users=$(ps -o user= --ppid "$NGINX_MASTER" | sort -u | tr '\n' ' ')
     echo "== $title: nginx $NGINX_MASTER on 127.0.0.1:$port, $workers workers as $users"
@@ -411,7 +424,7 @@ env MONOSTAMP_SHARED=$p/state/monostamp.state;" ;;
     timeout 300 wrk -t$THREADS -c$CONNECTIONS -d240s --timeout 10s -s "$dir/record.lua" \
         "http://127.0.0.1:$port/stamp" -- "$p/out" "$per_thread" >"$p/wrk.txt" 2>&1 &
     wrk_pid=$!
-    old="" hold_pid=""
+    old=""
     reload_at=$((total / 10))
     while kill -0 "$wrk_pid" 2>/dev/null; do
         [ "$(ls "$p/out" | grep -c '^done\.')" -lt $THREADS ] || break
@@ -425,7 +438,8 @@ env MONOSTAMP_SHARED=$p/state/monostamp.state;" ;;
             hold_pid=$!
             i=0
             while [ ! -e "$p/out/held" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
-            nginx -p "$p" -c "$p/nginx.conf" -e "$p/logs/error.log" -s reload
+            nginx -p "$p" -c "$p/nginx.conf" -e "$p/logs/error.log" -s reload ||
+                { echo "   FAILED: nginx -s reload" >&2; return 1; }
         fi
         if [ -n "$hold_pid" ] && ! kill -0 "$hold_pid" 2>/dev/null && [ "$got" -ge "$total" ]; then
             break
@@ -447,6 +461,7 @@ env MONOSTAMP_SHARED=$p/state/monostamp.state;" ;;
     if [ "$reload" = reload ]; then
         [ -n "$old" ] || { echo "   FAILED: no reload was sent" >&2; return 1; }
         wait "$hold_pid" || { echo "   FAILED: the /hold requests" >&2; return 1; }
+        hold_pid=""
         # wrk has closed its connections: the old workers must be gone.
         i=0
         while [ $i -lt 100 ] && nginx_workers | grep -qxF "$(echo $old | tr ' ' '\n')"; do
@@ -473,11 +488,15 @@ $title: $(sed -n 1p "$p/check.txt" | sed 's/^ *//')"
 
 began=$(date +%s)
 status=0
-run_setup init unique no || status=1
-run_setup shared unique no || status=1
-run_setup control duplicates no || status=1
-run_setup init unique reload || status=1
-run_setup shared unique reload || status=1
+run() {
+    run_setup "$@" || { status=1; summary="$summary
+$title: FAILED (above)"; }
+}
+run init unique no
+run shared unique no
+run control duplicates no
+run init unique reload
+run shared unique reload
 
 # The Lua module and the luajit command side by side: monostamp.ffi's own
 # suite under the luajit that stays.
