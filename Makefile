@@ -227,6 +227,17 @@ test-luajit: $(BUILD)/libmonostamp.so lua
 	    LUA_PATH="$(abspath bindings/lua)/?.lua;;" MONOSTAMP_LUAJIT=$(LUAJIT) \
 	    $(LUAJIT) /usr/bin/busted --pattern=_spec tests/luajit
 
+# nginx (tools/test-nginx.sh): Debian's nginx with libnginx-mod-http-lua,
+# luajit2 and wrk installed if missing; monostamp.ffi loaded in init_by_lua
+# and per worker with a state file, 4 workers as an unprivileged user, no
+# stamp twice and each worker's in order across >= NGINX_RESPONSES responses
+# and across an `nginx -s reload`; and per worker without a state file, where
+# duplicates must show.  Not in `make test` (it installs nginx).
+NGINX_RESPONSES ?= 50000
+.PHONY: test-nginx
+test-nginx: $(BUILD)/libmonostamp.so
+	@NGINX_RESPONSES=$(NGINX_RESPONSES) tools/test-nginx.sh $(BUILD)
+
 # Lua 5.3: the same module built against 5.3 and a smoke test (no busted there).
 test-lua53:
 	@tools/test-lua53.sh $(BUILD)
@@ -267,6 +278,13 @@ $(BUILD)/bench/%: bench/c/%.c bench/c/bench_util.h $(BUILD)/plain/libcore.a
 bench: deps $(addprefix $(BUILD)/bench/,$(BENCHES))
 	@for b in $(BENCHES); do echo "== $$b"; $(BUILD)/bench/$$b || exit 1; done
 	@if [ -f bench/run-bindings.sh ]; then sh bench/run-bindings.sh $(BUILD); fi
+	@sh bench/nginx.sh $(BUILD)
+
+# ngx.now() against monostamp.time_ns() in nginx handlers, requests/s with
+# wrk in alternating rounds (~20 s); skips without nginx, its Lua module, wrk.
+.PHONY: bench-nginx
+bench-nginx:
+	@sh bench/nginx.sh $(BUILD)
 
 FUZZERS = $(patsubst fuzz/%.c,%,$(FUZZ_SRC))
 FUZZ_FLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -Icsrc \
