@@ -57,7 +57,10 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m monostamp",
         description="Print the next unique timestamp(s) as ISO 8601 text, integer ns, "
-                    "or UUIDv7 ids, one per line.")
+                    "or UUIDv7 ids, one per line.",
+        epilog="Exit status: 0 all written; 1 the state file or standard output "
+               "cannot be used (one line on stderr); 2 bad arguments; 141 the reader "
+               "went before the end (as with seq | head).")
     form = p.add_mutually_exclusive_group()
     form.add_argument("--ns", action="store_true",
                       help="print integer nanoseconds since the epoch")
