@@ -11,8 +11,10 @@ status=0
 # bench/python/bench.py, bench_stamp.py (Stamp against datetime) and
 # bench_ids.py (uuid7 and take against their peers), none part of the
 # wheel: ns per call and the target ratios, each against a baseline timed
-# in the same run.  They run from $BUILD so that the installed package is
-# the one imported.
+# in the same run; and bench_cli.py, python -m monostamp's stamps/s and
+# peak memory (its --against FILE, for a ratio to another version, is for
+# a hand-run: docs/benchmarks.md).  They run from $BUILD so that the
+# installed package is the one imported.
 PYTHON=${PYTHON:-python3}
 if [ -f setup.py ] && command -v "$PYTHON" >/dev/null 2>&1; then
     echo "== Python binding ($PYTHON)"
@@ -23,7 +25,9 @@ if [ -f setup.py ] && command -v "$PYTHON" >/dev/null 2>&1; then
         echo "== Python: Stamp against datetime (bench_stamp.py)" &&
         "$PYTHON" "$benches/bench_stamp.py" &&
         echo "== Python: ids and blocks against their peers (bench_ids.py)" &&
-        "$PYTHON" "$benches/bench_ids.py"); then
+        "$PYTHON" "$benches/bench_ids.py" &&
+        echo "== Python: the command line (bench_cli.py)" &&
+        "$PYTHON" "$benches/bench_cli.py"); then
         :
     else
         echo "python bench: failed"; status=1

@@ -6,69 +6,70 @@ local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.l
 local COUNT = 50000
 
 -- A sh command that runs Lua child `id` of `total`: it opens the file at
--- `path`, says it is ready (`ready`..id), waits until all are, then takes
--- COUNT stamps, one per line into `out`.  The barrier, rather than a
--- deadline, keeps a slow starter (python3 importing) from running alone.
-local function lua_child(path, ready, id, total, out)
+-- `path`, meets the others (meet.lua: a barrier over files named
+-- `meet`..phase..id), takes COUNT / 2 stamps, meets them again and takes
+-- the rest, one per line into `out`.  The two barriers, rather than a
+-- deadline or luck, make the overlap certain: every child stamps both
+-- before and after every other child's middle, on a loaded machine too.
+local function lua_child(path, meet, id, total, out)
   local script = string.format([[
     local m = require "monostamp"
+    local meet = dofile(%q)
     local c = assert(m.clock{ shared = %q })
     assert(c:is_shared())
-    local ready, total = %q, %d
-    assert(io.open(ready .. %d, "w")):close()
-    local function all()
-      for i = 1, total do
-        local f = io.open(ready .. i)
-        if not f then return false end
-        f:close()
-      end
-      return true
-    end
-    local give_up = m.monotonic_ns() + 30000000000  -- a sibling that died
-    while not all() do
-      assert(m.monotonic_ns() < give_up, "the other children never became ready")
-      m.sleep_ns(100000)
-    end
+    local prefix, id, total, count = %q, %d, %d, %d
+    local function nap() m.sleep_ns(100000) end
     local t = {}
-    for i = 1, %d do t[i] = c:time_ns() end
+    meet(prefix .. "start", id, total, nap)
+    for i = 1, count // 2 do t[i] = c:time_ns() end
+    meet(prefix .. "half", id, total, nap)
+    for i = count // 2 + 1, count do t[i] = c:time_ns() end
     local f = assert(io.open(%q, "w"))
     f:write(table.concat(t, "\n"), "\n")
     f:close()
-  ]], path, ready, total, id, COUNT, out)
+  ]], helper.root .. "/tests/lua/meet.lua", path, meet, id, total, COUNT, out)
   return helper.lua .. " -e " .. helper.q(script)
 end
 
 -- The same in Python, through the Python binding's Clock(shared=...).
 local PY_CHILD = [[
 import os, sys, time, monostamp
-path, ready, my_id, total, count, out = sys.argv[1:7]
+path, prefix, my_id, total, count, out = sys.argv[1:7]
+count = int(count)
+
+def meet(phase):  # as tests/lua/meet.lua
+    open(prefix + phase + my_id, "w").close()
+    give_up = time.monotonic() + 60  # a sibling that died
+    while not all(os.path.exists(prefix + phase + str(i)) for i in range(1, int(total) + 1)):
+        assert time.monotonic() < give_up, "the other children never reached " + phase
+        time.sleep(0.0001)
+
 c = monostamp.Clock(shared=path)
-open(ready + my_id, "w").close()
-give_up = time.monotonic() + 30  # a sibling that died
-while not all(os.path.exists(ready + str(i)) for i in range(1, int(total) + 1)):
-    assert time.monotonic() < give_up, "the other children never became ready"
-    time.sleep(0.0001)
-t = [c.time_ns() for _ in range(int(count))]
+meet("start")
+t = [c.time_ns() for _ in range(count // 2)]
+meet("half")
+t += [c.time_ns() for _ in range(count - count // 2)]
 with open(out, "w") as f:
     f.write("\n".join(map(str, t)) + "\n")
 ]]
 
-local function python_child(path, ready, id, total, out)
-  return table.concat({ helper.python, "-c", helper.q(PY_CHILD), helper.q(path), helper.q(ready),
+local function python_child(path, meet, id, total, out)
+  return table.concat({ helper.python, "-c", helper.q(PY_CHILD), helper.q(path), helper.q(meet),
                         tostring(id), tostring(total), tostring(COUNT), helper.q(out) }, " ")
 end
 
 -- Runs the children at once and checks: each strictly increasing, no
 -- stamp twice across all, and the sequences interleaved, or the test
--- proved nothing.
+-- proved nothing (the barriers make sure of that; the check keeps them
+-- honest).
 local function run_together(makers)
   local dir = helper.tmpdir()
   local path = dir .. "/state"
-  local ready = dir .. "/ready"
+  local meet = dir .. "/meet-"
   local parts, outs = {}, {}
   for i, make in ipairs(makers) do
     outs[i] = dir .. "/out" .. i
-    parts[i] = "( " .. make(path, ready, i, #makers, outs[i]) .. " ) &"
+    parts[i] = "( " .. make(path, meet, i, #makers, outs[i]) .. " ) &"
   end
   local log, ok = helper.sh("{ " .. table.concat(parts, " ") .. " wait; } 2>&1")
   local seen, ranges = {}, {}

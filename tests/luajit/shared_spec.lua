@@ -5,6 +5,25 @@ local ffi = require "ffi"
 local monostamp = require "monostamp.ffi"
 local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.lua")
 
+-- The barrier the children and forks meet at (see there).
+local MEET = helper.root .. "/tests/lua/meet.lua"
+local meet = dofile(MEET)
+local function nap() monostamp.sleep_ns(100000) end
+
+-- Each list's stamps span a time that another list's span overlaps, or the
+-- test proved nothing: stamps taken one process after the other would be
+-- unique with no sharing at all.  The barriers make this certain; the
+-- check keeps them honest.
+local function assert_overlap(lists)
+  for name, a in pairs(lists) do
+    local overlaps = false
+    for other, b in pairs(lists) do
+      if other ~= name and a[1] < b[#b] and b[1] < a[#a] then overlaps = true end
+    end
+    assert(overlaps, name .. " ran alone; the test proved nothing")
+  end
+end
+
 describe("a shared state file", function()
   after_each(helper.cleanup)
 
@@ -50,18 +69,30 @@ describe("a shared state file", function()
         void _exit(int status);
       ]]
     end
-    local path = helper.tmpdir() .. "/child"
+    -- Parent (1) and child (2) meet before they stamp and again half way,
+    -- so their stamps certainly interleave (tests/lua/meet.lua).
+    local dir = helper.tmpdir()
+    local path = dir .. "/child"
     local n = 20000
+    local function stamps(id)
+      local t = {}
+      meet(dir .. "/start", id, 2, nap)
+      for i = 1, n / 2 do t[i] = monostamp.time_us() end
+      meet(dir .. "/half", id, 2, nap)
+      for i = n / 2 + 1, n do t[i] = monostamp.time_us() end
+      return t
+    end
     local pid = ffi.C.fork()
     assert(pid >= 0, "fork failed")
     if pid == 0 then
-      local f = io.open(path, "w")
-      for _ = 1, n do f:write((tostring(monostamp.time_us()):gsub("LL$", "")), "\n") end
-      f:close()
-      ffi.C._exit(0)
+      local ok = pcall(function()
+        local f = assert(io.open(path, "w"))
+        for _, t in ipairs(stamps(2)) do f:write((tostring(t):gsub("LL$", "")), "\n") end
+        f:close()
+      end)
+      ffi.C._exit(ok and 0 or 1)
     end
-    local mine = {}
-    for i = 1, n do mine[i] = monostamp.time_us() end
+    local mine = stamps(1)
     local status = ffi.new("int[1]")
     assert.equal(pid, ffi.C.waitpid(pid, status, 0))
     assert.equal(0, status[0])
@@ -72,6 +103,7 @@ describe("a shared state file", function()
     for _, t in ipairs(theirs) do
       assert(not seen[tostring(t)], "stamp " .. tostring(t) .. " in parent and child")
     end
+    assert_overlap { parent = mine, child = theirs }
   end)
 
   it("gives no stamp twice to a LuaJIT and a Lua 5.4 process stamping at once", function()
@@ -80,11 +112,21 @@ describe("a shared state file", function()
     local dir = helper.tmpdir()
     local path = dir .. "/state"
     local n = 20000
+    -- Each meets the other before it stamps and again half way
+    -- (tests/lua/meet.lua), so their stamps certainly interleave.
     local script = [[
       local m = require(arg[1])
+      local meet = dofile(arg[5])
+      local prefix, id = arg[6], tonumber(arg[7])
+      local function nap() m.sleep_ns(100000) end
       local c = assert(m.clock{ shared = arg[2] })
+      local n, t = tonumber(arg[4]), {}
+      meet(prefix .. "start", id, 2, nap)
+      for i = 1, n / 2 do t[i] = c:time_us() end
+      meet(prefix .. "half", id, 2, nap)
+      for i = n / 2 + 1, n do t[i] = c:time_us() end
       local f = assert(io.open(arg[3], "w"))
-      for _ = 1, tonumber(arg[4]) do f:write((tostring(c:time_us()):gsub("LL$", "")), "\n") end
+      for _, v in ipairs(t) do f:write((tostring(v):gsub("LL$", "")), "\n") end
       f:close()
     ]]
     local sf = assert(io.open(dir .. "/stamp.lua", "w"))
@@ -92,15 +134,18 @@ describe("a shared state file", function()
     sf:close()
     local lua_path = helper.q(helper.root .. "/bindings/lua/?.lua;;")
     local cmd = "LUA_PATH=" .. lua_path .. " " .. helper.luajit .. " " .. helper.q(dir .. "/stamp.lua")
-      .. " monostamp.ffi " .. helper.q(path) .. " " .. helper.q(dir .. "/jit") .. " " .. n .. " & "
+      .. " monostamp.ffi " .. helper.q(path) .. " " .. helper.q(dir .. "/jit") .. " " .. n
+      .. " " .. helper.q(MEET) .. " " .. helper.q(dir .. "/") .. " 1 & "
       .. "LUA_PATH=" .. lua_path .. " LUA_CPATH=" .. helper.q(helper.build .. "/lua/?.so;;")
       .. " lua5.4 " .. helper.q(dir .. "/stamp.lua") .. " monostamp " .. helper.q(path) .. " "
-      .. helper.q(dir .. "/c54") .. " " .. n .. "; wait $!"
+      .. helper.q(dir .. "/c54") .. " " .. n .. " " .. helper.q(MEET) .. " " .. helper.q(dir .. "/")
+      .. " 2; wait $!"
     local out, ok = helper.sh(cmd .. " 2>&1")
     assert.is_true(ok, out)
-    local seen, count = {}, 0
+    local seen, count, lists = {}, 0, {}
     for _, name in ipairs { "jit", "c54" } do
       local stamps = helper.read_i64(dir .. "/" .. name)
+      lists[name] = stamps
       assert.equal(n, #stamps, name)
       for i, t in ipairs(stamps) do
         if i > 1 then assert(t > stamps[i - 1], name .. ": not increasing at " .. i) end
@@ -111,5 +156,6 @@ describe("a shared state file", function()
       end
     end
     assert.equal(2 * n, count)
+    assert_overlap(lists)
   end)
 end)

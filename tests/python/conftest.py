@@ -63,6 +63,49 @@ def scaled(n, minimum=1):
     return max(minimum, int(n * SCALE))
 
 
+def assert_overlapping(lists):
+    """Each list's span (its least to its greatest stamp) overlaps another
+    list's, or the test proved nothing: stamps taken one thread or process
+    after the other are unique with no sharing at all.  The tests make this
+    certain with barriers (see meet_halfway); the check keeps them honest."""
+    spans = [(min(values), max(values)) for values in lists]
+    for i, (lo, hi) in enumerate(spans):
+        assert any(j != i and lo < other_hi and other_lo < hi
+                   for j, (other_lo, other_hi) in enumerate(spans)), \
+            "list %d of %d ran alone; the test proved nothing" % (i, len(spans))
+
+
+def meet_halfway(n, draw, barrier):
+    """[draw() for _ in range(n)], waiting at `barrier` (a threading or
+    multiprocessing Barrier of all the drawers) before the first draw and
+    again half way.  Every drawer then draws both before and after every
+    other one's middle, however the machine schedules them, so their spans
+    overlap for certain (assert_overlapping)."""
+    barrier.wait(timeout=120)
+    values = [draw() for _ in range(n // 2)]
+    barrier.wait(timeout=120)
+    values += [draw() for _ in range(n - n // 2)]
+    return values
+
+
+#: The same for a child process that has no Barrier to share: meet(phase)
+#: makes the file prefix + phase + my_id and waits until those of ids
+#: 1..total exist.  As tests/lua/meet.lua, which the Lua children use.
+PY_MEET = """
+import os, time
+
+def meet(prefix, phase, my_id, total):
+    open(prefix + phase + str(my_id), "w").close()
+    give_up = time.monotonic() + 120  # a sibling that died
+    while not all(os.path.exists(prefix + phase + str(i)) for i in range(1, total + 1)):
+        assert time.monotonic() < give_up, "the others never reached " + phase
+        time.sleep(0.0001)
+"""
+
+#: tests/lua/meet.lua, for Lua children: dofile(LUA_MEET)(prefix, id, total, sleep).
+LUA_MEET = str(REPO / "tests" / "lua" / "meet.lua")
+
+
 def read_vectors(name):
     """The rows of tests/vectors/<name> as lists of str, or skip if absent.
 

@@ -224,22 +224,35 @@ def test_monotonic_ns_and_sleep():
 
 
 def test_sleep_releases_the_gil():
+    # With the interpreter's forced switches put off, the ticker can tick
+    # between the two len() calls only if monostamp.sleep lets the GIL go:
+    # this thread gives it up nowhere else.  A sleep during which the ticker
+    # got no CPU (a loaded machine) is tried again, rather than failed.
+    import sys
     import threading
     ticks = []
     stop = threading.Event()
 
-    def spin():
+    def tick():
         while not stop.is_set():
             ticks.append(1)
-            time.sleep(0)
-    t = threading.Thread(target=spin)
+            stop.wait(0.001)  # blocks, so this thread gets the GIL back
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1000)
+    t = threading.Thread(target=tick)
     t.start()
     try:
-        monostamp.sleep(0.05)
+        for _ in range(200):
+            before = len(ticks)
+            monostamp.sleep(0.05)
+            during = len(ticks) - before
+            if during > 1:
+                break
     finally:
         stop.set()
         t.join()
-    assert len(ticks) > 1
+        sys.setswitchinterval(switch)
+    assert during > 1
 
 
 def test_stub_and_marker_are_shipped():

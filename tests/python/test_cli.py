@@ -1,17 +1,23 @@
 """python -m monostamp: each output form, unique lines, the state file
-joined, and exit status 2 (bad arguments) or 1 (an unusable state file)."""
+joined, and exit status 2 (bad arguments) or 1 (an unusable state file);
+memory flat at any --count, a quiet stop when the reader goes (`| head`),
+one line and status 1 when standard output is closed or full."""
 import os
 import subprocess
 import sys
 import uuid
 
 import pytest
+from conftest import scaled
 
 import monostamp
+from monostamp.__main__ import CHUNK, EXIT_READER_GONE
+
+COMMAND = [sys.executable, "-m", "monostamp"]
 
 
 def run(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "monostamp", *args], capture_output=True,
+    return subprocess.run([*COMMAND, *args], capture_output=True,
                           universal_newlines=True, timeout=60, env=env)
 
 
@@ -93,3 +99,117 @@ def test_an_unusable_state_file_exits_1_naming_it(tmp_path):
     done = run("--shared", missing)
     assert done.returncode == 1
     assert missing in done.stderr and done.stdout == ""
+
+
+def test_lines_across_chunks_are_all_there_and_increase():
+    n = 2 * CHUNK + 3
+    ns = [int(x) for x in run("--ns", "-n", str(n)).stdout.split()]
+    assert len(ns) == n and all(a < b for a, b in zip(ns, ns[1:]))
+
+
+#: Runs the command given after it with its output thrown away and prints
+#: its peak RSS in KiB.  Started from this small process, not from pytest:
+#: a child's peak counts the pages of the process it was forked from.
+MEASURE = ("import resource, subprocess, sys; "
+           "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, check=True); "
+           "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+
+
+def peak_rss_mb(*args):
+    done = subprocess.run([sys.executable, "-c", MEASURE, *COMMAND, *args],
+                          capture_output=True, universal_newlines=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return int(done.stdout) / 1024  # ru_maxrss is in KiB on Linux
+
+
+@pytest.mark.heavy
+def test_memory_stays_flat_at_any_count():
+    # 10**7 stamps (at MONOSTAMP_TEST_SCALE=1) held at once would take over
+    # a GB; written as they are made, the peak is the interpreter's own.
+    n = scaled(10**7)
+    one = peak_rss_mb("--ns")
+    many = peak_rss_mb("--ns", "--count", str(n))
+    assert many <= 100, "%.1f MB at %d stamps" % (many, n)
+    assert many <= one + 10, "%.1f MB at %d stamps, %.1f MB at 1" % (many, n, one)
+
+
+# Each case with Python's buffered stdout and with `python -u`'s
+# (PYTHONUNBUFFERED), which writes straight to the descriptor.
+BUFFERING = pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "unbuffered"])
+
+
+def env_for(unbuffered):
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+@BUFFERING
+def test_a_reader_that_goes_stops_it_quietly(unbuffered):
+    # As with `python -m monostamp --ns -n 1000000 | head -1`: the reader
+    # takes one line and closes the pipe while the command is still writing.
+    child = subprocess.Popen([*COMMAND, "--ns", "--count", "1000000"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, universal_newlines=True,
+                             env=env_for(unbuffered))
+    first = child.stdout.readline()
+    child.stdout.close()
+    _, err = child.communicate(timeout=60)
+    assert int(first) > 0
+    assert err == ""  # no traceback, no "Exception ignored" at exit
+    assert child.returncode == EXIT_READER_GONE == 141
+
+
+def one_line_of_complaint(done):
+    assert done.returncode == 1, done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("python -m monostamp: cannot write to standard output: ")
+    return lines[0]
+
+
+@BUFFERING
+@pytest.mark.parametrize("count", ["1", "100000"])
+def test_a_closed_stdout_gets_one_line_and_status_1(count, unbuffered):
+    done = subprocess.run(["sh", "-c", 'exec "$@" >&-', "sh", *COMMAND, "--count", count],
+                          capture_output=True, universal_newlines=True, timeout=60,
+                          env=env_for(unbuffered))
+    assert "closed" in one_line_of_complaint(done)
+
+
+# 1 stamp is written only by the final flush; 100 000 fill the buffer first.
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+@BUFFERING
+@pytest.mark.parametrize("count", ["1", "100000"])
+def test_a_full_stdout_gets_one_line_and_status_1(count, unbuffered):
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([*COMMAND, "--count", count], stdout=full,
+                              stderr=subprocess.PIPE, universal_newlines=True, timeout=60,
+                              env=env_for(unbuffered))
+    assert "No space left on device" in one_line_of_complaint(done)
+
+
+@BUFFERING
+def test_a_file_that_fills_part_way_is_not_cut_short_silently(tmp_path, unbuffered):
+    # The file size limit takes 10 000 of 1000 lines' ~20 000 bytes: one
+    # write(2) takes part of the text, the next fails (EFBIG; Python ignores
+    # SIGXFSZ).  Writing straight to the descriptor, the rest of the text
+    # could be dropped with status 0.
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (10000, 10000))
+    with open(tmp_path / "out", "w") as out:
+        done = subprocess.run([*COMMAND, "--ns", "--count", "1000"], stdout=out,
+                              stderr=subprocess.PIPE, universal_newlines=True, timeout=60,
+                              env=env_for(unbuffered), preexec_fn=limit)
+    assert "File too large" in one_line_of_complaint(done)
+    assert (tmp_path / "out").stat().st_size == 10000
+
+
+@BUFFERING
+def test_a_stdout_open_for_reading_gets_one_line_and_status_1(unbuffered):
+    with open(os.devnull, "r") as readonly:
+        done = subprocess.run(COMMAND, stdout=readonly, stderr=subprocess.PIPE,
+                              universal_newlines=True, timeout=60, env=env_for(unbuffered))
+    assert "Bad file descriptor" in one_line_of_complaint(done)

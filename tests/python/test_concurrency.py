@@ -1,14 +1,14 @@
 """Uniqueness across threads, fork(), multiprocessing and a shared file."""
 import multiprocessing
 import os
-import sys
 import threading
+import time
 
 import pytest
 
 import monostamp
 from monostamp import Clock
-from conftest import scaled
+from conftest import assert_overlapping, meet_halfway, scaled
 
 posix_only = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
 
@@ -31,21 +31,24 @@ def test_four_threads_draw_unique_stamps():
     barrier = threading.Barrier(4)
 
     def work(i):
-        barrier.wait()
-        results[i] = [monostamp.now().utc_ns if j & 1 else monostamp.time_ns()
-                      for j in range(n)]
+        draws = iter(range(n))
+        results[i] = meet_halfway(n, lambda: monostamp.now().utc_ns if next(draws) & 1
+                                  else monostamp.time_ns(), barrier)
     threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     assert_unique_increasing_per_source(results)
+    assert_overlapping(results)
 
 
 @pytest.mark.heavy
 def test_four_threads_on_one_clock_with_policy_changes():
     """A fifth thread flips the clock between the two strict policies while
-    four draw from it: stamps stay unique and increasing per thread."""
+    four draw from it: stamps stay unique and increasing per thread.  Each
+    drawer waits half way until the flipper has flipped twice more, so the
+    policy certainly changes in the middle of every thread's draws."""
     c = Clock()
     n = scaled(100_000, 1000)
     results = [None] * 4
@@ -53,7 +56,11 @@ def test_four_threads_on_one_clock_with_policy_changes():
     flips = []
 
     def work(i):
-        results[i] = draw(n, c.time_ns)
+        values = draw(n // 2, c.time_ns)
+        seen = len(flips)
+        while len(flips) < seen + 2:
+            time.sleep(0.0001)
+        results[i] = values + draw(n - n // 2, c.time_ns)
 
     def flip():
         strict = [monostamp.Policy.MONOTONIC_FORCE_MICROSECOND_INCREMENT,
@@ -74,55 +81,64 @@ def test_four_threads_on_one_clock_with_policy_changes():
     assert_unique_increasing_per_source(results)
 
 
-def _child_draw(n, queue):
-    queue.put(draw(n))
+def _child_draw(n, barrier, queue):
+    queue.put(meet_halfway(n, monostamp.time_ns, barrier))
 
 
-def _child_draw_shared(path, n, queue):
-    queue.put(draw(n, Clock(shared=path).time_ns))
+def _child_draw_shared(path, n, barrier, queue):
+    queue.put(meet_halfway(n, Clock(shared=path).time_ns, barrier))
 
 
-def _run_children(ctx, target, args, count=3):
+def _run_children(ctx, target, args, count=3, parent_draw=None):
+    """The lists of `count` children running target(*args, barrier, queue),
+    and then of parent_draw(barrier) if given: all meet at one barrier."""
     queue = ctx.Queue()
-    procs = [ctx.Process(target=target, args=args + (queue,)) for _ in range(count)]
+    barrier = ctx.Barrier(count + (parent_draw is not None))
+    procs = [ctx.Process(target=target, args=args + (barrier, queue)) for _ in range(count)]
     for p in procs:
         p.start()
+    mine = [parent_draw(barrier)] if parent_draw is not None else []
     lists = [queue.get(timeout=120) for _ in procs]
     for p in procs:
         p.join(60)
         assert p.exitcode == 0
-    return lists
+    return lists + mine
 
 
 @posix_only
 def test_fork_parent_and_child_share_the_default_sequence():
     n = scaled(20_000, 500)
+    barrier = multiprocessing.get_context("fork").Barrier(2)
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:  # child: write its stamps and leave without pytest's atexit
+        status = 1
         try:
-            data = ",".join(map(str, draw(n))).encode()
+            data = ",".join(map(str, meet_halfway(n, monostamp.time_ns, barrier))).encode()
             with os.fdopen(w, "wb") as f:
                 f.write(data)
+            status = 0
         finally:
-            os._exit(0)
+            os._exit(status)
     os.close(w)
-    mine = draw(n)
+    mine = meet_halfway(n, monostamp.time_ns, barrier)
     with os.fdopen(r, "rb") as f:
         theirs = [int(x) for x in f.read().split(b",")]
     _, status = os.waitpid(pid, 0)
     assert status == 0
     assert len(theirs) == n
     assert_unique_increasing_per_source([mine, theirs])
+    assert_overlapping([mine, theirs])
 
 
 @posix_only
 def test_multiprocessing_fork_children_share_the_default_sequence():
     ctx = multiprocessing.get_context("fork")
     n = scaled(20_000, 500)
-    lists = _run_children(ctx, _child_draw, (n,))
-    lists.append(draw(n))
+    lists = _run_children(ctx, _child_draw, (n,),
+                          parent_draw=lambda b: meet_halfway(n, monostamp.time_ns, b))
     assert_unique_increasing_per_source(lists)
+    assert_overlapping(lists)
 
 
 def test_multiprocessing_spawn_children_share_a_named_file(tmp_path, monkeypatch):
@@ -132,9 +148,11 @@ def test_multiprocessing_spawn_children_share_a_named_file(tmp_path, monkeypatch
     monkeypatch.setenv("MONOSTAMP_SHARED", path)
     ctx = multiprocessing.get_context("spawn")
     n = scaled(20_000, 500)
-    lists = _run_children(ctx, _child_draw, (n,))
-    lists.append(draw(n, Clock(shared=path).time_ns))
+    mine = Clock(shared=path)
+    lists = _run_children(ctx, _child_draw, (n,),
+                          parent_draw=lambda b: meet_halfway(n, mine.time_ns, b))
     assert_unique_increasing_per_source(lists)
+    assert_overlapping(lists)
 
 
 def test_two_processes_on_one_shared_file(tmp_path):
@@ -143,6 +161,7 @@ def test_two_processes_on_one_shared_file(tmp_path):
     n = scaled(20_000, 500)
     lists = _run_children(ctx, _child_draw_shared, (path, n), count=2)
     assert_unique_increasing_per_source(lists)
+    assert_overlapping(lists)
     c = Clock(shared=path)
     assert c.shared == path
     assert c.time_ns() > max(max(v) for v in lists)
@@ -174,15 +193,18 @@ def test_threads_in_the_core_at_once_on_clocks_that_release_the_gil(tmp_path):
     clocks = [private, private, shared[0], shared[1]]
     results = [None] * 4
     done = threading.Event()
-    barrier = threading.Barrier(5)
+    start = threading.Barrier(5)
+    halfway = threading.Barrier(4)
 
     def work(i):
-        barrier.wait()
+        start.wait()
         c = clocks[i]
-        results[i] = [c.now().utc_ns if j & 1 else c.time_ns() for j in range(n)]
+        draws = iter(range(n))
+        results[i] = meet_halfway(n, lambda: c.now().utc_ns if next(draws) & 1 else c.time_ns(),
+                                  halfway)
 
     def meddle():
-        barrier.wait()
+        start.wait()
         policies = ["monotonicForceNanosecondIncrement", "monotonicForceMicrosecondIncrement"]
         k = 0
         while not done.is_set():
@@ -202,3 +224,5 @@ def test_threads_in_the_core_at_once_on_clocks_that_release_the_gil(tmp_path):
     meddler.join()
     assert_unique_increasing_per_source(results[:2])  # one private clock
     assert_unique_increasing_per_source(results[2:])  # one file
+    assert_overlapping(results[:2])
+    assert_overlapping(results[2:])

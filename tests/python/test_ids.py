@@ -2,6 +2,7 @@
 (monostamp.take, Clock.take): layout, the shared vectors, round trips, order
 and uniqueness across threads, fork() children and processes of both
 languages on one state file, and refusal of bad input."""
+import multiprocessing
 import os
 import pickle
 import subprocess
@@ -14,7 +15,8 @@ import pytest
 import monostamp
 from monostamp import Clock, Policy
 
-from conftest import lua_env, read_vectors, scaled
+from conftest import (LUA_MEET, PY_MEET, assert_overlapping, lua_env, meet_halfway, read_vectors,
+                      scaled)
 
 TAIL = (1 << 54) - 1
 
@@ -115,10 +117,10 @@ def test_8_threads_ids_increase_per_thread_and_are_all_distinct():
     c = Clock()
     n = scaled(200_000, 2_000)
     results = [None] * 8
+    barrier = threading.Barrier(8)
 
     def work(k):
-        make = c.uuid7
-        results[k] = [make() for _ in range(n)]
+        results[k] = meet_halfway(n, c.uuid7, barrier)
 
     threads = [threading.Thread(target=work, args=(k,)) for k in range(8)]
     for t in threads:
@@ -128,23 +130,28 @@ def test_8_threads_ids_increase_per_thread_and_are_all_distinct():
     for ids in results:
         assert all(a < b for a, b in zip(ids, ids[1:]))
     assert len({u.int for ids in results for u in ids}) == 8 * n
+    assert_overlapping([[u.int for u in ids] for ids in results])
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
 def test_fork_children_repeat_no_id_and_no_random_tail(tmp_path):
     n = scaled(30_000, 1_000)
     monostamp.uuid7()  # the parent's random buffer is warm before it forks
+    barrier = multiprocessing.get_context("fork").Barrier(4)
     pids = []
     for k in range(3):
         pid = os.fork()
         if pid == 0:  # child: write its ids, then leave without cleanup
+            status = 1
             try:
+                ids = meet_halfway(n, monostamp.uuid7, barrier)
                 with open(tmp_path / ("child%d" % k), "w") as f:
-                    f.write("\n".join(str(monostamp.uuid7()) for _ in range(n)))
+                    f.write("\n".join(map(str, ids)))
+                status = 0
             finally:
-                os._exit(0)
+                os._exit(status)
         pids.append(pid)
-    mine = [monostamp.uuid7() for _ in range(n)]
+    mine = meet_halfway(n, monostamp.uuid7, barrier)
     for pid in pids:
         assert os.waitpid(pid, 0)[1] == 0
     lists = [mine] + [[uuid.UUID(line) for line in
@@ -154,23 +161,37 @@ def test_fork_children_repeat_no_id_and_no_random_tail(tmp_path):
         assert all(a < b for a, b in zip(ids, ids[1:]))
     everything = [u.int for ids in lists for u in ids]
     assert len(set(everything)) == 4 * n
+    assert_overlapping([[u.int for u in ids] for ids in lists])
     # A child that reused its parent's buffered random bytes would repeat
     # the parent's tails (54 bits each: a chance repeat is ~1e-8 here).
     assert len({x & TAIL for x in everything}) == 4 * n
 
 
-PY_CHILD = """
+# Child k of 4 (argv: state file, n, meeting prefix, k) meets the others
+# before its first id and half way (conftest.PY_MEET, tests/lua/meet.lua),
+# so the four certainly interleave.
+PY_CHILD = PY_MEET + """
 import sys, monostamp
 c = monostamp.Clock(shared=sys.argv[1])
-n = int(sys.argv[2])
-sys.stdout.write("\\n".join(str(c.uuid7()) for _ in range(n)))
+n, prefix, k = int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+meet(prefix, "start", k, 4)
+ids = [c.uuid7() for _ in range(n // 2)]
+meet(prefix, "half", k, 4)
+ids += [c.uuid7() for _ in range(n - n // 2)]
+sys.stdout.write("\\n".join(map(str, ids)))
 """
 
 LUA_CHILD = """
 local monostamp = require "monostamp"
+local meet = dofile(arg[5])
+local function nap() monostamp.sleep_ns(100000) end
 local c = assert(monostamp.clock{shared = arg[1]})
+local n, prefix, k = tonumber(arg[2]), arg[3], tonumber(arg[4])
 local out = {}
-for i = 1, tonumber(arg[2]) do out[i] = c:uuid7() end
+meet(prefix .. "start", k, 4, nap)
+for i = 1, n // 2 do out[i] = c:uuid7() end
+meet(prefix .. "half", k, 4, nap)
+for i = n // 2 + 1, n do out[i] = c:uuid7() end
 io.stdout:write(table.concat(out, "\\n"))
 """
 
@@ -180,22 +201,26 @@ def test_two_python_and_two_lua_processes_on_one_state_file(tmp_path):
     state = str(tmp_path / "state")
     n = scaled(100_000, 5_000)
     Clock(shared=state)  # the file exists before the four race to open it
-    children = [subprocess.Popen([sys.executable, "-c", PY_CHILD, state, str(n)],
-                                 stdout=subprocess.PIPE, env=env) for _ in range(2)]
-    children += [subprocess.Popen([lua, "-", state, str(n)], stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, env=env) for _ in range(2)]
+    prefix = str(tmp_path / "meet-")
+    children = [subprocess.Popen([sys.executable, "-c", PY_CHILD, state, str(n), prefix, str(k)],
+                                 stdout=subprocess.PIPE, env=env) for k in (1, 2)]
+    children += [subprocess.Popen([lua, "-", state, str(n), prefix, str(k), LUA_MEET],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+                 for k in (3, 4)]
     for child in children[2:]:
         child.stdin.write(LUA_CHILD.encode())
         child.stdin.close()
     outputs = [child.stdout.read().decode() for child in children]
     assert [child.wait(timeout=120) for child in children] == [0, 0, 0, 0]
-    everything = []
+    everything, lists = [], []
     for text in outputs:
         ids = [uuid.UUID(line) for line in text.split()]
         assert len(ids) == n
         assert all(a < b for a, b in zip(ids, ids[1:])), "a process's ids did not increase"
         everything.extend(u.int for u in ids)
+        lists.append([u.int for u in ids])
     assert len(set(everything)) == 4 * n
+    assert_overlapping(lists)
     # One sequence: the stamps behind the ids (ms and fraction, above the
     # 54 random bits) are distinct too.
     assert len({x >> 54 for x in everything}) == 4 * n
@@ -262,10 +287,14 @@ def test_take_blocks_are_disjoint_from_single_stamps_under_4_threads():
     c = Clock(source="realtime_coarse")
     rounds = scaled(20_000, 500)
     results = [None] * 4
+    barrier = threading.Barrier(4)
 
     def work(k):
         got, take, single = [], c.take, c.time_ns
+        barrier.wait()
         for i in range(rounds):
+            if i == rounds // 2:
+                barrier.wait()  # every thread takes before and after every other's middle
             got.extend(take(i % 16 + 1))
             got.append(single())
         results[k] = got
@@ -279,3 +308,4 @@ def test_take_blocks_are_disjoint_from_single_stamps_under_4_threads():
         assert all(a < b for a, b in zip(got, got[1:]))
     everything = [x for got in results for x in got]
     assert len(set(everything)) == len(everything)
+    assert_overlapping(results)

@@ -24,7 +24,7 @@ import pytest
 import monostamp
 from monostamp import _patch
 from monostamp import Clock, Policy
-from conftest import scaled
+from conftest import PY_MEET, assert_overlapping, scaled
 
 STRICT = Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT
 EPOCH = DT(1970, 1, 1)
@@ -148,6 +148,8 @@ def test_values_are_unique_and_increasing_across_all_functions_in_4_threads():
         barrier.wait()
         out = []
         for j in range(n):
+            if j == n // 2:
+                barrier.wait()  # every thread draws before and after every other's middle
             out.append(draws[(i + j) % len(draws)]())
             if j % 97 == 0:
                 time.gmtime()  # draws too (whole seconds: not compared)
@@ -164,6 +166,7 @@ def test_values_are_unique_and_increasing_across_all_functions_in_4_threads():
     everything = [v for values in results for v in values]
     assert len(set(everything)) == len(everything), \
         "%d duplicates" % (len(everything) - len(set(everything)))
+    assert_overlapping(results)
 
 
 def test_sqlite_table_filled_from_utcnow_and_now_has_no_duplicates():
@@ -190,22 +193,30 @@ def test_sqlite_table_filled_from_utcnow_and_now_has_no_duplicates():
 
 
 def test_processes_sharing_a_file_give_one_sequence(tmp_path):
-    code = (
-        "import warnings, monostamp\n"
+    # The two meet before they draw and half way (conftest.PY_MEET), so
+    # their draws certainly interleave.
+    code = PY_MEET + (
+        "import sys, warnings, monostamp\n"
         "from datetime import datetime\n"
         "warnings.simplefilter('ignore')\n"
+        "prefix, k = sys.argv[1], int(sys.argv[2])\n"
         "with monostamp.patch():\n"
-        "    vals = [datetime.utcnow().isoformat() for _ in range(2000)]\n"
+        "    meet(prefix, 'start', k, 2)\n"
+        "    vals = [datetime.utcnow().isoformat() for _ in range(1000)]\n"
+        "    meet(prefix, 'half', k, 2)\n"
+        "    vals += [datetime.utcnow().isoformat() for _ in range(1000)]\n"
         "print('\\n'.join(vals))\n"
     )
     env = dict(os.environ, MONOSTAMP_SHARED=str(tmp_path / "state"))
-    procs = [subprocess.Popen([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
-                              text=True) for _ in range(2)]
+    prefix = str(tmp_path / "meet-")
+    procs = [subprocess.Popen([sys.executable, "-c", code, prefix, str(k)], env=env,
+                              stdout=subprocess.PIPE, text=True) for k in (1, 2)]
     outs = [p.communicate(timeout=120)[0].split() for p in procs]
     assert [p.returncode for p in procs] == [0, 0]
     everything = outs[0] + outs[1]
     assert len(everything) == 4000
     assert len(set(everything)) == 4000
+    assert_overlapping(outs)  # ISO text of one offset sorts as its instants
 
 
 def test_utcnow_keeps_its_deprecation_warning():

@@ -5,12 +5,13 @@ import os
 import re
 import subprocess
 import sys
+import textwrap
 
 import pytest
 
 import monostamp
 
-from conftest import lua_env
+from conftest import PY_MEET, assert_overlapping, lua_env
 
 ENV = "MONOSTAMP_SHARED"
 
@@ -170,32 +171,40 @@ def test_an_outer_shared_file_is_joined_and_kept(pytester, monkeypatch, tmp_path
 
 
 def test_xdist_workers_draw_from_one_sequence(pytester, monkeypatch, tmp_path):
+    # --dist each runs every test on both workers.  The two runs of a test
+    # meet before they draw and half way (conftest.PY_MEET), so their draws
+    # certainly interleave.
     monkeypatch.delenv(ENV, raising=False)
     out = tmp_path / "stamps"
     out.mkdir()
     monkeypatch.setenv("STAMPS_DIR", str(out))
-    pytester.makepyfile(
+    pytester.makepyfile(PY_MEET + textwrap.dedent(
         """
         import os, pytest
 
-        @pytest.mark.parametrize("n", range(8))
+        @pytest.mark.parametrize("n", range(4))
         def test_write_stamps(monostamp_clock, n):
-            worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-            stamps = [monostamp_clock.time_ns() for _ in range(20000)]
+            worker = os.environ["PYTEST_XDIST_WORKER"]
+            k = {"gw0": 1, "gw1": 2}[worker]
+            prefix = os.path.join(os.environ["STAMPS_DIR"], "meet{}-".format(n))
+            meet(prefix, "start", k, 2)
+            stamps = [monostamp_clock.time_ns() for _ in range(10000)]
+            meet(prefix, "half", k, 2)
+            stamps += [monostamp_clock.time_ns() for _ in range(10000)]
             path = os.path.join(os.environ["STAMPS_DIR"], "{}-{}".format(worker, n))
             with open(path, "w") as f:
                 f.write("\\n".join(map(str, stamps)))
-        """
-    )
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2")
+        """))
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", "--dist", "each")
     result.assert_outcomes(passed=8)
-    workers = {p.name.split("-")[0] for p in out.iterdir()}
-    assert workers == {"gw0", "gw1"}
     stamps = []
-    for p in out.iterdir():
-        mine = [int(x) for x in p.read_text().split()]
-        assert mine == sorted(mine)
-        stamps.extend(mine)
+    for n in range(4):
+        pair = [[int(x) for x in (out / ("%s-%d" % (w, n))).read_text().split()]
+                for w in ("gw0", "gw1")]
+        for mine in pair:
+            assert mine == sorted(mine)
+            stamps.extend(mine)
+        assert_overlapping(pair)
     assert len(stamps) == 8 * 20000
     assert len(set(stamps)) == len(stamps), "duplicate stamps across xdist workers"
 

@@ -12,14 +12,23 @@ joins MONOSTAMP_SHARED if that is set), or, with --zone, --shared or
 --digits below 9, a clock made for them (on the same state file).  Stamps
 never repeat within a run, and across runs and processes when they share a
 state file; the text repeats neither, with 6 or more digits (below 9 the
-stamps are whole microseconds).  Exit status 2 for bad arguments
-(argparse's convention), 1 when the state file cannot be used.
+stamps are whole microseconds).
+
+Lines are written as they are made, a few thousand at a time, so memory
+stays flat at any --count and a reader sees them early.  Exit status:
+0 when all is written; 2 for bad arguments (argparse's convention); 1,
+with one line on stderr, when the state file cannot be used or standard
+output cannot be written (closed, full); 141 (128 + SIGPIPE, what a shell
+reports for `seq` or `yes` cut off by `head`) when the reader has gone,
+without a word, the way such commands stop.
 """
 import argparse
+import errno
 import os
+import signal
 import sys
 import types
-from typing import List, Optional, Union
+from typing import Callable, List, Optional, TextIO, Union
 
 import monostamp
 
@@ -48,7 +57,10 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m monostamp",
         description="Print the next unique timestamp(s) as ISO 8601 text, integer ns, "
-                    "or UUIDv7 ids, one per line.")
+                    "or UUIDv7 ids, one per line.",
+        epilog="Exit status: 0 all written; 1 the state file or standard output "
+               "cannot be used (one line on stderr); 2 bad arguments; 141 the reader "
+               "went before the end (as with seq | head).")
     form = p.add_mutually_exclusive_group()
     form.add_argument("--ns", action="store_true",
                       help="print integer nanoseconds since the epoch")
@@ -92,20 +104,94 @@ def main(argv: Optional[List[str]] = None) -> int:
         print("%s: %s" % (p.prog, e), file=sys.stderr)
         return 1
     source: "Union[monostamp.Clock, types.ModuleType]" = clock if clock is not None else monostamp
-    lines = []
-    try:
-        for _ in range(args.count):
-            if args.ns:
-                lines.append(str(source.time_ns()))
-            elif args.uuid7:
-                lines.append(str(source.uuid7()))
-            else:
-                lines.append(source.now().isoformat(args.digits, args.z))
-    except (OSError, ValueError) as e:  # the default clock's MONOSTAMP_SHARED, say
-        print("%s: %s" % (p.prog, e), file=sys.stderr)
+    return _write(p.prog, _line_maker(source, args), args.count)
+
+
+#: Lines made and written at a time: enough that the per-write cost
+#: vanishes, few enough (about 150 kB of text) that memory stays flat.
+CHUNK = 4096
+
+#: The exit status when the reader has gone: a shell's status for a
+#: command that SIGPIPE ended.
+EXIT_READER_GONE = 128 + int(signal.SIGPIPE) if hasattr(signal, "SIGPIPE") else 1
+
+
+def _line_maker(source: "Union[monostamp.Clock, types.ModuleType]",
+                args: argparse.Namespace) -> Callable[[int], str]:
+    """A function making the text of the next n stamps, one per line."""
+    if args.ns:
+        time_ns = source.time_ns
+        return lambda n: "\n".join([str(time_ns()) for _ in range(n)]) + "\n"
+    if args.uuid7:
+        uuid7 = source.uuid7
+        return lambda n: "\n".join([str(uuid7()) for _ in range(n)]) + "\n"
+    now, digits, z = source.now, args.digits, args.z
+    return lambda n: "\n".join([now().isoformat(digits, z) for _ in range(n)]) + "\n"
+
+
+def _write(prog: str, lines: Callable[[int], str], count: int) -> int:
+    out = sys.stdout
+    if out is None:  # fd 1 was closed when Python started
+        print("%s: cannot write to standard output: it is closed" % prog, file=sys.stderr)
         return 1
-    sys.stdout.write("\n".join(lines) + "\n")
+    left = count
+    try:
+        write = _all_of_it(out)
+        while left:
+            n = min(left, CHUNK)
+            try:
+                text = lines(n)
+            except (OSError, ValueError) as e:  # the default clock's MONOSTAMP_SHARED, say
+                out.flush()  # the stamps made so far are good ones
+                print("%s: %s" % (prog, e), file=sys.stderr)
+                return 1
+            write(text)
+            left -= n
+        out.flush()
+    except BrokenPipeError:
+        # The reader has gone (`| head`): stop as quietly as seq(1) does.
+        _silence(out)
+        return EXIT_READER_GONE
+    except OSError as e:  # full (ENOSPC, EFBIG), or open for reading only (EBADF)
+        _silence(out)
+        print("%s: cannot write to standard output: %s" % (prog, e), file=sys.stderr)
+        return 1
     return 0
+
+
+def _all_of_it(out: TextIO) -> Callable[[str], object]:
+    """A function writing all of a text to out, or raising OSError.
+
+    Under `python -u` (PYTHONUNBUFFERED) sys.stdout writes straight to the
+    file descriptor and drops the rest of a text when write(2) takes only
+    part of it (a file reaching its size limit or a full disk), so the bytes
+    go to the binary layer here, in a loop until all are taken."""
+    binary = getattr(out, "buffer", None)
+    if binary is None:  # a text stream of Python's own, say io.StringIO
+        return out.write
+    out.flush()  # anything written to the text layer before goes first
+
+    def write(text: str) -> None:
+        data = memoryview(text.encode("ascii"))
+        while data:
+            n = binary.write(data)
+            if n is None:  # a non-blocking descriptor that is full
+                raise BlockingIOError(errno.EAGAIN, os.strerror(errno.EAGAIN))
+            data = data[n:]
+    return write
+
+
+def _silence(out: TextIO) -> None:
+    """Points fd 1 at /dev/null, so that the interpreter's own flush of what
+    is still buffered, at exit, cannot fail again and print a traceback
+    ("Exception ignored ... BrokenPipeError")."""
+    try:
+        fd = out.fileno()
+    except (AttributeError, ValueError, OSError):  # not a file: nothing flushes it at exit
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 if __name__ == "__main__":
