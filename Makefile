@@ -186,7 +186,9 @@ test-pythons: lua
 # Lua: the C part is built into $(BUILD)/lua/monostamp/core.so; require
 # "monostamp" is bindings/lua/monostamp.lua, which loads it as monostamp.core
 # (so LUA_CPATH=$(BUILD)/lua/?.so and LUA_PATH=bindings/lua/?.lua together).
-LUA_CFLAGS := $(shell pkg-config --cflags lua5.4 2>/dev/null)
+# The headers are $(LUA)'s (its pkg-config name is the interpreter's), so
+# another Lua takes a BUILD of its own: make test-lua LUA=lua5.5 BUILD=build-lua55.
+LUA_CFLAGS := $(shell pkg-config --cflags $(LUA) 2>/dev/null)
 LUA_SRC := $(sort $(wildcard bindings/lua/*.c))
 lua: $(BUILD)/lua/monostamp/core.so
 $(BUILD)/lua/monostamp/core.so: $(LUA_SRC) $(CORE_SRC) $(CORE_HDR) $(wildcard bindings/lua/*.h)
@@ -197,7 +199,7 @@ test-lua:
 	@if [ -n "$(LUA_SRC)" ] && [ -d tests/lua ]; then \
 	    $(MAKE) --no-print-directory lua && \
 	    MONOSTAMP_BUILD=$(abspath $(BUILD)) LUA_CPATH="$(abspath $(BUILD))/lua/?.so;;" \
-	    LUA_PATH="$(abspath bindings/lua)/?.lua;;" \
+	    LUA_PATH="$(abspath bindings/lua)/?.lua;;" MONOSTAMP_LUA=$(LUA) PYTHON=$(PYTHON) \
 	    $(LUA) /usr/bin/busted --pattern=_spec tests/lua; \
 	else echo "test-lua: no Lua binding yet"; fi
 
