@@ -14,7 +14,8 @@
 #      checkout's files (tracked and new unignored ones, so uncommitted work
 #      is tested, never build outputs) are copied to /src/monostamp.
 #   3. Inside, tools/forky-suites.sh runs `make test-python` on each CPython
-#      and `make test-lua LUA=lua5.5`, and says which passed.
+#      and `make test-lua LUA=lua5.5`, and says which passed (FORKY_PYTHONS
+#      and FORKY_LUAS choose others among those installed).
 #
 # /proc, /dev, /dev/pts, /dev/shm and /sys are mounted for the run and
 # unmounted on every exit, Ctrl-C included.  One run at a time holds the
@@ -228,6 +229,7 @@ say "copied $(find "$SRC" -type f | wc -l) files of $ROOT to /src/monostamp"
 set +e
 chroot "$CHROOT" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin \
     LANG=C.UTF-8 TERM="${TERM:-dumb}" "${pip_env[@]}" \
+    FORKY_PYTHONS="${FORKY_PYTHONS:-3.14 3.15}" FORKY_LUAS="${FORKY_LUAS:-lua5.5}" \
     /bin/bash /src/monostamp/tools/forky-suites.sh
 rc=$?
 set -e
