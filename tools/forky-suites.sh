@@ -17,8 +17,8 @@
 # lines say which passed, and the exit status is 1 if any did not.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-PYTHONS=${FORKY_PYTHONS:-3.14 3.15}
-LUAS=${FORKY_LUAS:-lua5.5}
+PYTHONS=${FORKY_PYTHONS-3.14 3.15}
+LUAS=${FORKY_LUAS-lua5.5}
 VENVS=/opt/monostamp-venvs
 
 results=()

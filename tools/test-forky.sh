@@ -70,13 +70,13 @@ MADE=.monostamp-mount-points
 mount_in() { # root type-or---bind source target-inside
     local target="$1$4"
     if [ ! -e "$target" ]; then
-        mkdir "$target"
+        mkdir "$target" || return 1
         echo "$target" >>"$1/$MADE"
     fi
     if [ "$2" = --bind ]; then
-        mount --bind "$3" "$target"
+        mount --bind "$3" "$target" || return 1
     else
-        mount -t "$2" "$3" "$target"
+        mount -t "$2" "$3" "$target" || return 1
     fi
     mounted+=("$target")
 }
@@ -103,11 +103,11 @@ mounts_under() { # dir: the mount points below it (left by a killed run)
     awk -v d="$1/" 'index($2, d) == 1 { print $2 }' /proc/self/mounts | sort -r
 }
 mount_system() { # root
-    mount_in "$1" proc proc /proc
-    mount_in "$1" sysfs sysfs /sys
-    mount_in "$1" --bind /dev /dev
-    mount_in "$1" --bind /dev/pts /dev/pts
-    mount_in "$1" tmpfs shm /dev/shm
+    mount_in "$1" proc proc /proc &&
+        mount_in "$1" sysfs sysfs /sys &&
+        mount_in "$1" --bind /dev /dev &&
+        mount_in "$1" --bind /dev/pts /dev/pts &&
+        mount_in "$1" tmpfs shm /dev/shm
 }
 # Removes a tree that nothing is mounted in; never crosses a file system.
 remove_tree() {
@@ -128,6 +128,8 @@ done
 
 # The chroot sees the host's name servers and extra CA certificates.
 host_config() { # root
+    # Not through a link in the chroot: it would resolve on the host.
+    rm -f "$1/etc/resolv.conf"
     cp -L /etc/resolv.conf "$1/etc/resolv.conf"
     if compgen -G '/usr/local/share/ca-certificates/*.crt' >/dev/null; then
         mkdir -p "$1/usr/local/share/ca-certificates"
@@ -136,19 +138,21 @@ host_config() { # root
 }
 
 # ---------------------------------------------------------------- the chroot
+# Called in an || list, where set -e does not act: each step says how it fails.
 build_chroot() {
     local tmp="$CHROOT.tmp"
     say "bootstrapping Debian forky into $tmp (from $MIRROR)"
-    mkdir -p "$tmp"
+    mkdir -p "$tmp" || return 1
     if ! debootstrap --variant=minbase forky "$tmp" "$MIRROR" "$SCRIPT" >"$CACHE/debootstrap.log" 2>&1; then
         tail -n 20 "$CACHE/debootstrap.log" >&2
-        die "debootstrap failed; the whole log: $CACHE/debootstrap.log"
+        say "debootstrap failed; the whole log: $CACHE/debootstrap.log" >&2
+        return 1
     fi
-    host_config "$tmp"
+    host_config "$tmp" || return 1
     # No daemons start inside while packages install.
-    printf '#!/bin/sh\nexit 101\n' >"$tmp/usr/sbin/policy-rc.d"
-    chmod +x "$tmp/usr/sbin/policy-rc.d"
-    mount_system "$tmp"
+    printf '#!/bin/sh\nexit 101\n' >"$tmp/usr/sbin/policy-rc.d" &&
+        chmod +x "$tmp/usr/sbin/policy-rc.d" || return 1
+    mount_system "$tmp" || { unmount_all; return 1; }
     local packages
     packages=$(echo $PACKAGES)
     say "installing: $packages"
@@ -156,25 +160,29 @@ build_chroot() {
             "$APT update && $APT install -y --no-install-recommends $packages" \
             >"$CACHE/apt.log" 2>&1; then
         tail -n 20 "$CACHE/apt.log" >&2
-        die "apt-get in the chroot failed; the whole log: $CACHE/apt.log"
+        say "apt-get in the chroot failed; the whole log: $CACHE/apt.log" >&2
+        unmount_all
+        return 1
     fi
     chroot "$tmp" apt-get clean
     unmount_all
-    date -u +%Y-%m-%dT%H:%M:%SZ >"$tmp/.monostamp-forky-complete"
+    date -u +%Y-%m-%dT%H:%M:%SZ >"$tmp/.monostamp-forky-complete" || return 1
     if [ -e "$CHROOT" ]; then
-        mv "$CHROOT" "$CHROOT.old"
+        mv -T "$CHROOT" "$CHROOT.old" || return 1
         remove_tree "$CHROOT.old"
     fi
-    mv "$tmp" "$CHROOT"
+    mv -T "$tmp" "$CHROOT" || return 1
     say "chroot ready in $CHROOT ($(elapsed))"
 }
 
+# A failed refresh (the mirror unreachable, a package gone from testing)
+# keeps the chroot that worked, and says so; a failed first build fails.
 stamp="$CHROOT/.monostamp-forky-complete"
 if [ ! -f "$stamp" ]; then
-    build_chroot
+    build_chroot || die "could not build the chroot"
 elif [ -n "$(find "$stamp" -mtime +"$MAX_AGE_DAYS")" ]; then
     say "the chroot is older than $MAX_AGE_DAYS days: rebuilding it"
-    build_chroot
+    build_chroot || say "REFRESH FAILED: testing the chroot of $(cat "$stamp") instead"
 else
     say "reusing $CHROOT (built $(cat "$stamp"))"
 fi
@@ -229,7 +237,7 @@ say "copied $(find "$SRC" -type f | wc -l) files of $ROOT to /src/monostamp"
 set +e
 chroot "$CHROOT" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin \
     LANG=C.UTF-8 TERM="${TERM:-dumb}" "${pip_env[@]}" \
-    FORKY_PYTHONS="${FORKY_PYTHONS:-3.14 3.15}" FORKY_LUAS="${FORKY_LUAS:-lua5.5}" \
+    FORKY_PYTHONS="${FORKY_PYTHONS-3.14 3.15}" FORKY_LUAS="${FORKY_LUAS-lua5.5}" \
     /bin/bash /src/monostamp/tools/forky-suites.sh
 rc=$?
 set -e
