@@ -9,6 +9,7 @@
 #   make demo       the examples
 #   make bench      the benchmarks (ratios against baselines of the same run)
 #   make fuzz       the libFuzzer targets, FUZZ_SECONDS each
+#   make test-tzrule-full  POSIX TZ rules against glibc and zoneinfo, full run
 #   make install PREFIX=/usr/local
 #
 # Every target that needs a tool runs tools/install-deps.sh first, which
@@ -18,6 +19,8 @@ BUILD    ?= build
 PREFIX   ?= /usr/local
 CC       ?= cc
 PYTHON   ?= python3
+# test_tzrule_glibc asks Python's zoneinfo as its second oracle.
+export MONOSTAMP_TEST_PYTHON := $(PYTHON)
 LUA      ?= lua5.4
 FUZZ_SECONDS ?= 20
 TEST_FUZZ_SECONDS ?= 10
@@ -38,7 +41,8 @@ FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 DEPS := tools/install-deps.sh
 
 .PHONY: all lib test test-c test-asan test-tsan test-header test-cxx test-install test-windows test-exports \
-        test-python test-pythons test-lua test-lua53 test-forky demo bench fuzz install lua python clean deps
+        test-python test-pythons test-lua test-lua53 test-forky demo bench fuzz install lua python clean deps \
+        test-tzrule-full
 
 all: lib
 lib: $(BUILD)/libmonostamp.a $(BUILD)/libmonostamp.so $(BUILD)/monostamp.pc
@@ -132,6 +136,12 @@ test-header: $(BUILD)/libmonostamp.a $(BUILD)/libmonostamp.so
 	@echo "== header from an FFI host: Python ctypes, clocks by new/free alone"
 	@$(PYTHON) tests/header/ctypes_host.py $(abspath $(BUILD))/libmonostamp.so
 
+# The differential test of POSIX TZ rules at full size: 12,000 random rules
+# (4,000 close pairs) against glibc and Python's zoneinfo; make test-c runs
+# 900 of them.
+test-tzrule-full: $(BUILD)/plain/tests/test_tzrule_glibc
+	MONOSTAMP_TZRULE_FULL=1 $(BUILD)/plain/tests/test_tzrule_glibc
+
 # C++ as users write it (tests/header/use_cxx.cpp: a clock embedded in a
 # class and one held by unique_ptr over new/free, four std::threads each),
 # with g++ and clang++, C++11 and C++17.
@@ -199,6 +209,11 @@ $(BUILD)/lua/monostamp/core.so: $(LUA_SRC) $(CORE_SRC) $(CORE_HDR) $(wildcard bi
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) $(OPT) -fPIC -fvisibility=hidden -Icsrc $(LUA_CFLAGS) -shared \
 	    $(LUA_SRC) $(CORE_SRC) -o $@ -lpthread
+# The specs of named zones read them from the copy the vectors were computed
+# from (tests/vectors/zoneinfo/README.md).  Lua cannot set TZDIR for itself,
+# so each target that runs Lua specs exports it (the specs check).
+LUA_SPEC_TARGETS := test-lua test-luajit test-lua53 test-lua-asan
+$(LUA_SPEC_TARGETS): export TZDIR := $(abspath tests/vectors/zoneinfo)
 test-lua:
 	@if [ -n "$(LUA_SRC)" ] && [ -d tests/lua ]; then \
 	    $(MAKE) --no-print-directory lua && \
@@ -217,6 +232,17 @@ test-luajit: $(BUILD)/libmonostamp.so lua
 	MONOSTAMP_BUILD=$(abspath $(BUILD)) MONOSTAMP_LIBRARY=$(abspath $(BUILD))/libmonostamp.so \
 	    LUA_PATH="$(abspath bindings/lua)/?.lua;;" MONOSTAMP_LUAJIT=$(LUAJIT) \
 	    $(LUAJIT) /usr/bin/busted --pattern=_spec tests/luajit
+
+# nginx (tools/test-nginx.sh): Debian's nginx with libnginx-mod-http-lua,
+# luajit2 and wrk installed if missing; monostamp.ffi loaded in init_by_lua
+# and per worker with a state file, 4 workers as an unprivileged user, no
+# stamp twice and each worker's in order across >= NGINX_RESPONSES responses
+# and across an `nginx -s reload`; and per worker without a state file, where
+# duplicates must show.  Not in `make test` (it installs nginx).
+NGINX_RESPONSES ?= 50000
+.PHONY: test-nginx
+test-nginx: $(BUILD)/libmonostamp.so
+	@NGINX_RESPONSES=$(NGINX_RESPONSES) tools/test-nginx.sh $(BUILD)
 
 # Lua 5.3: the same module built against 5.3 and a smoke test (no busted there).
 test-lua53:
@@ -259,6 +285,13 @@ $(BUILD)/bench/%: bench/c/%.c bench/c/bench_util.h $(BUILD)/plain/libcore.a
 bench: deps $(addprefix $(BUILD)/bench/,$(BENCHES))
 	@for b in $(BENCHES); do echo "== $$b"; $(BUILD)/bench/$$b || exit 1; done
 	@if [ -f bench/run-bindings.sh ]; then sh bench/run-bindings.sh $(BUILD); fi
+	@sh bench/nginx.sh $(BUILD)
+
+# ngx.now() against monostamp.time_ns() in nginx handlers, requests/s with
+# wrk in alternating rounds (~20 s); skips without nginx, its Lua module, wrk.
+.PHONY: bench-nginx
+bench-nginx:
+	@sh bench/nginx.sh $(BUILD)
 
 FUZZERS = $(patsubst fuzz/%.c,%,$(FUZZ_SRC))
 FUZZ_FLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -Icsrc \

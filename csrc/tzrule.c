@@ -180,6 +180,10 @@ static int64_t date_local_s(const monostamp__tzrule_date *d, int64_t year)
     return days * MONOSTAMP__S_PER_DAY + d->time_s;
 }
 
+/* The header's bound on |t|: 2^40 s is 34,000 years, so days, years and
+ * seconds below stay far inside int64_t. */
+#define TZRULE_LIMIT_S (INT64_C(1) << 40)
+
 typedef struct event {
     int64_t at_s; /* UTC second of the change */
     int dst;      /* state from then on */
@@ -200,6 +204,18 @@ static void push_change(event *ev, int *n, event x)
     ev[(*n)++] = x;
 }
 
+/* Year y's two changes as UTC instants; 1 if the end comes before the
+ * start, so that DST holds outside [end, start) that year. */
+static int year_changes(const monostamp__tzrule *rule, int64_t y, event *s, event *e)
+{
+    /* The start is given in standard time, the end in DST. */
+    s->at_s = date_local_s(&rule->start, y) - rule->std_offset_s;
+    s->dst = 1;
+    e->at_s = date_local_s(&rule->end, y) - rule->dst_offset_s;
+    e->dst = 0;
+    return e->at_s < s->at_s;
+}
+
 void monostamp__tzrule_window(const monostamp__tzrule *rule, int64_t t_s,
                               int32_t *offset_s, int64_t *from_s,
                               int64_t *until_s)
@@ -209,9 +225,9 @@ void monostamp__tzrule_window(const monostamp__tzrule *rule, int64_t t_s,
      * common year, offset), so the changes of year Y-2 all precede Y and
      * none of Y+3's precede Y+2: the list below is the true list of changes
      * in force up to the start of year Y+2, which bounds the window. */
-    enum { SPAN = 2, N = 2 * (2 * SPAN + 1) };
+    enum { SPAN = 2, N = 3 * (2 * SPAN + 1) };
     event ev[N];
-    int n = 0, i, last = -1, cur;
+    int n = 0, i, last = -1, cur, prev_reversed;
     int64_t year, horizon_s;
     int month, day;
     if (!rule->has_dst) {
@@ -220,22 +236,50 @@ void monostamp__tzrule_window(const monostamp__tzrule *rule, int64_t t_s,
         *until_s = INT64_MAX;
         return;
     }
+    /* Out of the range the header promises, answer for its edge and a
+     * one-second window: no year arithmetic below can overflow. */
+    if (t_s <= -TZRULE_LIMIT_S || t_s >= TZRULE_LIMIT_S) {
+        int64_t edge = t_s < 0 ? -TZRULE_LIMIT_S + 1 : TZRULE_LIMIT_S - 1;
+        int64_t f, u;
+        monostamp__tzrule_window(rule, edge, offset_s, &f, &u);
+        *from_s = t_s;
+        *until_s = t_s == INT64_MAX ? INT64_MAX : t_s + 1;
+        return;
+    }
     monostamp__civil_from_days(monostamp__floor_div(t_s, MONOSTAMP__S_PER_DAY),
                                &year, &month, &day);
+    {
+        event s, e;
+        prev_reversed = year_changes(rule, year - SPAN - 1, &s, &e);
+    }
     for (int64_t y = year - SPAN; y <= year + SPAN; y++) {
-        /* The start is given in standard time, the end in DST. */
-        event s = {date_local_s(&rule->start, y) - rule->std_offset_s, 1};
-        event e = {date_local_s(&rule->end, y) - rule->dst_offset_s, 0};
+        event s, e;
+        int reversed = year_changes(rule, y, &s, &e);
+        /* POSIX decides the order per year: when the end comes first, the
+         * year begins (and ends) in DST.  So an end-first year gets a change
+         * to DST at its first instant, whatever came before (voiding any
+         * change of the year before pushed past it), and a start-first year
+         * after an end-first one a change to standard time.  The year's
+         * first instant is 00:00 UTC, where glibc and zoneinfo both begin
+         * the rule's year (POSIX does not say which clock's midnight).  Two
+         * start-first years in a row need no such change, so a DST period
+         * that runs past 1 January (EST5EDT,0/0,J365/25) carries on as
+         * RFC 8536 reads it. */
+        if (reversed || prev_reversed) {
+            event j = {monostamp__days_from_civil(y, 1, 1) * MONOSTAMP__S_PER_DAY, reversed};
+            push_change(ev, &n, j);
+        }
         /* Within a year the changes go in order of instant, as glibc and
          * tzcode order them; at equal instants the start goes first, so
          * the end voids it: a zero-length DST period is no DST. */
-        if (e.at_s < s.at_s) {
+        if (reversed) {
             push_change(ev, &n, e);
             push_change(ev, &n, s);
         } else {
             push_change(ev, &n, s);
             push_change(ev, &n, e);
         }
+        prev_reversed = reversed;
     }
     /* Year Y+2 starts at least 365 days after t; past it, year Y+3's
      * changes (not computed) could void ours, so the window stops there. */

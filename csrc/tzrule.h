@@ -11,13 +11,19 @@
  * Asia/Jerusalem's M3.4.4/26).  A dst name without rules gets the US rules
  * M3.2.0,M11.1.0 (glibc's fallback when no posixrules file applies).
  *
- * Semantics are RFC 8536's: transitions are computed in order across year
- * boundaries (year by year, each year's two in order of instant), and one
- * that comes later in that order voids an earlier one scheduled at or after
- * it.  So a rule such as EST5EDT,0/0,J365/25 is DST all year (glibc
- * evaluates per UTC year and reports standard time for the first hours of
- * each year; see docs/offset-engine.md, trap 4), and XXX3YYY,0/0,365/25,
- * whose DST ends a day after the next year's starts, too (trap 10). */
+ * Semantics are POSIX.1-2024's with RFC 8536's extensions.  Each year
+ * orders its own two changes: DST holds from start to end, and in a year
+ * whose end comes before its start the year begins and ends in DST (the
+ * order can differ from year to year: SXTF1NDUG0,M7.3.4,J199).  Where two
+ * years in a row differ in order, the state changes at 00:00 UTC of
+ * 1 January, where glibc and Python's zoneinfo begin the rule's year.
+ * Changes are laid out year by year in that order, and one that comes
+ * later in the order voids an earlier one scheduled at or after it.  So a
+ * DST period that reaches the next year's start goes on: EST5EDT,0/0,J365/25
+ * is DST all year (RFC 8536 section 3.3.1; glibc reports standard time for
+ * the first hours of each year, docs/offset-engine.md, trap 4), and so is
+ * XXX3YYY,0/0,365/25, whose DST ends a day after the next year's starts
+ * (trap 10). */
 #ifndef MONOSTAMP_TZRULE_H
 #define MONOSTAMP_TZRULE_H
 
@@ -47,7 +53,9 @@ int monostamp__tzrule_parse(const char *text, size_t len,
 /* The offset in force at `t_s` (UTC seconds) and a window [from_s, until_s)
  * around it over which it holds; INT64_MIN / INT64_MAX mean unbounded.
  * The window may be narrower than the real period (the caller just asks
- * again), never wider.  |t_s| must be below 2^40. */
+ * again), never wider: no change of offset lies inside it.  |t_s| is meant
+ * to be below 2^40 (34,000 years; callers clip); beyond, the answer is the
+ * offset at the nearer edge in a one-second window, so nothing overflows. */
 void monostamp__tzrule_window(const monostamp__tzrule *rule, int64_t t_s,
                               int32_t *offset_s, int64_t *from_s,
                               int64_t *until_s);

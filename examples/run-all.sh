@@ -1,5 +1,5 @@
 #!/bin/sh
-# make demo: runs every example, from C, C++, Python, Lua and LuaJIT.  $1 is the build
+# make demo: runs every example, from C, C++, Python, Lua, LuaJIT and nginx.  $1 is the build
 # folder, where the library was built; it is installed into $1/prefix so
 # that the C example is compiled exactly as a user would, with pkg-config.
 set -eu
@@ -39,6 +39,58 @@ if command -v luajit >/dev/null 2>&1 && ls examples/luajit/*.lua >/dev/null 2>&1
         echo "-- $ex"
         MONOSTAMP_LIBRARY="$prefix/lib/libmonostamp.so" LUA_PATH="$top/bindings/lua/?.lua;;" luajit "$ex"
     done
+fi
+
+if [ -f examples/openresty/nginx.conf ]; then
+    modules=/usr/lib/nginx/modules
+    if [ -x /usr/sbin/nginx ] && [ -e $modules/ndk_http_module.so ] &&
+       [ -e $modules/ngx_http_lua_module.so ]; then
+        ng="$build/openresty"
+        echo "== OpenResty (examples/openresty: nginx with the Lua module, 4 workers, prefix $ng)"
+        # The prefix as the example's header describes it: the rock's layout
+        # for monostamp.ffi and the library (copied from this checkout and
+        # the library installed above), logs/ and tmp/.
+        rm -rf "$ng"
+        mkdir -p "$ng/logs" "$ng/tmp" "$ng/lua" "$ng/share/lua/5.4/monostamp" "$ng/lib/lua/5.4/monostamp"
+        cp examples/openresty/nginx.conf "$ng/"
+        cp examples/openresty/lua/*.lua "$ng/lua/"
+        cp bindings/lua/monostamp/ffi.lua bindings/lua/monostamp/ffi_clock.lua "$ng/share/lua/5.4/monostamp/"
+        cp -L "$prefix/lib/libmonostamp.so" "$ng/lib/lua/5.4/monostamp/"
+        chmod -R a+rX "$ng"
+        port=8080
+        if ! python3 -c 'import socket; socket.socket().bind(("127.0.0.1", 8080))' 2>/dev/null; then
+            port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+            echo "   (8080 is taken here: listening on $port instead)"
+            sed -i "s/127.0.0.1:8080/127.0.0.1:$port/" "$ng/nginx.conf"
+        fi
+        nginx -p "$ng" -c nginx.conf -e logs/error.log -g 'daemon off;' &
+        ng_pid=$!
+        trap 'kill -QUIT $ng_pid 2>/dev/null || true' EXIT
+        ng_ok=0
+        python3 - "$port" <<'EOF' || ng_ok=1
+import sys, time, urllib.request
+base = "http://127.0.0.1:%s" % sys.argv[1]
+deadline = time.monotonic() + 15
+while True:
+    try:
+        urllib.request.urlopen(base + "/stamp", timeout=2).read()
+        break
+    except OSError:
+        if time.monotonic() > deadline:
+            raise
+        time.sleep(0.05)
+for path in ["/stamp", "/stamp", "/id"]:
+    print("-- GET %s: %s" % (path, urllib.request.urlopen(base + path, timeout=5).read().decode().strip()))
+EOF
+        kill -QUIT $ng_pid 2>/dev/null || true
+        wait $ng_pid || true
+        trap - EXIT
+        if grep -E '\[(error|crit|alert|emerg)\]' "$ng/logs/error.log"; then ng_ok=1; fi
+        [ $ng_ok = 0 ] || { echo "examples/openresty failed: $ng/logs/error.log" >&2; exit 1; }
+    else
+        echo "== OpenResty (examples/openresty): skipped, needs Debian's nginx and libnginx-mod-http-lua" \
+             "(make test-nginx installs them)"
+    fi
 fi
 
 if [ -f setup.py ] && ls examples/python/*.py >/dev/null 2>&1; then

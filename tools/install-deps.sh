@@ -32,7 +32,15 @@ need_deb lua5.3 lua5.3
 need_deb liblua5.3-dev /usr/include/lua5.3/lua.h
 need_deb lua-socket /usr/share/lua/5.4/socket.lua
 need_deb luarocks luarocks
-need_deb luajit luajit
+# luajit: Debian's, or luajit2 (OpenResty's branch, also /usr/bin/luajit)
+# once its library is installed: libnginx-mod-http-lua (make test-nginx)
+# needs libluajit2-5.1-2, which conflicts with luajit's library, so
+# installing luajit there would remove the nginx module.
+luajit_deb=luajit
+if dpkg-query -W -f='${Status}\n' libluajit2-5.1-2 2>/dev/null | grep -q 'ok installed'; then
+    luajit_deb=luajit2
+fi
+need_deb "$luajit_deb" luajit
 need_deb clang clang
 need_deb libclang-rt-14-dev /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
 need_deb tzdata /usr/share/zoneinfo/Europe/Berlin

@@ -1,10 +1,12 @@
 /* test_grain.c: stamps drawn at whole-microsecond grain from the same
- * state as ns stamps (monostamp_time_us, monostamp_now_us), per policy. */
+ * state as ns stamps (monostamp_time_us, monostamp_now_us), per policy.
+ * Europe/Berlin comes from the pinned copy (pinned_zones.h). */
 #include <pthread.h>
 #include <stdlib.h>
 
 #include "check.h"
 #include "monostamp.h"
+#include "pinned_zones.h"
 
 static int manual(monostamp_clock *clock, int policy, int64_t start_ns)
 {
@@ -163,6 +165,7 @@ static void test_threads_mixing_grains_never_repeat(void)
 
 int main(void)
 {
+    if (pin_zones() != 0) return 1;
     RUN(test_frozen_ns_clock_gives_distinct_whole_us);
     RUN(test_now_us_carries_the_offset);
     RUN(test_other_policies_floor_their_stamp);

@@ -1,5 +1,7 @@
 -- clock_spec.lua: every policy on a manual clock, the counters, the lead bound.
 local monostamp = require "monostamp"
+local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.lua")
+helper.pinned_zones()  -- named zones from tests/vectors/zoneinfo
 
 local function manual(policy, start_ns, extra)
   local options = { source = "manual", policy = policy, start_ns = start_ns, zone = "UTC" }

@@ -58,6 +58,25 @@ function helper.vectors(name)
   return rows, path
 end
 
+-- Named zones come from tests/vectors/zoneinfo, the TZif files the vectors
+-- and the offsets written into the specs were computed from, so the specs
+-- give the same result whatever tzdata the machine has.  Lua cannot set
+-- TZDIR for itself, so the runner does (the Makefile's Lua targets export
+-- it); each spec of named zones calls this first, and fails, saying so,
+-- when TZDIR is not that folder.
+function helper.pinned_zones()
+  local function real(dir)
+    local out, ok = helper.sh("cd " .. helper.q(dir) .. " 2>/dev/null && pwd -P")
+    return ok and out:gsub("\n$", "") or nil
+  end
+  local want = real(helper.root .. "/tests/vectors/zoneinfo")
+  local tzdir = os.getenv("TZDIR")
+  assert(want, "pinned zones missing: " .. helper.root .. "/tests/vectors/zoneinfo")
+  assert(tzdir and real(tzdir) == want, "named zones must come from the pinned copy: "
+         .. "run the specs with TZDIR=" .. want .. " (as make test-lua does), not TZDIR="
+         .. tostring(tzdir))
+end
+
 -- A fresh path in a fresh private directory; removed by helper.cleanup().
 local dirs = {}
 function helper.tmpdir()

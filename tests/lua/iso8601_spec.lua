@@ -2,6 +2,7 @@
 -- against the shared vectors.
 local monostamp = require "monostamp"
 local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.lua")
+helper.pinned_zones()  -- named zones from tests/vectors/zoneinfo
 local utc_ns = helper.utc_ns
 
 describe("isoformat", function()

@@ -5,6 +5,7 @@
 local monostamp = require "monostamp"
 local testing = require "monostamp.testing"
 local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.lua")
+helper.pinned_zones()  -- named zones from tests/vectors/zoneinfo
 
 local has_socket, socket = pcall(require, "socket")
 

@@ -5,6 +5,7 @@
 local monostamp = require "monostamp"
 local testing = require "monostamp.testing"
 local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.lua")
+helper.pinned_zones()  -- named zones from tests/vectors/zoneinfo
 
 -- Asserts that f raises an error containing `text` (plain, not a pattern),
 -- and that the error names the caller's line, not the module's.

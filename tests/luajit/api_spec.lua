@@ -4,6 +4,7 @@
 local ffi = require "ffi"
 local monostamp = require "monostamp.ffi"
 local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.lua")
+helper.pinned_zones()  -- named zones from tests/vectors/zoneinfo
 local i64, is_i64 = helper.i64, helper.is_i64
 
 describe("monostamp.ffi", function()

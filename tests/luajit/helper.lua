@@ -43,6 +43,23 @@ function helper.vectors(name)
   return rows
 end
 
+-- Named zones come from tests/vectors/zoneinfo, the TZif files the vectors
+-- and the offsets written into the specs were computed from (see
+-- tests/lua/helper.lua): the runner sets TZDIR to it (make test-luajit
+-- does), and each spec of named zones calls this first.
+function helper.pinned_zones()
+  local function real(dir)
+    local out, ok = helper.sh("cd " .. helper.q(dir) .. " 2>/dev/null && pwd -P")
+    return ok and (out:gsub("\n$", "")) or nil
+  end
+  local want = real(helper.root .. "/tests/vectors/zoneinfo")
+  local tzdir = os.getenv("TZDIR")
+  assert(want, "pinned zones missing: " .. helper.root .. "/tests/vectors/zoneinfo")
+  assert(tzdir and real(tzdir) == want, "named zones must come from the pinned copy: "
+         .. "run the specs with TZDIR=" .. want .. " (as make test-luajit does), not TZDIR="
+         .. tostring(tzdir))
+end
+
 local dirs = {}
 function helper.tmpdir()
   local p = io.popen("mktemp -d")

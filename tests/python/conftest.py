@@ -4,8 +4,10 @@ MONOSTAMP_TEST_SCALE (default 1) scales the loops of the tests marked
 `heavy` (threads, leak check): tools/test-pythons.sh runs every other
 interpreter at a tenth of the work.
 """
+import contextlib
 import os
 import shutil
+import zoneinfo
 from pathlib import Path
 
 import pytest
@@ -27,6 +29,33 @@ except ImportError:
 REPO = Path(__file__).resolve().parent.parent.parent
 VECTORS = REPO / "tests" / "vectors"
 SCALE = float(os.environ.get("MONOSTAMP_TEST_SCALE", "1"))
+
+# Named zones come from the TZif files the vectors and the offsets written
+# into the tests were computed from (tests/vectors/zoneinfo/README.md), so
+# the suite gives the same result whatever tzdata the machine has: the core
+# and glibc (also in children, through TZ) read TZDIR at each lookup, and
+# zoneinfo, the tests' oracle, reads the same files (PYTHONTZPATH for
+# children).  test_machine_zones.py alone reads the machine's own database.
+PINNED_ZONES = VECTORS / "zoneinfo"
+if not (PINNED_ZONES / "README.md").exists():
+    raise RuntimeError("pinned zones missing: %s" % PINNED_ZONES)
+MACHINE_TZDIR = os.environ.get("TZDIR")
+os.environ["TZDIR"] = os.environ["PYTHONTZPATH"] = str(PINNED_ZONES)
+zoneinfo.reset_tzpath([str(PINNED_ZONES)])
+
+
+@contextlib.contextmanager
+def machine_zones():
+    """TZDIR as the machine had it, for the block, so that zones the core
+    opens by name come from the machine's own database.  Yields that
+    folder.  (Stamp.astimezone keeps each zone it opens: use Clock.)"""
+    del os.environ["TZDIR"]
+    if MACHINE_TZDIR is not None:
+        os.environ["TZDIR"] = MACHINE_TZDIR
+    try:
+        yield Path(MACHINE_TZDIR or "/usr/share/zoneinfo")
+    finally:
+        os.environ["TZDIR"] = str(PINNED_ZONES)
 
 
 def scaled(n, minimum=1):

@@ -1,8 +1,8 @@
 """Stamp.astimezone() against zoneinfo and datetime.astimezone (issue 15).
 
 Zone names go through the core's zone engine; tzinfo objects are asked as
-datetime.astimezone asks them.  zoneinfo reads the same system database, so
-the two must agree at every instant.
+datetime.astimezone asks them.  zoneinfo reads the same files (the pinned
+copy, conftest.py), so the two must agree at every instant.
 """
 import datetime as dt
 import zoneinfo
