@@ -1,7 +1,11 @@
 # monostamp: build, test, benchmark.
 #
 #   make            libmonostamp.a, libmonostamp.so, monostamp.pc in $(BUILD)
-#   make test       every suite: C (plain, ASan+UBSan, TSan), Python, Lua
+#   make test       every suite: C (plain, ASan+UBSan, TSan), Python, Lua, on
+#                   this machine's CPython 3.10-3.13, Lua 5.3/5.4 and LuaJIT
+#   make test-forky the Python suite on CPython 3.14 and 3.15 and the busted
+#                   specs on Lua 5.5, in a Debian testing ("forky") chroot
+#                   cached outside the checkout (tools/test-forky.sh; root)
 #   make demo       the examples
 #   make bench      the benchmarks (ratios against baselines of the same run)
 #   make fuzz       the libFuzzer targets, FUZZ_SECONDS each
@@ -37,7 +41,7 @@ FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 DEPS := tools/install-deps.sh
 
 .PHONY: all lib test test-c test-asan test-tsan test-header test-cxx test-install test-windows test-exports \
-        test-python test-pythons test-lua test-lua53 demo bench fuzz install lua python clean deps \
+        test-python test-pythons test-lua test-lua53 test-forky demo bench fuzz install lua python clean deps \
         test-tzrule-full
 
 all: lib
@@ -95,7 +99,7 @@ TESTS = $(patsubst tests/c/%.c,%,$(TEST_SRC))
 
 test: deps
 	@$(MAKE) --no-print-directory test-c test-asan test-tsan test-header test-cxx test-install test-windows \
-	    test-python test-pythons test-python-tsan test-lua test-lua53 test-lua55 test-lua-asan test-luajit \
+	    test-python test-pythons test-python-tsan test-lua test-lua53 test-lua-asan test-luajit \
 	    test-exports
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 	@echo "make test: all suites passed"
@@ -196,7 +200,9 @@ test-pythons: lua
 # Lua: the C part is built into $(BUILD)/lua/monostamp/core.so; require
 # "monostamp" is bindings/lua/monostamp.lua, which loads it as monostamp.core
 # (so LUA_CPATH=$(BUILD)/lua/?.so and LUA_PATH=bindings/lua/?.lua together).
-LUA_CFLAGS := $(shell pkg-config --cflags lua5.4 2>/dev/null)
+# The headers are $(LUA)'s (its pkg-config name is the interpreter's), so
+# another Lua takes a BUILD of its own: make test-lua LUA=lua5.5 BUILD=build-lua55.
+LUA_CFLAGS := $(shell pkg-config --cflags $(LUA) 2>/dev/null)
 LUA_SRC := $(sort $(wildcard bindings/lua/*.c))
 lua: $(BUILD)/lua/monostamp/core.so
 $(BUILD)/lua/monostamp/core.so: $(LUA_SRC) $(CORE_SRC) $(CORE_HDR) $(wildcard bindings/lua/*.h)
@@ -206,13 +212,13 @@ $(BUILD)/lua/monostamp/core.so: $(LUA_SRC) $(CORE_SRC) $(CORE_HDR) $(wildcard bi
 # The specs of named zones read them from the copy the vectors were computed
 # from (tests/vectors/zoneinfo/README.md).  Lua cannot set TZDIR for itself,
 # so each target that runs Lua specs exports it (the specs check).
-LUA_SPEC_TARGETS := test-lua test-luajit test-lua53 test-lua55 test-lua-asan
+LUA_SPEC_TARGETS := test-lua test-luajit test-lua53 test-lua-asan
 $(LUA_SPEC_TARGETS): export TZDIR := $(abspath tests/vectors/zoneinfo)
 test-lua:
 	@if [ -n "$(LUA_SRC)" ] && [ -d tests/lua ]; then \
 	    $(MAKE) --no-print-directory lua && \
 	    MONOSTAMP_BUILD=$(abspath $(BUILD)) LUA_CPATH="$(abspath $(BUILD))/lua/?.so;;" \
-	    LUA_PATH="$(abspath bindings/lua)/?.lua;;" \
+	    LUA_PATH="$(abspath bindings/lua)/?.lua;;" MONOSTAMP_LUA=$(LUA) PYTHON=$(PYTHON) \
 	    $(LUA) /usr/bin/busted --pattern=_spec tests/lua; \
 	else echo "test-lua: no Lua binding yet"; fi
 
@@ -242,12 +248,13 @@ test-nginx: $(BUILD)/libmonostamp.so
 test-lua53:
 	@tools/test-lua53.sh $(BUILD)
 
-# Lua 5.5: Debian 12 has none; tools/test-lua55.sh builds it from the Lua
-# tree in lupa's sdist (fetched with pip, kept in BUILD/lua55), builds the
-# module against it with -Werror and runs every tests/lua spec under it.
-.PHONY: test-lua55
-test-lua55:
-	@CC=$(CC) PYTHON=$(PYTHON) tools/test-lua55.sh $(BUILD)
+# CPython 3.14 and 3.15 and Lua 5.5, which Debian 12 lacks, from Debian
+# testing: tools/test-forky.sh bootstraps a "forky" chroot once (cached in
+# FORKY_CACHE, outside the checkout), copies the tree in and runs there
+# make test-python on each CPython (its own venv) and make test-lua
+# LUA=lua5.5.  Not in `make test`: it needs root, and the cache.
+test-forky:
+	@tools/test-forky.sh
 
 # Sanitizers on the bindings: the Python extensions built with TSan and run
 # by the normal interpreter with libtsan preloaded (the threaded tests, and

@@ -39,7 +39,7 @@ clock facts, and a precise sleep.
 }
 
 dependencies = {
-   "lua >= 5.3, < 5.6",  -- 5.5: make test-lua55 (tools/test-lua55.sh)
+   "lua >= 5.3, < 5.6",  -- 5.5: make test-forky (Debian testing's lua5.5)
 }
 
 build = {

@@ -2,6 +2,8 @@
 # Installs what monostamp's build, tests, demo and benchmarks need and this
 # machine lacks: Debian packages with apt-get, Python packages with pip.
 # Says what it installs; does nothing when everything is present.
+# With --python, the Python packages alone (for PYTHON; the forky chroot's
+# venvs, whose Debian packages tools/test-forky.sh installs).
 set -eu
 
 PYTHON=${PYTHON:-python3}
@@ -43,6 +45,9 @@ need_deb clang clang
 need_deb libclang-rt-14-dev /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
 need_deb tzdata /usr/share/zoneinfo/Europe/Berlin
 
+if [ "${1:-}" = --python ]; then
+    debs=""
+fi
 if [ -n "$debs" ]; then
     echo "install-deps: installing Debian packages:$debs"
     sudo=""

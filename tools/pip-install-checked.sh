@@ -19,6 +19,8 @@ mkdir -p "$(dirname "$log")"
 if ! env -u PYTHONDONTWRITEBYTECODE "$python" -m pip install -v --disable-pip-version-check \
         --no-build-isolation --force-reinstall --no-deps . >"$log" 2>&1; then
     tail -n 40 "$log"
+    # The compiler's errors sit far above pip's closing lines: name them last.
+    grep -E ':[0-9]+(:[0-9]+)?: (fatal )?error: ' "$log" | head -n 20 >&2 || true
     echo "pip install . failed; the whole log: $log" >&2
     exit 1
 fi

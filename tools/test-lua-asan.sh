@@ -26,7 +26,7 @@ SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-poin
 mkdir -p "$OUT/monostamp"
 # shellcheck disable=SC2046,SC2086
 $CC -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra \
-    -O1 -g $SAN -fPIC -fvisibility=hidden -Icsrc $(pkg-config --cflags lua5.4) -shared \
+    -O1 -g $SAN -fPIC -fvisibility=hidden -Icsrc $(pkg-config --cflags "$LUA") -shared \
     bindings/lua/*.c csrc/*.c -o "$OUT/monostamp/core.so" -lpthread $SAN
 
 ASAN_LIB=$($CC -print-file-name=libasan.so)
