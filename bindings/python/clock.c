@@ -12,7 +12,6 @@
  * and its value.
  */
 #include "module.h"
-#include "capi.h"
 #include "ids.h"
 
 #include <string.h>
@@ -288,8 +287,7 @@ static PyObject *clock_time_ns(PyObject *op, PyObject *unused)
 int ms_clock_core(PyObject *obj, monostamp_clock **out, int *may_wait)
 {
     /* Clock cannot be subclassed, and no other type has our tp_new: this
-     * tells a Clock apart without module state, so the capsule (which has
-     * none) can ask it. */
+     * tells a Clock apart without module state. */
     if (PyType_GetSlot(Py_TYPE(obj), Py_tp_new) != (void *)clock_new)
         return 0;
     *out = &CLOCK(obj)->clock;

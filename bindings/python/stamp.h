@@ -36,15 +36,10 @@ static inline PyObject *ms_stamp_like(PyObject *self, int64_t utc_ns, int32_t of
     return ms_stamp_of_class(Py_TYPE(self), utc_ns, offset);
 }
 
-/* Nanoseconds as a Python int, or timedelta (whole microseconds): the
- * right operand of stamp + x and stamp - x.  Returns 1 and *out_ns, 0 if
- * `obj` is neither (the operation is then NotImplemented), -1 with
- * OverflowError past int64 ns. */
-int ms_delta_ns(ms_state *st, PyObject *obj, int64_t *out_ns);
-
-/* A timedelta (or subclass) as whole µs: TypeError naming `what` if it is
- * none, OverflowError past int64 ns (which some timedeltas reach). */
-int ms_timedelta_us(ms_state *st, PyObject *td, const char *what, int64_t *out_us);
+/* A timedelta (or subclass) as ns (whole µs): returns 1 and *out_ns, 0 if
+ * `obj` is no timedelta, -1 with OverflowError past int64 ns (which some
+ * timedeltas reach).  stamp_datetime.c. */
+int ms_timedelta_ns(PyObject *obj, int64_t *out_ns);
 
 /* The UTC offset at `utc_ns` in `zone`: None (the local zone), a name the
  * core opens ("UTC", IANA, POSIX TZ), or a datetime.tzinfo.  Returns 0 and

@@ -11,7 +11,11 @@
  */
 #include "stamp.h"
 
-int ms_delta_ns(ms_state *st, PyObject *obj, int64_t *out_ns)
+/* Nanoseconds as a Python int, or timedelta (whole microseconds): the
+ * right operand of stamp + x and stamp - x.  Returns 1 and *out_ns, 0 if
+ * `obj` is neither (the operation is then NotImplemented), -1 with
+ * OverflowError past int64 ns. */
+static int delta_ns(PyObject *obj, int64_t *out_ns)
 {
     if (PyLong_Check(obj) && !PyBool_Check(obj)) {
         int overflow;
@@ -25,14 +29,7 @@ int ms_delta_ns(ms_state *st, PyObject *obj, int64_t *out_ns)
         *out_ns = (int64_t)v;
         return 1;
     }
-    if (!PyObject_TypeCheck(obj, (PyTypeObject *)st->timedelta_type))
-        return 0;
-    int64_t us;
-    if (ms_timedelta_us(st, obj, "timedelta", &us) < 0)
-        return -1;
-    /* ms_timedelta_us holds |us| within int64 ns. */
-    *out_ns = us * 1000;
-    return 1;
+    return ms_timedelta_ns(obj, out_ns);
 }
 
 static PyObject *out_of_range(PyObject *stamp, const char *op, PyObject *delta)
@@ -54,7 +51,7 @@ PyObject *ms_stamp_add(PyObject *a, PyObject *b)
         Py_RETURN_NOTIMPLEMENTED;
     PyObject *stamp = root_a != NULL ? a : b, *delta = root_a != NULL ? b : a;
     int64_t ns = MS_STAMP(stamp)->utc_ns, d;
-    int rc = ms_delta_ns(ms_state_of_type(root_a != NULL ? root_a : root_b), delta, &d);
+    int rc = delta_ns(delta, &d);
     if (rc <= 0) {
         if (rc < 0)
             return NULL;
@@ -86,7 +83,7 @@ PyObject *ms_stamp_subtract(PyObject *a, PyObject *b)
         Py_XDECREF(y);
         return r;
     }
-    int rc = ms_delta_ns(ms_state_of_type(root_a), b, &d);
+    int rc = delta_ns(b, &d);
     if (rc <= 0) {
         if (rc < 0)
             return NULL;

@@ -22,7 +22,7 @@ from time import time_ns as imported_time_ns
 import pytest
 
 import monostamp
-from monostamp import _patch
+from monostamp import _monostamp
 from monostamp import Clock, Policy
 from conftest import scaled
 
@@ -55,7 +55,7 @@ def us_of_float(f):
 def no_patch_leaks():
     yield
     assert monostamp._patching.active_patches() == []
-    assert not _patch._installed()
+    assert not _monostamp._installed()
 
 
 def is_real_time():
@@ -72,8 +72,8 @@ def test_bad_clock_is_type_error():
     with pytest.raises(TypeError, match="monostamp.Clock"):
         monostamp.patch(42)
     with pytest.raises(TypeError, match="monostamp.Clock"):
-        _patch._activate("clock")
-    assert not _patch._installed()
+        _monostamp._activate("clock")
+    assert not _monostamp._installed()
 
 
 def test_start_twice_and_stop_unstarted_are_runtime_errors():

@@ -4,20 +4,19 @@ While a patch is active, in every thread, time.time(), time.time_ns(),
 time.clock_gettime(_ns)(CLOCK_REALTIME), datetime.datetime.now(),
 .utcnow(), .today(), datetime.date.today(), and time.gmtime(),
 localtime(), ctime(), asctime(), strftime(fmt) called without a time, each
-draw a fresh stamp from the patch's clock.  The C half (monostamp._patch)
-swaps the C function pointers of those built-ins; this half keeps the
+draw a fresh stamp from the patch's clock.  The C half (in
+monostamp._monostamp: bindings/python/patch_*.c) swaps the C function pointers of those built-ins; this half keeps the
 stack of nested patches, the decorator forms, uuid and the checks for
 time-machine and freezegun.
 """
 import functools
-import importlib
 import inspect
 import sys
 import threading
 import uuid
 
 # Bound by monostamp/__init__.py before it imports this module.
-from . import Clock
+from . import Clock, _monostamp as _c
 
 # The stack of active patches, innermost last, and the lock around every
 # change of it (and of the C half's state, which follows the stack).
@@ -28,11 +27,6 @@ _uuid_saved: "dict[str, object]" = {}
 _UUID_GENERATORS = ("_generate_time_safe", "_UuidCreate")
 _UUID_LAST = ("_last_timestamp", "_last_timestamp_v6", "_last_timestamp_v7",
               "_last_counter_v7")
-
-
-def _c():
-    """monostamp._patch, imported when first needed: it is version-specific."""
-    return importlib.import_module("monostamp._patch")
 
 
 def _resolve(clock):
@@ -64,7 +58,7 @@ def _check_no_other_tool():
         raise RuntimeError("monostamp.patch() cannot start while freezegun (or another "
                            "tool) has replaced time.time or datetime.datetime; stop "
                            "freeze_time() first")
-    foreign = _c()._foreign()
+    foreign = _c._foreign()
     if foreign:
         raise RuntimeError("monostamp.patch() cannot start: {} patched by another tool "
                            "(time-machine?); stop it first".format(", ".join(foreign)))
@@ -122,14 +116,13 @@ class patch:
         RuntimeError if it is already started, or if time-machine or
         freezegun is active.
         """
-        c = _c()
         with _lock:
             if self._started:
                 raise RuntimeError("{!r} is already started".format(self))
             outermost = not _stack
             if outermost:
                 _check_no_other_tool()
-            c._activate(self.clock)
+            _c._activate(self.clock)
             if outermost:
                 _uuid_start()
             else:
@@ -143,7 +136,6 @@ class patch:
 
         RuntimeError if it is not started.
         """
-        c = _c()
         with _lock:
             if not self._started:
                 raise RuntimeError("{!r} is not started".format(self))
@@ -151,10 +143,10 @@ class patch:
             _stack.remove(self)
             self._started = False
             if _stack:
-                c._activate(_stack[-1].clock)
+                _c._activate(_stack[-1].clock)
                 _reset_uuid_timestamps()
             else:
-                c._deactivate()
+                _c._deactivate()
                 _uuid_stop()
 
     def __enter__(self):

@@ -1,13 +1,13 @@
 /*
- * datetime_funcs.c: the replacements for datetime.datetime.now(),
+ * patch_datetime.c: the replacements for datetime.datetime.now(),
  * datetime.datetime.utcnow() and datetime.date.today() (which
  * datetime.today() inherits), and the calendar arithmetic they share: the
  * wall fields of a stamp are computed here, never by gmtime or localtime,
  * so a stamp's own offset (its clock's zone) decides the local time.
  *
- * The one file that includes datetime.h: the header gives each file its
- * own static PyDateTimeAPI, so this file imports it for itself
- * (ms_patch_datetime_import) and lends swap.c the types' method tables.
+ * datetime.h gives each file that includes it a static PyDateTimeAPI of
+ * its own, so this file imports it for itself
+ * (ms_patch_datetime_import) and lends patch_swap.c the types' method tables.
  */
 #include "patch.h"
 
