@@ -66,6 +66,21 @@ def is_real_time():
             and abs(default_arg_time() - real) < 10)
 
 
+def test_import_and_a_patch_cycle_warn_nothing():
+    """`import monostamp` and a patch() start/stop, in a fresh interpreter
+    where every warning is an error (and dev mode shows the hidden ones)."""
+    code = ("import datetime, time, uuid, monostamp\n"
+            "p = monostamp.patch().start()\n"
+            "time.time(); time.time_ns(); datetime.datetime.now(); uuid.uuid1()\n"
+            "p.stop()\n"
+            "with monostamp.patch(monostamp.Clock()):\n"
+            "    datetime.date.today()\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}
+    r = subprocess.run([sys.executable, "-X", "dev", "-W", "error", "-c", code],
+                       capture_output=True, text=True, env=env)
+    assert (r.returncode, r.stderr) == (0, "")
+
+
 # ------------------------------------------------------------------ errors
 
 def test_bad_clock_is_type_error():
@@ -419,6 +434,36 @@ def test_uuid1_is_unique_and_ordered_while_patched():
     assert len(set(us)) == len(us)
     # The manual clock's instant, in uuid's 100 ns ticks since 1582.
     assert times[0] == BERLIN_SPRING_S * 10**7 + 0x01B21DD213814000
+
+
+UUID_MEMORY = ("_last_timestamp", "_last_timestamp_v6", "_last_timestamp_v7",
+               "_last_counter_v7")
+
+
+def test_stop_leaves_uuids_memory_as_the_stdlib_starts_it():
+    """After stop(), each of uuid's last-timestamp fields this interpreter
+    has holds what a fresh `import uuid` gives it (3.14's uuid7 counter
+    starts at 0, the timestamps at None)."""
+    fresh = subprocess.run(
+        [sys.executable, "-c", "import uuid; print({n: getattr(uuid, n) for n in %r "
+         "if hasattr(uuid, n)})" % (UUID_MEMORY,)],
+        capture_output=True, text=True, check=True).stdout.strip()
+    with monostamp.patch(manual()):
+        uuid.uuid1()
+        if hasattr(uuid, "uuid7"):
+            uuid.uuid7()
+    assert repr({n: getattr(uuid, n) for n in UUID_MEMORY if hasattr(uuid, n)}) == fresh
+
+
+def test_stop_leaves_the_uuid7_counter_at_0(monkeypatch):
+    """3.14's uuid7 counter, also where this interpreter's uuid has none
+    (then put there as 3.14 starts it): a patch cycle leaves it at 0."""
+    monkeypatch.setattr(uuid, "_last_counter_v7", 0, raising=False)
+    with monostamp.patch(manual()):
+        if hasattr(uuid, "uuid7"):
+            uuid.uuid7()
+            uuid.uuid7()
+    assert uuid._last_counter_v7 == 0
 
 
 # ---------------------------------------------- explicit unique conversions

@@ -25,8 +25,11 @@ _stack: "list[patch]" = []
 # uuid's attributes as they were before the outermost patch started.
 _uuid_saved: "dict[str, object]" = {}
 _UUID_GENERATORS = ("_generate_time_safe", "_UuidCreate")
-_UUID_LAST = ("_last_timestamp", "_last_timestamp_v6", "_last_timestamp_v7",
-              "_last_counter_v7")
+# uuid's memory of its last timestamps (uuid1, and uuid6/uuid7 on 3.14+),
+# with the values Lib/uuid.py starts them at: each patch start and stop puts
+# them back there, so that no timestamp of one clock holds back the next.
+_UUID_LAST = {"_last_timestamp": None, "_last_timestamp_v6": None,
+              "_last_timestamp_v7": None, "_last_counter_v7": 0}
 
 
 def _resolve(clock):
@@ -65,9 +68,9 @@ def _check_no_other_tool():
 
 
 def _reset_uuid_timestamps():
-    for name in _UUID_LAST:
+    for name, initial in _UUID_LAST.items():
         if hasattr(uuid, name):
-            setattr(uuid, name, None)
+            setattr(uuid, name, initial)
 
 
 def _uuid_start():
