@@ -288,7 +288,7 @@ int ms_clock_core(PyObject *obj, monostamp_clock **out, int *may_wait)
 {
     /* Clock cannot be subclassed, and no other type has our tp_new: this
      * tells a Clock apart without module state. */
-    if (PyType_GetSlot(Py_TYPE(obj), Py_tp_new) != (void *)clock_new)
+    if (Py_TYPE(obj)->tp_new != clock_new)
         return 0;
     *out = &CLOCK(obj)->clock;
     *may_wait = CLOCK(obj)->may_wait;

@@ -22,7 +22,7 @@
  * `type` is no Stamp.  Slots (nb_add, tp_richcompare) get no defining
  * class, and a Python subclass has no module state of its own: this walks
  * tp_base to the type whose dealloc is Stamp's own, which only the exec
- * slot's class has.  One PyType_GetSlot call for Stamp itself. */
+ * slot's class has.  One load and compare for Stamp itself. */
 PyTypeObject *ms_stamp_root(PyTypeObject *type);
 
 /* A Stamp of class `cls` (Stamp or a subclass): Stamp itself allocates
