@@ -10,13 +10,18 @@ stack of nested patches, the decorator forms, uuid and the checks for
 time-machine and freezegun.
 """
 import functools
+import importlib
 import inspect
 import sys
 import threading
 import uuid
 
 # Bound by monostamp/__init__.py before it imports this module.
-from . import Clock, _monostamp as _c
+from . import Clock
+
+# The extension, whose _activate etc. are private and so not in the
+# package's stub: imported by name, so that mypy does not look for one.
+_c = importlib.import_module("monostamp._monostamp")
 
 # The stack of active patches, innermost last, and the lock around every
 # change of it (and of the C half's state, which follows the stack).
