@@ -81,6 +81,31 @@ def test_import_and_a_patch_cycle_warn_nothing():
     assert (r.returncode, r.stderr) == (0, "")
 
 
+def test_a_subinterpreter_keeps_real_time_and_cannot_start_a_patch(tmp_path):
+    """The method tables are the process's: a patch starts in the main
+    interpreter only, and while one is active there, a subinterpreter (one
+    sharing the GIL, as _testcapi makes) still gets the real clock."""
+    _testcapi = pytest.importorskip("_testcapi")
+    out = tmp_path / "out"
+    code = """if 1:
+        import datetime, time, monostamp
+        lines = ["%%.0f %%.0f" %% (time.time(), datetime.datetime.now().timestamp())]
+        try:
+            monostamp.patch().start()
+            lines.append("started")
+        except RuntimeError as e:
+            lines.append(str(e))
+        open(%r, "w").write("\\n".join(lines))
+    """ % str(out)
+    with monostamp.patch(manual()):
+        assert int(time.time()) == BERLIN_SPRING_S
+        assert _testcapi.run_in_subinterp(code) == 0
+    times, error = out.read_text().split("\n")
+    real = Clock(Policy.ACCEPT_PLATFORM_TIME).time()
+    assert all(abs(float(t) - real) < 10 for t in times.split())
+    assert error.startswith("monostamp.patch() cannot start outside the main interpreter")
+
+
 # ------------------------------------------------------------------ errors
 
 def test_bad_clock_is_type_error():
