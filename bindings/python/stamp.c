@@ -28,7 +28,7 @@
 
 #define STAMP(op) MS_STAMP(op)
 
-static void stamp_dealloc(PyObject *self)
+void ms_stamp_dealloc(PyObject *self)
 {
     PyTypeObject *type = Py_TYPE(self);
     /* A subclass's instances may be GC-tracked: its own tp_free frees
@@ -37,20 +37,8 @@ static void stamp_dealloc(PyObject *self)
     Py_DECREF(type); /* instances of heap types own a reference to them */
 }
 
-PyTypeObject *ms_stamp_root(PyTypeObject *type)
+PyObject *ms_stamp_of_subclass(PyTypeObject *cls, int64_t utc_ns, int32_t offset)
 {
-    while (type != NULL) {
-        if (type->tp_dealloc == stamp_dealloc)
-            return type;
-        type = type->tp_base;
-    }
-    return NULL;
-}
-
-PyObject *ms_stamp_of_class(PyTypeObject *cls, int64_t utc_ns, int32_t offset)
-{
-    if (cls->tp_dealloc == stamp_dealloc)
-        return ms_stamp_new(cls, utc_ns, offset);
     return PyObject_CallFunction((PyObject *)cls, "Li", (long long)utc_ns, (int)offset);
 }
 
@@ -90,7 +78,7 @@ static PyObject *stamp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
             return NULL;
         }
     }
-    if (type->tp_dealloc == stamp_dealloc)
+    if (type->tp_dealloc == ms_stamp_dealloc)
         return ms_stamp_new(type, utc_ns, (int32_t)offset);
     /* A subclass: its own allocator (GC header, __dict__). */
     PyObject *self = type->tp_alloc(type, 0);
@@ -107,7 +95,7 @@ static PyObject *stamp_repr(PyObject *op)
      * shows its own name, as datetime's do. */
     long long utc_ns = (long long)STAMP(op)->utc_ns;
     int offset = (int)STAMP(op)->offset;
-    if (Py_TYPE(op)->tp_dealloc == stamp_dealloc)
+    if (Py_TYPE(op)->tp_dealloc == ms_stamp_dealloc)
         return PyUnicode_FromFormat("monostamp.Stamp(utc_ns=%lld, offset=%d)", utc_ns, offset);
     PyObject *name = PyObject_GetAttrString((PyObject *)Py_TYPE(op), "__qualname__");
     if (name == NULL)
@@ -407,7 +395,7 @@ static PyMethodDef stamp_methods[] = {
 static PyType_Slot stamp_slots[] = {
     {Py_tp_doc, (void *)stamp_doc},
     {Py_tp_new, stamp_new},
-    {Py_tp_dealloc, stamp_dealloc},
+    {Py_tp_dealloc, ms_stamp_dealloc},
     {Py_tp_repr, stamp_repr},
     {Py_tp_str, stamp_str},
     {Py_tp_hash, stamp_hash},

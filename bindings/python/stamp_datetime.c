@@ -24,7 +24,6 @@
 #include "calendar.h"
 
 #define NS_PER_S INT64_C(1000000000)
-#define US_PER_DAY INT64_C(86400000000)
 
 /* Each cache holds at most this many entries: offsets and zone names come
  * from the caller, and hostile input must not grow them without bound.
@@ -76,31 +75,26 @@ static int ns_of(int64_t s, int64_t sub, int64_t *out)
 /* The exact type datetime.timezone (the C API names only its utc). */
 #define TIMEZONE_TYPE (Py_TYPE(PyDateTimeAPI->TimeZone_UTC))
 
-/* A timedelta (or subclass) as whole µs; -1 with OverflowError naming
- * `what` past int64 ns (which some timedeltas reach). */
-static int timedelta_us(PyObject *td, const char *what, int64_t *out_us)
+/* A timedelta (or subclass) as ns (whole µs); -1 with OverflowError
+ * naming `what` past int64 ns (which some timedeltas reach). */
+static int timedelta_ns(PyObject *td, const char *what, int64_t *out_ns)
 {
     /* timedelta keeps |days| <= 999999999, 0 <= seconds < 86400 and
      * 0 <= microseconds < 1e6: the seconds fit in int64. */
     int64_t s = (int64_t)PyDateTime_DELTA_GET_DAYS(td) * 86400 +
-                PyDateTime_DELTA_GET_SECONDS(td), ns;
-    if (ns_of(s, (int64_t)PyDateTime_DELTA_GET_MICROSECONDS(td) * 1000, &ns) < 0) {
+                PyDateTime_DELTA_GET_SECONDS(td);
+    if (ns_of(s, (int64_t)PyDateTime_DELTA_GET_MICROSECONDS(td) * 1000, out_ns) < 0) {
         PyErr_Format(PyExc_OverflowError, "%s=%R is outside int64 nanoseconds", what, td);
         return -1;
     }
-    *out_us = ns / 1000;
     return 0;
 }
 
 int ms_timedelta_ns(PyObject *obj, int64_t *out_ns)
 {
-    int64_t us;
     if (!PyDelta_Check(obj))
         return 0;
-    if (timedelta_us(obj, "timedelta", &us) < 0)
-        return -1;
-    *out_ns = us * 1000; /* timedelta_us holds it within int64 ns */
-    return 1;
+    return timedelta_ns(obj, "timedelta", out_ns) < 0 ? -1 : 1;
 }
 
 /* A UTC offset as it came from utcoffset(), as int seconds; TypeError if
@@ -108,18 +102,18 @@ int ms_timedelta_ns(PyObject *obj, int64_t *out_ns)
  * (a Stamp's offset is), `who` being whose it is. */
 static int offset_of_timedelta(PyObject *td, PyObject *who, int32_t *out)
 {
-    int64_t us;
+    int64_t ns;
     if (!PyDelta_Check(td))
         return ms_type_error("utcoffset()", "a datetime.timedelta", td);
-    if (timedelta_us(td, "utcoffset()", &us) < 0)
+    if (timedelta_ns(td, "utcoffset()", &ns) < 0)
         return -1;
-    if (us % 1000000 != 0 || us <= -US_PER_DAY || us >= US_PER_DAY) {
+    if (ns % NS_PER_S != 0 || ns <= -86400 * NS_PER_S || ns >= 86400 * NS_PER_S) {
         PyErr_Format(PyExc_ValueError,
                      "the UTC offset %R of %R is not whole seconds within a day, which a "
                      "Stamp's offset must be", td, who);
         return -1;
     }
-    *out = (int32_t)(us / 1000000);
+    *out = (int32_t)(ns / NS_PER_S);
     return 0;
 }
 
