@@ -53,7 +53,7 @@ typedef struct {
     PyObject *tz_by_offset;
     PyObject *zones;
     /* The timezone of each whole quarter hour within a day: index
-     * offset / 900 + MS_TZ_QUARTERS / 2 (ms_datetime_init). */
+     * offset / 900 + MS_TZ_QUARTERS / 2 (ms_datetime_exec). */
     PyObject *tz_quarter[MS_TZ_QUARTERS];
     /* The default clock if it was usable when the module was executed
      * (it then never changes), else NULL: now() and time_ns() then ask
