@@ -170,7 +170,8 @@ test-windows:
 	@MINGW_CC=$(MINGW_CC) tools/test-windows.sh $(BUILD)
 
 # What each shared object exports: libmonostamp.so its API (also when built
-# without -fvisibility=hidden), the Python extension PyInit_* alone, the rock
+# without -fvisibility=hidden), the Python extension (one, patch() included)
+# PyInit__monostamp alone, the rock
 # that a plain `luarocks make` builds luaopen_* alone.
 test-exports: $(BUILD)/libmonostamp.so
 	@mkdir -p $(BUILD)/exports
@@ -178,7 +179,7 @@ test-exports: $(BUILD)/libmonostamp.so
 	    -o $(BUILD)/exports/libmonostamp-default-visibility.so $(LDLIBS_ALL)
 	@tools/check-exports.sh monostamp_ $(BUILD)/libmonostamp.so \
 	    $(BUILD)/exports/libmonostamp-default-visibility.so
-	@tools/check-exports.sh PyInit_ "$$(cd $(BUILD) && $(PYTHON) -c \
+	@tools/check-exports.sh PyInit__monostamp "$$(cd $(BUILD) && $(PYTHON) -c \
 	    'import monostamp._monostamp as m; print(m.__file__)')"
 	@tools/check-lua-exports.sh $(BUILD)
 
@@ -256,7 +257,7 @@ test-lua53:
 test-forky:
 	@tools/test-forky.sh
 
-# Sanitizers on the bindings: the Python extensions built with TSan and run
+# Sanitizers on the bindings: the Python extension built with TSan and run
 # by the normal interpreter with libtsan preloaded (the threaded tests, and
 # threads on clocks that release the GIL; tools/tsan-python.supp may hold
 # CPython's reports only); the busted specs against a module built with

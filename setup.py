@@ -1,31 +1,21 @@
-"""Builds monostamp._monostamp (the binding plus the core's C sources) and
-monostamp._patch (monostamp.patch()'s C half).
+"""Builds monostamp._monostamp: the binding (bindings/python/*.c, the C half
+of monostamp.patch() included) and the core's C sources, as one extension.
 
 Metadata lives in pyproject.toml; this file only lists sources and flags.
-_monostamp uses the stable ABI unless the interpreter is a free-threaded
-build, which has no stable ABI, or MONOSTAMP_LIMITED_API=0 asks for a
-version-specific build.  _patch rewrites interpreter internals (the method
-tables of time and _datetime), so it is always built for one CPython
-version, and the wheel is tagged for that version (cp3X-cp3X), with the
-abi3 _monostamp inside it.  _patch compiles no core of its own: it draws
-from _monostamp's through the capsule declared in bindings/python/capi.h.
+The extension is built for one CPython version on the full C API, so the
+wheel is tagged for that version (cp3X-cp3X): patch() rewrites the method
+tables of `time` and `_datetime`, whose layout is the interpreter's own, and
+the full API gives the datetime C API and free-threaded builds, which have
+no stable ABI.  See docs/python.md.
 """
 import os
 import sys
-import sysconfig
 from glob import glob
 
 from setuptools import Extension, setup
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 os.chdir(HERE)  # the globs and paths below are relative to the checkout
-
-free_threaded = bool(sysconfig.get_config_var("Py_GIL_DISABLED"))
-limited = os.environ.get("MONOSTAMP_LIMITED_API", "1") != "0" and not free_threaded
-
-macros = []
-if limited:
-    macros.append(("Py_LIMITED_API", "0x030A0000"))
 
 if sys.platform == "win32":
     cflags = ["/std:c11", "/experimental:c11atomics"]
@@ -38,29 +28,15 @@ else:
               "-Wno-unused-parameter"]
     libraries = ["pthread"]
 
-# bindings/python/*.c is _monostamp alone; _patch lives in bindings/python/patch/.
 ext = Extension(
     "monostamp._monostamp",
     sources=sorted(glob("bindings/python/*.c")) + sorted(glob("csrc/*.c")),
     depends=sorted(glob("bindings/python/*.h")) + sorted(glob("csrc/*.h")),
     include_dirs=["csrc", "bindings/python"],
-    define_macros=macros,
     extra_compile_args=cflags,
     libraries=libraries,
-    py_limited_api=limited,
 )
 
-patch_ext = Extension(
-    "monostamp._patch",
-    sources=sorted(glob("bindings/python/patch/*.c")),
-    depends=sorted(glob("bindings/python/patch/*.h")) + ["bindings/python/capi.h",
-                                                         "csrc/monostamp.h"],
-    include_dirs=["csrc", "bindings/python"],
-    extra_compile_args=cflags,
-)
-
-# No bdist_wheel py_limited_api: _patch is version-specific, so an abi3 tag
-# would let the wheel install on interpreters whose _patch it lacks.
 options = {"build": {"build_base": "build-python"}}  # not the C build's build/
 
-setup(ext_modules=[ext, patch_ext], options=options)
+setup(ext_modules=[ext], options=options)

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test-python-tsan.sh [BUILD]: builds the Python extensions with
+# test-python-tsan.sh [BUILD]: builds the Python extension with
 # ThreadSanitizer into BUILD/python-tsan/ (default build) and runs the
 # binding's threaded tests with them, in the normal interpreter with the
 # TSan runtime preloaded.  Any report not suppressed in
@@ -32,7 +32,7 @@ PY=$("${PYTHON:-python3}" -c 'import sys; print(sys.executable)')
 # A build of its own, apart from build-python/ (make test-python's), so
 # neither reuses the other's objects; --force because setuptools rebuilds
 # by timestamp, not by flags.
-echo "== building the Python extensions with -fsanitize=thread into $OUT/lib"
+echo "== building the Python extension with -fsanitize=thread into $OUT/lib"
 rm -rf "$OUT/lib"
 CFLAGS="-fsanitize=thread -fno-omit-frame-pointer -O1 -g" LDFLAGS="-fsanitize=thread" \
     "$PY" setup.py --quiet build --build-base "$OUT/build" --build-lib "$OUT/lib" --force

@@ -9,8 +9,8 @@
 # serially, on the default interpreter.  Set PYTHONS to a list of
 # interpreters to test those only.
 #
-# Each venv builds its own wheel contents: _monostamp for the stable ABI,
-# monostamp._patch (monostamp.patch()) for that very version.
+# Each venv builds its own monostamp._monostamp: one extension per CPython
+# version, on the full C API (docs/python.md says why).
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -35,7 +35,7 @@ seen=" "
 passed=""
 failed=""
 for py in $(candidates); do
-    # CPython 3.10+ only (the abi3 floor), one interpreter per X.Y (and per
+    # CPython 3.10+ only (requires-python), one interpreter per X.Y (and per
     # free-threading).
     tag=$("$py" -c 'import sys, sysconfig
 ok = sys.implementation.name == "cpython" and sys.version_info >= (3, 10)

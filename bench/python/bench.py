@@ -134,9 +134,8 @@ def run(repeat=15, out=sys.stdout):
             with context() if context is not None else contextlib.nullcontext():
                 ns = measure(stmt, env, max(1, repeat // 3))
             best[name] = min(best[name], ns)
-    impl = "abi3" if monostamp._monostamp.__file__.endswith(".abi3.so") else "version-specific"
-    print("monostamp %s, Python %s (%s build), %s" % (
-        monostamp.__version__, sys.version.split()[0], impl, sys.platform), file=out)
+    print("monostamp %s, Python %s, %s" % (
+        monostamp.__version__, sys.version.split()[0], sys.platform), file=out)
     print("", file=out)
     print("%-32s %10s" % ("call", "ns/call"), file=out)
     for name, ns in best.items():

@@ -12,7 +12,6 @@
  * and its value.
  */
 #include "module.h"
-#include "capi.h"
 #include "ids.h"
 
 #include <string.h>
@@ -288,9 +287,8 @@ static PyObject *clock_time_ns(PyObject *op, PyObject *unused)
 int ms_clock_core(PyObject *obj, monostamp_clock **out, int *may_wait)
 {
     /* Clock cannot be subclassed, and no other type has our tp_new: this
-     * tells a Clock apart without module state, so the capsule (which has
-     * none) can ask it. */
-    if (PyType_GetSlot(Py_TYPE(obj), Py_tp_new) != (void *)clock_new)
+     * tells a Clock apart without module state. */
+    if (Py_TYPE(obj)->tp_new != clock_new)
         return 0;
     *out = &CLOCK(obj)->clock;
     *may_wait = CLOCK(obj)->may_wait;

@@ -2,13 +2,12 @@
  * ids.h: monostamp.uuid7(), uuid7_ns(), take() and the Clock methods of the
  * same names (ids.c).  The Clock methods live in ids.c beside the module
  * functions; clock.c lists them in Clock's method table and lends its core
- * clock through ms_clock_core() (capi.h).
+ * clock through ms_clock_core() (module.h).
  */
 #ifndef MONOSTAMP_PY_IDS_H
 #define MONOSTAMP_PY_IDS_H
 
 #include "module.h"
-#include "capi.h"
 
 /* Module functions, for module.c's method table. */
 PyObject *ms_uuid7(PyObject *module, PyObject *unused);

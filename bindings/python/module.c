@@ -9,11 +9,13 @@
  *
  * The other files: stamp.c and clock.c (the two types; Stamp's datetime
  * conversions and arithmetic in stamp_datetime.c and stamp_arith.c),
- * convert.c (arguments), errors.c (the one error mapping), sleep.c.
+ * ids.c (UUIDv7 and take()), convert.c (arguments), errors.c (the one
+ * error mapping), sleep.c, and patch_*.c (monostamp.patch()'s C half,
+ * whose story patch.h tells).
  */
 #include "module.h"
 #include "ids.h"
-#include "capi.h"
+#include "patch.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -235,61 +237,14 @@ static PyMethodDef ms_methods[] = {
     {"sleep", FASTCALL_KW(ms_sleep), ms_sleep_doc},
     {"sleep_until_ns", FASTCALL_KW(ms_sleep_until_ns), ms_sleep_until_ns_doc},
     {"_share_default", ms_share_default, METH_O, share_default_doc},
+    /* monostamp.patch()'s C half (patch_functions.c). */
+    {"_activate", ms_patch_activate, METH_O, ms_patch_activate_doc},
+    {"_deactivate", ms_patch_deactivate, METH_NOARGS, ms_patch_deactivate_doc},
+    {"_foreign", ms_patch_foreign, METH_NOARGS, ms_patch_foreign_doc},
+    {"_installed", ms_patch_is_installed, METH_NOARGS, ms_patch_installed_doc},
+    {"_targets", ms_patch_targets, METH_NOARGS, ms_patch_targets_doc},
     {NULL, NULL, 0, NULL},
 };
-
-/* ------------------------------------------------------------ the capsule */
-
-/* The capsule's clock_of: a Clock's core clock, or the default clock for
- * None (its error if it is unusable). */
-static int capi_clock_of(PyObject *obj, monostamp_clock **out, int *may_wait)
-{
-    if (obj == Py_None) {
-        int rc = monostamp_default_clock(out);
-        *may_wait = 0; /* the default clock has no lead bound */
-        if (rc == MONOSTAMP_OK)
-            return 0;
-        /* Its error is never ELEAD, so no module state is needed. */
-        ms_default_clock_error(NULL);
-        return -1;
-    }
-    if (ms_clock_core(obj, out, may_wait))
-        return 0;
-    return ms_type_error("clock", "a monostamp.Clock or None", obj);
-}
-
-static PyObject *capi_raise_error(PyObject *obj, int code, const char *call)
-{
-    monostamp_clock *clock;
-    int may_wait;
-    /* A Clock's type leads to its module's LeadError; the default clock
-     * has no lead bound, so it never needs one. */
-    ms_state *st = ms_clock_core(obj, &clock, &may_wait) ? ms_state_of_type(Py_TYPE(obj)) : NULL;
-    return raise_core(st, code, NULL, "%s", call);
-}
-
-/* Read-only and the same for every interpreter: it holds only functions
- * of this library. */
-static const ms_capi capi = {
-    .version = MS_CAPI_VERSION,
-    .size = sizeof(ms_capi),
-    .clock_of = capi_clock_of,
-    .time_ns = monostamp_time_ns,
-    .time_us = monostamp_time_us,
-    .now_us = monostamp_now_us,
-    .raise_error = capi_raise_error,
-};
-
-static int exec_capi(PyObject *module)
-{
-    /* The capsule API takes a non-const pointer; nobody writes through it. */
-    PyObject *capsule = PyCapsule_New((void *)(uintptr_t)&capi, MS_CAPI_NAME, NULL);
-    if (capsule == NULL)
-        return -1;
-    int rc = PyModule_AddObjectRef(module, "_C_API", capsule);
-    Py_DECREF(capsule);
-    return rc;
-}
 
 /* ------------------------------------------------------------ the exec */
 
@@ -375,34 +330,6 @@ static int exec_policy(PyObject *module, ms_state *st)
     return PyModule_AddObjectRef(module, "Policy", st->policy_type);
 }
 
-/* The datetime classes Stamp.datetime() builds with, into the state. */
-static int exec_datetime(ms_state *st)
-{
-    PyObject *datetime = PyImport_ImportModule("datetime");
-    if (datetime == NULL)
-        return -1;
-    st->datetime_type = PyObject_GetAttrString(datetime, "datetime");
-    st->timedelta_type = PyObject_GetAttrString(datetime, "timedelta");
-    st->timezone_type = PyObject_GetAttrString(datetime, "timezone");
-    st->tzinfo_type = PyObject_GetAttrString(datetime, "tzinfo");
-    Py_DECREF(datetime);
-    if (st->datetime_type == NULL || st->timedelta_type == NULL || st->timezone_type == NULL ||
-        st->tzinfo_type == NULL)
-        return -1;
-    /* The caches and method names of stamp_datetime.c. */
-    if ((st->str_reduce = PyUnicode_InternFromString("__reduce__")) == NULL ||
-        (st->str_utcoffset = PyUnicode_InternFromString("utcoffset")) == NULL ||
-        (st->str_fromutc = PyUnicode_InternFromString("fromutc")) == NULL ||
-        (st->str_days = PyUnicode_InternFromString("days")) == NULL ||
-        (st->str_seconds = PyUnicode_InternFromString("seconds")) == NULL ||
-        (st->str_microseconds = PyUnicode_InternFromString("microseconds")) == NULL ||
-        (st->tz_by_offset = PyDict_New()) == NULL || (st->offset_by_tz = PyDict_New()) == NULL ||
-        (st->zones = PyDict_New()) == NULL)
-        return -1;
-    st->utc = PyObject_GetAttrString(st->timezone_type, "utc");
-    return st->utc != NULL ? ms_datetime_init(st) : -1;
-}
-
 /* A class from `spec`, bound to the module, into the module and *out. */
 static int exec_type(PyObject *module, PyType_Spec *spec, PyTypeObject **out)
 {
@@ -428,9 +355,9 @@ static int ms_exec(PyObject *module)
                                                PyExc_RuntimeError, NULL);
     if (st->lead_error == NULL || PyModule_AddObjectRef(module, "LeadError", st->lead_error) < 0)
         return -1;
-    if (exec_policy(module, st) < 0 || exec_datetime(st) < 0 ||
+    if (exec_policy(module, st) < 0 || ms_datetime_exec(st) < 0 ||
         exec_type(module, &ms_stamp_spec, &st->stamp_type) < 0 ||
-        exec_type(module, &ms_clock_spec, &st->clock_type) < 0 || exec_capi(module) < 0)
+        exec_type(module, &ms_clock_spec, &st->clock_type) < 0 || ms_patch_exec() < 0)
         return -1;
     if (PyModule_AddStringConstant(module, "__version__", MONOSTAMP_VERSION) < 0 ||
         PyModule_AddIntConstant(module, "DEFAULT_SLEEP_TOLERANCE_NS",
@@ -452,13 +379,7 @@ static int ms_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(st->policy_type);
     for (int p = 0; p < MS_POLICY_COUNT; p++)
         Py_VISIT(st->policies[p]);
-    Py_VISIT(st->datetime_type);
-    Py_VISIT(st->timedelta_type);
-    Py_VISIT(st->timezone_type);
-    Py_VISIT(st->utc);
-    Py_VISIT(st->tzinfo_type);
     Py_VISIT(st->tz_by_offset);
-    Py_VISIT(st->offset_by_tz);
     Py_VISIT(st->zones);
     for (int i = 0; i < MS_TZ_QUARTERS; i++)
         Py_VISIT(st->tz_quarter[i]);
@@ -474,19 +395,9 @@ static int ms_clear(PyObject *module)
     Py_CLEAR(st->policy_type);
     for (int p = 0; p < MS_POLICY_COUNT; p++)
         Py_CLEAR(st->policies[p]);
-    Py_CLEAR(st->datetime_type);
-    Py_CLEAR(st->timedelta_type);
-    Py_CLEAR(st->timezone_type);
-    Py_CLEAR(st->utc);
-    Py_CLEAR(st->tzinfo_type);
-    Py_CLEAR(st->str_reduce);
     Py_CLEAR(st->str_utcoffset);
     Py_CLEAR(st->str_fromutc);
-    Py_CLEAR(st->str_days);
-    Py_CLEAR(st->str_seconds);
-    Py_CLEAR(st->str_microseconds);
     Py_CLEAR(st->tz_by_offset);
-    Py_CLEAR(st->offset_by_tz);
     Py_CLEAR(st->zones);
     for (int i = 0; i < MS_TZ_QUARTERS; i++)
         Py_CLEAR(st->tz_quarter[i]);
@@ -499,18 +410,29 @@ static void ms_free(void *module)
     ms_clear((PyObject *)module);
 }
 
+/*
+ * What was audited, and so declared:
+ *
+ * Several interpreters sharing one GIL: the core's only process-wide
+ * state is the default clock (lock-free, holding no Python object), the
+ * module state is per module object, and monostamp.patch() starts in the
+ * main interpreter only.  Not a GIL per interpreter: the patch's ml_meth
+ * writes (patch.h) would race with other interpreters' calls.
+ *
+ * No GIL (free-threaded builds, 3.13+): the core is lock-free, the state
+ * is read-only after exec but for its dicts, objects hold no mutable
+ * Python state (a Clock's policy is the core's atomic), and uuid7()'s
+ * lazily imported references are published atomically (ids.c).
+ * monostamp.patch() refuses to start there (patch_functions.c).  This is
+ * an audit by reading only: free-threaded CPython is not available where
+ * the extension is built and tested.
+ */
 static PyModuleDef_Slot ms_slots[] = {
     {Py_mod_exec, ms_exec},
-#ifdef Py_mod_multiple_interpreters
-    /* The core's only process-wide state is the default clock, which is
-     * thread-safe and holds no Python objects. */
-    {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
+#ifdef Py_mod_multiple_interpreters /* 3.12+ */
+    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_SUPPORTED},
 #endif
-#ifdef Py_mod_gil
-    /* Defined for 3.13+ builds that are not limited API (free-threaded
-     * ones): the core is lock-free and thread-safe, the module state is
-     * read-only after exec, and objects hold no mutable Python state (a
-     * Clock's policy is the core's atomic). */
+#ifdef Py_GIL_DISABLED
     {Py_mod_gil, Py_MOD_GIL_NOT_USED},
 #endif
     {0, NULL},

@@ -6,10 +6,12 @@
  * extension is built with -fvisibility=hidden, and only PyInit__monostamp
  * is marked default).
  *
- * Every file is written against the stable ABI of CPython 3.10
- * (setup.py defines Py_LIMITED_API=0x030A0000), and compiles unchanged
- * as a version-specific build for free-threaded interpreters, which have
- * no stable ABI.
+ * The extension is built for one CPython version (3.10 and later) on the
+ * full C API, never the stable ABI: monostamp.patch() rewrites interpreter
+ * internals (patch.h), which ties the wheel to one version anyway, and
+ * the full API gives the datetime C API (stamp_datetime.c), struct
+ * fields instead of slot lookups, and builds for free-threaded
+ * interpreters, which have no stable ABI.
  */
 #ifndef MONOSTAMP_PY_MODULE_H
 #define MONOSTAMP_PY_MODULE_H
@@ -30,8 +32,8 @@
 
 /*
  * Everything the module owns, set once by the exec slot and read-only
- * after it: no lock is needed to read it from any thread, which is what
- * lets the module say Py_MOD_GIL_NOT_USED.
+ * after it (the caches excepted, which are dicts): no lock is needed to
+ * read it from any thread.
  */
 typedef struct {
     PyTypeObject *stamp_type;
@@ -41,27 +43,17 @@ typedef struct {
      * that every getter returns a member without a lookup. */
     PyObject *policy_type;
     PyObject *policies[MS_POLICY_COUNT];
-    /* datetime.datetime, .timedelta, .timezone and timezone.utc:
-     * Stamp.datetime() calls them without importing datetime each time. */
-    PyObject *datetime_type;
-    PyObject *timedelta_type;
-    PyObject *timezone_type;
-    PyObject *utc;
-    /* datetime.tzinfo (astimezone's check), and the names of the methods
-     * stamp_datetime.c calls, interned once. */
-    PyObject *tzinfo_type;
-    PyObject *str_reduce, *str_utcoffset, *str_fromutc;
-    PyObject *str_days, *str_seconds, *str_microseconds;
+    /* The names of the tzinfo methods stamp_datetime.c calls, interned. */
+    PyObject *str_utcoffset, *str_fromutc;
     /* Caches: the pointers are set by exec and never change, but the
      * dicts fill as stamps are converted (dicts are thread-safe in
      * free-threaded builds too; each is bounded, see stamp_datetime.c).
-     * tz_by_offset: int offset -> datetime.timezone; offset_by_tz: the
-     * reverse; zones: zone name -> capsule of an open monostamp_zone. */
+     * tz_by_offset: int offset -> datetime.timezone; zones: zone name ->
+     * capsule of an open monostamp_zone. */
     PyObject *tz_by_offset;
-    PyObject *offset_by_tz;
     PyObject *zones;
     /* The timezone of each whole quarter hour within a day: index
-     * offset / 900 + MS_TZ_QUARTERS / 2 (ms_datetime_init). */
+     * offset / 900 + MS_TZ_QUARTERS / 2 (ms_datetime_exec). */
     PyObject *tz_quarter[MS_TZ_QUARTERS];
     /* The default clock if it was usable when the module was executed
      * (it then never changes), else NULL: now() and time_ns() then ask
@@ -172,9 +164,22 @@ PyObject *ms_policy_object(ms_state *st, int policy);
 /* The aware datetime.datetime of `utc_ns` at `offset_s`, truncated to the
  * microsecond toward the past; OverflowError outside years 1..9999. */
 PyObject *ms_datetime_from_stamp(ms_state *st, int64_t utc_ns, int32_t offset_s);
-/* Fills the timezone table of the state (stamp_datetime.c), for the exec
- * slot, once the datetime classes and the caches are in place: 0 or -1. */
-int ms_datetime_init(ms_state *st);
+/* stamp_datetime.c's part of the exec slot: datetime's C API for that
+ * file, the interned names, the caches and the timezone table: 0 or -1. */
+int ms_datetime_exec(ms_state *st);
+
+/* --------------------------------------------------------- clocks */
+
+/* clock.c.  If `obj` is a monostamp.Clock, stores its core clock and
+ * whether a draw on it may sleep (the GIL is then released around the
+ * draw), and returns 1; else returns 0.  Never raises. */
+int ms_clock_core(PyObject *obj, monostamp_clock **out, int *may_wait);
+/* The unique float (time()) and aware datetime (now_datetime(tz)) that
+ * Clock and the default clock's module functions share (clock.c): drawn at
+ * whole-µs grain, errors raised with the context `call`. */
+PyObject *ms_draw_time(ms_state *st, monostamp_clock *clock, int may_wait, const char *call);
+PyObject *ms_draw_datetime(ms_state *st, monostamp_clock *clock, int may_wait, PyObject *tz,
+                           const char *call);
 
 /*
  * Sorts METH_FASTCALL | METH_KEYWORDS arguments into `out` (borrowed

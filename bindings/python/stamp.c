@@ -28,30 +28,17 @@
 
 #define STAMP(op) MS_STAMP(op)
 
-static void stamp_dealloc(PyObject *self)
+void ms_stamp_dealloc(PyObject *self)
 {
     PyTypeObject *type = Py_TYPE(self);
     /* A subclass's instances may be GC-tracked: its own tp_free frees
      * them (subtype_dealloc has untracked them before calling here). */
-    freefunc tp_free = (freefunc)PyType_GetSlot(type, Py_tp_free);
-    tp_free(self);
+    type->tp_free(self);
     Py_DECREF(type); /* instances of heap types own a reference to them */
 }
 
-PyTypeObject *ms_stamp_root(PyTypeObject *type)
+PyObject *ms_stamp_of_subclass(PyTypeObject *cls, int64_t utc_ns, int32_t offset)
 {
-    while (type != NULL) {
-        if (PyType_GetSlot(type, Py_tp_dealloc) == (void *)stamp_dealloc)
-            return type;
-        type = (PyTypeObject *)PyType_GetSlot(type, Py_tp_base);
-    }
-    return NULL;
-}
-
-PyObject *ms_stamp_of_class(PyTypeObject *cls, int64_t utc_ns, int32_t offset)
-{
-    if (PyType_GetSlot(cls, Py_tp_dealloc) == (void *)stamp_dealloc)
-        return ms_stamp_new(cls, utc_ns, offset);
     return PyObject_CallFunction((PyObject *)cls, "Li", (long long)utc_ns, (int)offset);
 }
 
@@ -91,11 +78,10 @@ static PyObject *stamp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
             return NULL;
         }
     }
-    if (PyType_GetSlot(type, Py_tp_dealloc) == (void *)stamp_dealloc)
+    if (type->tp_dealloc == ms_stamp_dealloc)
         return ms_stamp_new(type, utc_ns, (int32_t)offset);
     /* A subclass: its own allocator (GC header, __dict__). */
-    allocfunc tp_alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
-    PyObject *self = tp_alloc(type, 0);
+    PyObject *self = type->tp_alloc(type, 0);
     if (self != NULL) {
         STAMP(self)->utc_ns = utc_ns;
         STAMP(self)->offset = (int32_t)offset;
@@ -109,7 +95,7 @@ static PyObject *stamp_repr(PyObject *op)
      * shows its own name, as datetime's do. */
     long long utc_ns = (long long)STAMP(op)->utc_ns;
     int offset = (int)STAMP(op)->offset;
-    if (PyType_GetSlot(Py_TYPE(op), Py_tp_dealloc) == (void *)stamp_dealloc)
+    if (Py_TYPE(op)->tp_dealloc == ms_stamp_dealloc)
         return PyUnicode_FromFormat("monostamp.Stamp(utc_ns=%lld, offset=%d)", utc_ns, offset);
     PyObject *name = PyObject_GetAttrString((PyObject *)Py_TYPE(op), "__qualname__");
     if (name == NULL)
@@ -409,7 +395,7 @@ static PyMethodDef stamp_methods[] = {
 static PyType_Slot stamp_slots[] = {
     {Py_tp_doc, (void *)stamp_doc},
     {Py_tp_new, stamp_new},
-    {Py_tp_dealloc, stamp_dealloc},
+    {Py_tp_dealloc, ms_stamp_dealloc},
     {Py_tp_repr, stamp_repr},
     {Py_tp_str, stamp_str},
     {Py_tp_hash, stamp_hash},

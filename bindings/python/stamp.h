@@ -18,17 +18,37 @@
 
 #define MS_STAMP(op) ((ms_stamp_object *)(op))
 
+/* Stamp's tp_dealloc, which only the exec slot's class has as its own
+ * (a Python subclass has subtype_dealloc). */
+void ms_stamp_dealloc(PyObject *self);
+
 /* The module's Stamp type that `type` is or derives from, or NULL if
  * `type` is no Stamp.  Slots (nb_add, tp_richcompare) get no defining
  * class, and a Python subclass has no module state of its own: this walks
- * tp_base to the type whose dealloc is Stamp's own, which only the exec
- * slot's class has.  One PyType_GetSlot call for Stamp itself. */
-PyTypeObject *ms_stamp_root(PyTypeObject *type);
+ * tp_base to the type whose dealloc is Stamp's own.  Inline: for Stamp
+ * itself it is one load and compare, on the arithmetic's hot path. */
+static inline PyTypeObject *ms_stamp_root(PyTypeObject *type)
+{
+    while (type != NULL) {
+        if (type->tp_dealloc == ms_stamp_dealloc)
+            return type;
+        type = type->tp_base;
+    }
+    return NULL;
+}
+
+/* A subclass of Stamp called with (utc_ns, offset), so that its own
+ * __new__ and __init__ run, as datetime does for its subclasses. */
+PyObject *ms_stamp_of_subclass(PyTypeObject *cls, int64_t utc_ns, int32_t offset);
 
 /* A Stamp of class `cls` (Stamp or a subclass): Stamp itself allocates
- * inline; a subclass is called with (utc_ns, offset), so that its own
- * __new__ and __init__ run, as datetime does for its subclasses. */
-PyObject *ms_stamp_of_class(PyTypeObject *cls, int64_t utc_ns, int32_t offset);
+ * inline, a subclass is called (ms_stamp_of_subclass). */
+static inline PyObject *ms_stamp_of_class(PyTypeObject *cls, int64_t utc_ns, int32_t offset)
+{
+    if (cls->tp_dealloc == ms_stamp_dealloc)
+        return ms_stamp_new(cls, utc_ns, offset);
+    return ms_stamp_of_subclass(cls, utc_ns, offset);
+}
 
 /* The same for the result of an operation on `self`: of type(self). */
 static inline PyObject *ms_stamp_like(PyObject *self, int64_t utc_ns, int32_t offset)
@@ -36,15 +56,10 @@ static inline PyObject *ms_stamp_like(PyObject *self, int64_t utc_ns, int32_t of
     return ms_stamp_of_class(Py_TYPE(self), utc_ns, offset);
 }
 
-/* Nanoseconds as a Python int, or timedelta (whole microseconds): the
- * right operand of stamp + x and stamp - x.  Returns 1 and *out_ns, 0 if
- * `obj` is neither (the operation is then NotImplemented), -1 with
- * OverflowError past int64 ns. */
-int ms_delta_ns(ms_state *st, PyObject *obj, int64_t *out_ns);
-
-/* A timedelta (or subclass) as whole µs: TypeError naming `what` if it is
- * none, OverflowError past int64 ns (which some timedeltas reach). */
-int ms_timedelta_us(ms_state *st, PyObject *td, const char *what, int64_t *out_us);
+/* A timedelta (or subclass) as ns (whole µs): returns 1 and *out_ns, 0 if
+ * `obj` is no timedelta, -1 with OverflowError past int64 ns (which some
+ * timedeltas reach).  stamp_datetime.c. */
+int ms_timedelta_ns(PyObject *obj, int64_t *out_ns);
 
 /* The UTC offset at `utc_ns` in `zone`: None (the local zone), a name the
  * core opens ("UTC", IANA, POSIX TZ), or a datetime.tzinfo.  Returns 0 and

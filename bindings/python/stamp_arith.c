@@ -11,7 +11,11 @@
  */
 #include "stamp.h"
 
-int ms_delta_ns(ms_state *st, PyObject *obj, int64_t *out_ns)
+/* Nanoseconds as a Python int, or timedelta (whole microseconds): the
+ * right operand of stamp + x and stamp - x.  Returns 1 and *out_ns, 0 if
+ * `obj` is neither (the operation is then NotImplemented), -1 with
+ * OverflowError past int64 ns. */
+static int delta_ns(PyObject *obj, int64_t *out_ns)
 {
     if (PyLong_Check(obj) && !PyBool_Check(obj)) {
         int overflow;
@@ -25,14 +29,7 @@ int ms_delta_ns(ms_state *st, PyObject *obj, int64_t *out_ns)
         *out_ns = (int64_t)v;
         return 1;
     }
-    if (!PyObject_TypeCheck(obj, (PyTypeObject *)st->timedelta_type))
-        return 0;
-    int64_t us;
-    if (ms_timedelta_us(st, obj, "timedelta", &us) < 0)
-        return -1;
-    /* ms_timedelta_us holds |us| within int64 ns. */
-    *out_ns = us * 1000;
-    return 1;
+    return ms_timedelta_ns(obj, out_ns);
 }
 
 static PyObject *out_of_range(PyObject *stamp, const char *op, PyObject *delta)
@@ -43,18 +40,21 @@ static PyObject *out_of_range(PyObject *stamp, const char *op, PyObject *delta)
                         (int)MS_STAMP(stamp)->offset, op, delta);
 }
 
+/* nb_add and nb_subtract are Stamp's own slots: CPython calls them only
+ * when one operand (stamp + x, x + stamp) or the left one (stamp - x) is
+ * a Stamp.  The delta is converted first: the common case (stamp and an
+ * int or a timedelta) walks no type. */
+
 PyObject *ms_stamp_add(PyObject *a, PyObject *b)
 {
-    /* An int on the right, the common case, is no stamp: no walk. */
-    PyTypeObject *root_a = ms_stamp_root(Py_TYPE(a));
-    PyTypeObject *root_b =
-        root_a != NULL && PyLong_CheckExact(b) ? NULL : ms_stamp_root(Py_TYPE(b));
-    /* Two instants do not add up. */
-    if ((root_a != NULL) == (root_b != NULL))
-        Py_RETURN_NOTIMPLEMENTED;
-    PyObject *stamp = root_a != NULL ? a : b, *delta = root_a != NULL ? b : a;
+    PyObject *stamp = a, *delta = b;
+    if (ms_stamp_root(Py_TYPE(a)) == NULL) {
+        stamp = b;
+        delta = a;
+    }
     int64_t ns = MS_STAMP(stamp)->utc_ns, d;
-    int rc = ms_delta_ns(ms_state_of_type(root_a != NULL ? root_a : root_b), delta, &d);
+    /* Two instants do not add up: a Stamp is no delta. */
+    int rc = delta_ns(delta, &d);
     if (rc <= 0) {
         if (rc < 0)
             return NULL;
@@ -67,32 +67,30 @@ PyObject *ms_stamp_add(PyObject *a, PyObject *b)
 
 PyObject *ms_stamp_subtract(PyObject *a, PyObject *b)
 {
-    PyTypeObject *root_a = ms_stamp_root(Py_TYPE(a));
     /* delta - stamp means nothing. */
-    if (root_a == NULL)
+    if (ms_stamp_root(Py_TYPE(a)) == NULL)
         Py_RETURN_NOTIMPLEMENTED;
     int64_t ns = MS_STAMP(a)->utc_ns, d;
-    if (!PyLong_CheckExact(b) && ms_stamp_root(Py_TYPE(b)) != NULL) {
-        /* An int, like time_ns() differences; the offsets play no part,
-         * as aware datetimes subtract by their UTC instants. */
-        int64_t other = MS_STAMP(b)->utc_ns;
-        if (other > 0 ? ns >= INT64_MIN + other : ns <= INT64_MAX + other)
-            return PyLong_FromLongLong(ns - other);
-        /* Two stamps far apart: exact in Python ints, past int64. */
-        PyObject *x = PyLong_FromLongLong(ns), *y = PyLong_FromLongLong(other), *r = NULL;
-        if (x != NULL && y != NULL)
-            r = PyNumber_Subtract(x, y);
-        Py_XDECREF(x);
-        Py_XDECREF(y);
-        return r;
+    int rc = delta_ns(b, &d);
+    if (rc > 0) {
+        if (d > 0 ? ns < INT64_MIN + d : ns > INT64_MAX + d)
+            return out_of_range(a, "-", b);
+        return ms_stamp_like(a, ns - d, MS_STAMP(a)->offset);
     }
-    int rc = ms_delta_ns(ms_state_of_type(root_a), b, &d);
-    if (rc <= 0) {
-        if (rc < 0)
-            return NULL;
+    if (rc < 0)
+        return NULL;
+    if (ms_stamp_root(Py_TYPE(b)) == NULL)
         Py_RETURN_NOTIMPLEMENTED;
-    }
-    if (d > 0 ? ns < INT64_MIN + d : ns > INT64_MAX + d)
-        return out_of_range(a, "-", b);
-    return ms_stamp_like(a, ns - d, MS_STAMP(a)->offset);
+    /* stamp - stamp: an int, like time_ns() differences; the offsets play
+     * no part, as aware datetimes subtract by their UTC instants. */
+    int64_t other = MS_STAMP(b)->utc_ns;
+    if (other > 0 ? ns >= INT64_MIN + other : ns <= INT64_MAX + other)
+        return PyLong_FromLongLong(ns - other);
+    /* Two stamps far apart: exact in Python ints, past int64. */
+    PyObject *x = PyLong_FromLongLong(ns), *y = PyLong_FromLongLong(other), *r = NULL;
+    if (x != NULL && y != NULL)
+        r = PyNumber_Subtract(x, y);
+    Py_XDECREF(x);
+    Py_XDECREF(y);
+    return r;
 }

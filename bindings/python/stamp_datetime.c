@@ -1,27 +1,23 @@
 /*
  * stamp_datetime.c: a Stamp and datetime, float seconds and zones.
  *
- * The datetime C API (PyDateTime_CAPI) is not in the limited API, so the
- * objects are made and read through the Python-level protocol, by the
- * cheapest doors it has:
+ * Every conversion between a Stamp and datetime.datetime or timedelta goes
+ * through the datetime C API: datetimes are made by the constructor and
+ * read by the field macros, timedeltas read by theirs.  datetime.h gives
+ * each file that includes it a static PyDateTimeAPI of its own: this is
+ * the one file of the Stamp that includes it (ms_datetime_exec imports
+ * it), and it lends the others what they need (ms_timedelta_ns,
+ * ms_datetime_from_stamp).  patch_datetime.c has its own.
  *
- *   - a datetime is made from its pickle state, datetime(bytes10, tz):
- *     datetime.__new__ takes that path before any argument parsing (it
- *     must, for pickles of every protocol, so it is stable across
- *     versions, and the pure-Python datetime has it too);
- *   - an exact datetime is read by one call of its __reduce__, which gives
- *     the same ten bytes and the tzinfo, where attributes would take eight
- *     lookups (a subclass, whose __reduce__ may be its own, is read by
- *     attributes);
- *   - datetime.timezone objects are cached per offset (offsets repeat),
- *     and their offsets per object, so neither timedelta nor timezone is
- *     built or asked on the common path.
- *
- * The calendar is the core's (csrc/calendar.h).  Zones given by name go
- * through the core's zone engine, opened once per name and kept.
+ * datetime.timezone objects are made once per quarter-hour offset and
+ * cached for the others (offsets repeat), so Stamp.datetime() builds no
+ * timedelta or timezone on the common path.  The calendar is the core's
+ * (csrc/calendar.h).  Zones given by name go through the core's zone
+ * engine, opened once per name and kept.
  */
 #include "stamp.h"
 
+#include <datetime.h>
 #include <math.h>
 #include <string.h>
 
@@ -38,7 +34,7 @@
 /* A new reference to d[key]; NULL, no error set, if absent. */
 static PyObject *dict_get(PyObject *d, PyObject *key)
 {
-#if !defined(Py_LIMITED_API) && PY_VERSION_HEX >= 0x030D0000
+#if PY_VERSION_HEX >= 0x030D0000
     /* Free-threaded builds: a borrowed value could be freed by another
      * thread replacing it before we take our reference. */
     PyObject *v;
@@ -76,177 +72,152 @@ static int ns_of(int64_t s, int64_t sub, int64_t *out)
 
 /* ------------------------------------------------------- offsets, tzinfo */
 
-int ms_timedelta_us(ms_state *st, PyObject *td, const char *what, int64_t *out_us)
+/* The exact type datetime.timezone (the C API names only its utc). */
+#define TIMEZONE_TYPE (Py_TYPE(PyDateTimeAPI->TimeZone_UTC))
+
+/* A timedelta (or subclass) as ns (whole µs); -1 with OverflowError
+ * naming `what` past int64 ns (which some timedeltas reach). */
+static int timedelta_ns(PyObject *td, const char *what, int64_t *out_ns)
 {
-    if (!PyObject_TypeCheck(td, (PyTypeObject *)st->timedelta_type))
-        return ms_type_error(what, "a datetime.timedelta", td);
-    /* Three member reads by interned name: cheaper than one __reduce__,
-     * whose call builds two tuples. */
-    PyObject *const names[3] = {st->str_days, st->str_seconds, st->str_microseconds};
-    long v[3];
-    for (int i = 0; i < 3; i++) {
-        PyObject *o = PyObject_GetAttr(td, names[i]);
-        if (o == NULL)
-            return -1;
-        v[i] = PyLong_AsLong(o);
-        Py_DECREF(o);
-        if (v[i] == -1 && PyErr_Occurred())
-            return -1;
-    }
-    /* timedelta keeps |days| <= 999999999: the seconds fit in int64. */
-    int64_t s = (int64_t)v[0] * 86400 + v[1], ns;
-    if (v[1] < 0 || v[1] >= 86400 || v[2] < 0 || v[2] >= 1000000 ||
-        ns_of(s, (int64_t)v[2] * 1000, &ns) < 0) {
+    /* timedelta keeps |days| <= 999999999, 0 <= seconds < 86400 and
+     * 0 <= microseconds < 1e6: the seconds fit in int64. */
+    int64_t s = (int64_t)PyDateTime_DELTA_GET_DAYS(td) * 86400 +
+                PyDateTime_DELTA_GET_SECONDS(td);
+    if (ns_of(s, (int64_t)PyDateTime_DELTA_GET_MICROSECONDS(td) * 1000, out_ns) < 0) {
         PyErr_Format(PyExc_OverflowError, "%s=%R is outside int64 nanoseconds", what, td);
         return -1;
     }
-    *out_us = ns / 1000;
     return 0;
 }
 
-/* A UTC offset given as a timedelta, as int seconds; ValueError if it is
- * not whole seconds (a Stamp's offset is), `who` being whose it is. */
-static int offset_of_timedelta(ms_state *st, PyObject *td, PyObject *who, int32_t *out)
+int ms_timedelta_ns(PyObject *obj, int64_t *out_ns)
 {
-    int64_t us;
-    if (ms_timedelta_us(st, td, "utcoffset()", &us) < 0)
+    if (!PyDelta_Check(obj))
+        return 0;
+    return timedelta_ns(obj, "timedelta", out_ns) < 0 ? -1 : 1;
+}
+
+/* A UTC offset as it came from utcoffset(), as int seconds; TypeError if
+ * it is no timedelta, ValueError if it is not whole seconds within a day
+ * (a Stamp's offset is), `who` being whose it is. */
+static int offset_of_timedelta(PyObject *td, PyObject *who, int32_t *out)
+{
+    int64_t ns;
+    if (!PyDelta_Check(td))
+        return ms_type_error("utcoffset()", "a datetime.timedelta", td);
+    if (timedelta_ns(td, "utcoffset()", &ns) < 0)
         return -1;
-    /* tzinfo keeps offsets strictly within a day. */
-    if (us % 1000000 != 0 || us <= -INT64_C(86400000000) || us >= INT64_C(86400000000)) {
+    if (ns % NS_PER_S != 0 || ns <= -86400 * NS_PER_S || ns >= 86400 * NS_PER_S) {
         PyErr_Format(PyExc_ValueError,
                      "the UTC offset %R of %R is not whole seconds within a day, which a "
                      "Stamp's offset must be", td, who);
         return -1;
     }
-    *out = (int32_t)(us / 1000000);
+    *out = (int32_t)(ns / NS_PER_S);
     return 0;
 }
 
-/* The offset of a datetime.timezone (a fixed offset): cached per object. */
+/* The offset of a datetime.timezone (a fixed offset). */
 static int timezone_offset(ms_state *st, PyObject *tz, int32_t *out)
 {
-    PyObject *cached = dict_get(st->offset_by_tz, tz);
-    if (cached != NULL) {
-        *out = (int32_t)PyLong_AsLong(cached);
-        Py_DECREF(cached);
-        return 0;
-    }
-    if (PyErr_Occurred())
-        return -1;
     PyObject *td = PyObject_CallMethodObjArgs(tz, st->str_utcoffset, Py_None, NULL);
     if (td == NULL)
         return -1;
-    int rc = offset_of_timedelta(st, td, tz, out);
+    int rc = offset_of_timedelta(td, tz, out);
     Py_DECREF(td);
-    if (rc < 0)
-        return -1;
-    PyObject *key = PyLong_FromLong(*out);
-    if (key == NULL)
-        return -1;
-    rc = dict_put(st->offset_by_tz, tz, key, TZ_CACHE_MAX);
-    Py_DECREF(key);
     return rc;
 }
 
-/* A new datetime.timezone of `offset_s`, entered in both caches (unless
- * full) under the int `key`. */
-static PyObject *new_timezone(ms_state *st, PyObject *key, int32_t offset_s)
+/* A new datetime.timezone of `offset_s`. */
+static PyObject *new_timezone(int32_t offset_s)
 {
-    PyObject *tz = NULL, *delta = PyObject_CallFunction(st->timedelta_type, "ii", 0,
-                                                        (int)offset_s);
-    if (delta != NULL) {
-        tz = PyObject_CallFunctionObjArgs(st->timezone_type, delta, NULL);
-        Py_DECREF(delta);
-    }
-    if (tz != NULL && (dict_put(st->tz_by_offset, key, tz, TZ_CACHE_MAX) < 0 ||
-                       dict_put(st->offset_by_tz, tz, key, TZ_CACHE_MAX) < 0))
-        Py_CLEAR(tz);
+    if (offset_s == 0)
+        return Py_NewRef(PyDateTimeAPI->TimeZone_UTC);
+    PyObject *delta = PyDelta_FromDSU(0, offset_s, 0);
+    if (delta == NULL)
+        return NULL;
+    PyObject *tz = PyTimeZone_FromOffset(delta);
+    Py_DECREF(delta);
     return tz;
 }
 
-int ms_datetime_init(ms_state *st)
+int ms_datetime_exec(ms_state *st)
 {
+    PyDateTime_IMPORT;
+    if (PyDateTimeAPI == NULL)
+        return -1;
+    if ((st->str_utcoffset = PyUnicode_InternFromString("utcoffset")) == NULL ||
+        (st->str_fromutc = PyUnicode_InternFromString("fromutc")) == NULL ||
+        (st->tz_by_offset = PyDict_New()) == NULL || (st->zones = PyDict_New()) == NULL)
+        return -1;
     /* Every offset in use today is whole quarter hours (+05:45, +12:45,
      * -03:30 included): those are made here, once, so that datetime()
      * finds its timezone by index, with no int to make and no lookup, and
-     * the table is only read after exec (free-threaded builds too).  It
-     * costs about 0.2 ms of import time (as the same loop in Python
-     * measures) and 15 kB. */
-    for (int i = 0; i < MS_TZ_QUARTERS; i++) {
-        int32_t offset_s = (int32_t)(i - MS_TZ_QUARTERS / 2) * 900;
-        PyObject *key = PyLong_FromLong(offset_s);
-        if (key == NULL)
+     * the table is only read after exec (free-threaded builds too). */
+    for (int i = 0; i < MS_TZ_QUARTERS; i++)
+        if ((st->tz_quarter[i] = new_timezone((int32_t)(i - MS_TZ_QUARTERS / 2) * 900)) == NULL)
             return -1;
-        st->tz_quarter[i] = new_timezone(st, key, offset_s);
-        Py_DECREF(key);
-        if (st->tz_quarter[i] == NULL)
-            return -1;
-    }
     return 0;
 }
 
 /* The datetime.timezone of `offset_s` (new reference), cached. */
 static PyObject *timezone_of(ms_state *st, int32_t offset_s)
 {
-    PyObject *tz;
-    if (offset_s % 900 == 0) {
-        /* |offset_s| < 86400: the index is within the table. */
-        tz = st->tz_quarter[offset_s / 900 + MS_TZ_QUARTERS / 2];
-        Py_INCREF(tz);
-        return tz;
-    }
+    /* |offset_s| < 86400: a whole quarter hour's index is in the table. */
+    if (offset_s % 900 == 0)
+        return Py_NewRef(st->tz_quarter[offset_s / 900 + MS_TZ_QUARTERS / 2]);
     PyObject *key = PyLong_FromLong(offset_s);
     if (key == NULL)
         return NULL;
-    tz = dict_get(st->tz_by_offset, key);
-    if (tz == NULL && !PyErr_Occurred())
-        tz = new_timezone(st, key, offset_s);
+    PyObject *tz = dict_get(st->tz_by_offset, key);
+    if (tz == NULL && !PyErr_Occurred() && (tz = new_timezone(offset_s)) != NULL &&
+        dict_put(st->tz_by_offset, key, tz, TZ_CACHE_MAX) < 0)
+        Py_CLEAR(tz);
     Py_DECREF(key);
     return tz;
 }
 
 /* ----------------------------------------------------- stamp -> datetime */
 
+typedef struct {
+    int year, month, day, hour, minute, second, us;
+} wall;
+
 /* The wall-clock fields of `utc_ns` at `offset_s`; -1 if the year is
  * outside datetime's 1..9999. */
-static int wall_fields(int64_t utc_ns, int32_t offset_s, unsigned char state[10])
+static int wall_of(int64_t utc_ns, int32_t offset_s, wall *w)
 {
     /* |utc_ns / 1e9| < 2**34: adding the offset cannot overflow. */
     int64_t local_s = monostamp__floor_div(utc_ns, NS_PER_S) + offset_s;
-    int64_t us = monostamp__floor_mod(utc_ns, NS_PER_S) / 1000;
     int64_t s_in_day = monostamp__floor_mod(local_s, 86400), year;
-    int month, day;
-    monostamp__civil_from_days(monostamp__floor_div(local_s, 86400), &year, &month, &day);
+    monostamp__civil_from_days(monostamp__floor_div(local_s, 86400), &year, &w->month, &w->day);
     if (year < 1 || year > 9999)
         return -1;
-    /* datetime's pickle state: year (2 bytes), month, day, hour, minute,
-     * second, microsecond (3 bytes), big-endian; fold 0. */
-    state[0] = (unsigned char)(year >> 8);
-    state[1] = (unsigned char)(year & 0xFF);
-    state[2] = (unsigned char)month;
-    state[3] = (unsigned char)day;
-    state[4] = (unsigned char)(s_in_day / 3600);
-    state[5] = (unsigned char)(s_in_day / 60 % 60);
-    state[6] = (unsigned char)(s_in_day % 60);
-    state[7] = (unsigned char)(us >> 16);
-    state[8] = (unsigned char)((us >> 8) & 0xFF);
-    state[9] = (unsigned char)(us & 0xFF);
+    w->year = (int)year;
+    w->hour = (int)(s_in_day / 3600);
+    w->minute = (int)(s_in_day / 60 % 60);
+    w->second = (int)(s_in_day % 60);
+    w->us = (int)(monostamp__floor_mod(utc_ns, NS_PER_S) / 1000);
     return 0;
 }
 
-/* datetime.datetime(state, tz): see the opening comment. */
-static PyObject *datetime_of_state(ms_state *st, const unsigned char state[10], PyObject *tz)
+/* The exact datetime.datetime of `w` with tzinfo `tz`, fold 0. */
+static PyObject *datetime_of(const wall *w, PyObject *tz)
 {
-    PyObject *bytes = PyBytes_FromStringAndSize((const char *)state, 10);
-    if (bytes == NULL)
-        return NULL;
-    PyObject *args = PyTuple_Pack(2, bytes, tz);
-    Py_DECREF(bytes);
-    if (args == NULL)
-        return NULL;
-    PyObject *result = PyObject_Call(st->datetime_type, args, NULL);
-    Py_DECREF(args);
-    return result;
+    return PyDateTimeAPI->DateTime_FromDateAndTimeAndFold(w->year, w->month, w->day, w->hour,
+                                                          w->minute, w->second, w->us, tz, 0,
+                                                          PyDateTimeAPI->DateTimeType);
+}
+
+/* The wall time of a datetime (or subclass: its C fields, whatever its
+ * Python attributes say) as seconds since 1970-01-01T00:00, and its µs. */
+static int64_t wall_seconds(PyObject *dt, int64_t *us)
+{
+    *us = PyDateTime_DATE_GET_MICROSECOND(dt);
+    return monostamp__days_from_civil(PyDateTime_GET_YEAR(dt), PyDateTime_GET_MONTH(dt),
+                                      PyDateTime_GET_DAY(dt)) * 86400 +
+           PyDateTime_DATE_GET_HOUR(dt) * 3600 + PyDateTime_DATE_GET_MINUTE(dt) * 60 +
+           PyDateTime_DATE_GET_SECOND(dt);
 }
 
 static PyObject *outside_datetime(int64_t utc_ns, int32_t offset_s)
@@ -259,13 +230,13 @@ static PyObject *outside_datetime(int64_t utc_ns, int32_t offset_s)
 
 PyObject *ms_datetime_from_stamp(ms_state *st, int64_t utc_ns, int32_t offset_s)
 {
-    unsigned char state[10];
-    if (wall_fields(utc_ns, offset_s, state) < 0)
+    wall w;
+    if (wall_of(utc_ns, offset_s, &w) < 0)
         return outside_datetime(utc_ns, offset_s);
     PyObject *tz = timezone_of(st, offset_s);
     if (tz == NULL)
         return NULL;
-    PyObject *result = datetime_of_state(st, state, tz);
+    PyObject *result = datetime_of(&w, tz);
     Py_DECREF(tz);
     return result;
 }
@@ -278,7 +249,7 @@ const char ms_stamp_datetime_doc[] =
 "outside datetime's years 1..9999.";
 
 /* METH_METHOD: the defining class leads to the module state, where the
- * datetime classes wait (a subclass's own type has no state). */
+ * timezones wait (a subclass's own type has no state). */
 PyObject *ms_stamp_datetime(PyObject *op, PyTypeObject *defining_class, PyObject *const *args,
                             Py_ssize_t nargs, PyObject *kwnames)
 {
@@ -293,85 +264,6 @@ PyObject *ms_stamp_datetime(PyObject *op, PyTypeObject *defining_class, PyObject
 
 /* ----------------------------------------------------- datetime -> stamp */
 
-/* The fields of an exact datetime from its __reduce__: (cls, (state10[,
- * tz])).  Returns 1 with the fields and a new reference to the tzinfo
- * (Py_None if naive), 0 if the answer is not of that shape. */
-static int fields_by_reduce(ms_state *st, PyObject *dt, unsigned char f[10], PyObject **tz)
-{
-    PyObject *r = PyObject_CallMethodObjArgs(dt, st->str_reduce, NULL);
-    if (r == NULL)
-        return -1;
-    int ok = 0;
-    PyObject *args = PyTuple_Check(r) && PyTuple_Size(r) == 2 ? PyTuple_GetItem(r, 1) : NULL;
-    Py_ssize_t n = args != NULL && PyTuple_Check(args) ? PyTuple_Size(args) : 0;
-    PyObject *state = n == 1 || n == 2 ? PyTuple_GetItem(args, 0) : NULL;
-    if (state != NULL && PyBytes_Check(state) && PyBytes_Size(state) == 10) {
-        memcpy(f, PyBytes_AsString(state), 10);
-        f[2] &= 0x7F; /* the fold bit, which protocol 2's state never sets */
-        *tz = n == 2 ? PyTuple_GetItem(args, 1) : Py_None;
-        Py_INCREF(*tz);
-        ok = 1;
-    }
-    Py_DECREF(r);
-    return ok;
-}
-
-/* The fields of any datetime by its attributes (datetime subclasses). */
-static int fields_by_attributes(PyObject *dt, unsigned char f[10], PyObject **tz)
-{
-    static const char *const names[7] = {"year",   "month",  "day",        "hour",
-                                         "minute", "second", "microsecond"};
-    long v[7];
-    for (int i = 0; i < 7; i++) {
-        PyObject *o = PyObject_GetAttrString(dt, names[i]);
-        if (o == NULL)
-            return -1;
-        v[i] = PyLong_Check(o) ? PyLong_AsLong(o) : -1;
-        Py_DECREF(o);
-        if (PyErr_Occurred())
-            return -1;
-    }
-    /* A subclass may lie in its properties: hold them to datetime's ranges. */
-    if (v[0] < 1 || v[0] > 9999 || v[1] < 1 || v[1] > 12 || v[2] < 1 ||
-        v[2] > monostamp__days_in_month(v[0], (int)v[1]) || v[3] < 0 || v[3] > 23 ||
-        v[4] < 0 || v[4] > 59 || v[5] < 0 || v[5] > 59 || v[6] < 0 || v[6] > 999999) {
-        PyErr_Format(PyExc_ValueError, "%R has fields outside datetime's ranges", dt);
-        return -1;
-    }
-    f[0] = (unsigned char)(v[0] >> 8);
-    f[1] = (unsigned char)(v[0] & 0xFF);
-    for (int i = 1; i < 6; i++)
-        f[i + 1] = (unsigned char)v[i];
-    f[7] = (unsigned char)(v[6] >> 16);
-    f[8] = (unsigned char)((v[6] >> 8) & 0xFF);
-    f[9] = (unsigned char)(v[6] & 0xFF);
-    *tz = PyObject_GetAttrString(dt, "tzinfo");
-    return *tz != NULL ? 1 : -1;
-}
-
-/* The fields and tzinfo (new reference) of any datetime: 0 or -1. */
-static int datetime_fields(ms_state *st, PyObject *dt, unsigned char f[10], PyObject **tz)
-{
-    int rc = 0;
-    if (Py_TYPE(dt) == (PyTypeObject *)st->datetime_type)
-        rc = fields_by_reduce(st, dt, f, tz);
-    if (rc == 0)
-        rc = fields_by_attributes(dt, f, tz);
-    return rc < 0 ? -1 : 0;
-}
-
-/* The wall time of fields as seconds since 1970-01-01T00:00 (µs apart). */
-static int64_t wall_seconds(const unsigned char f[10])
-{
-    return monostamp__days_from_civil(f[0] << 8 | f[1], f[2], f[3]) * 86400 + f[4] * 3600 +
-           f[5] * 60 + f[6];
-}
-
-static int64_t wall_us(const unsigned char f[10])
-{
-    return (int64_t)f[7] << 16 | (int64_t)f[8] << 8 | f[9];
-}
-
 const char ms_stamp_fromdatetime_doc[] =
 "fromdatetime($type, dt, /)\n--\n\n"
 "The Stamp of the aware datetime dt: its instant, to the microsecond, and\n"
@@ -385,34 +277,30 @@ PyObject *ms_stamp_fromdatetime(PyObject *cls, PyTypeObject *defining_class,
                                 PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     ms_state *st = ms_state_of_type(defining_class);
-    PyObject *dt, *tz = NULL;
-    unsigned char f[10];
     int32_t offset;
+    int rc = 0;
     /* One positional argument, as the signature says (METH_METHOD calls
      * are always FASTCALL | KEYWORDS). */
-    if (nargs != 1 || (kwnames != NULL && PyTuple_Size(kwnames) != 0)) {
+    if (nargs != 1 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0)) {
         PyErr_Format(PyExc_TypeError,
                      "fromdatetime() takes exactly one positional argument (%zd given)",
-                     nargs + (kwnames != NULL ? PyTuple_Size(kwnames) : 0));
+                     nargs + (kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0));
         return NULL;
     }
-    dt = args[0];
-    if (!PyObject_TypeCheck(dt, (PyTypeObject *)st->datetime_type))
+    PyObject *dt = args[0];
+    if (!PyDateTime_Check(dt))
         return ms_type_error("dt", "a datetime.datetime", dt), NULL;
-    int rc = datetime_fields(st, dt, f, &tz);
-    if (rc < 0)
-        return NULL;
+    PyObject *tz = PyDateTime_DATE_GET_TZINFO(dt); /* borrowed */
     int naive = tz == Py_None;
-    if (Py_TYPE(tz) == (PyTypeObject *)st->timezone_type) {
+    if (Py_IS_TYPE(tz, TIMEZONE_TYPE)) {
         rc = timezone_offset(st, tz, &offset);
     } else if (!naive) {
         /* Any other tzinfo answers for this very wall time and fold. */
-        PyObject *td = PyObject_CallMethodObjArgs(dt, st->str_utcoffset, NULL);
+        PyObject *td = PyObject_CallMethodNoArgs(dt, st->str_utcoffset);
         naive = td == Py_None; /* a tzinfo may say "no offset" */
-        rc = td == NULL ? -1 : naive ? 0 : offset_of_timedelta(st, td, dt, &offset);
+        rc = td == NULL ? -1 : naive ? 0 : offset_of_timedelta(td, dt, &offset);
         Py_XDECREF(td);
     }
-    Py_DECREF(tz);
     if (rc < 0)
         return NULL;
     if (naive) {
@@ -421,8 +309,8 @@ PyObject *ms_stamp_fromdatetime(PyObject *cls, PyTypeObject *defining_class,
                      "(dt.replace(tzinfo=...), or dt.astimezone() for local time)", dt);
         return NULL;
     }
-    int64_t utc_ns;
-    if (ns_of(wall_seconds(f) - offset, wall_us(f) * 1000, &utc_ns) < 0) {
+    int64_t us, utc_ns, wall_s = wall_seconds(dt, &us);
+    if (ns_of(wall_s - offset, us * 1000, &utc_ns) < 0) {
         PyErr_Format(PyExc_ValueError,
                      "fromdatetime(%R): outside a Stamp's range (int64 ns since the epoch, "
                      "1677-09-21T00:12:43.145224Z .. 2262-04-11T23:47:16.854775Z)", dt);
@@ -491,33 +379,32 @@ int ms_zone_offset_at(ms_state *st, PyObject *zone, int64_t utc_ns, int32_t *out
     }
     if (PyUnicode_Check(zone))
         return named_zone_offset(st, zone, utc_ns, out);
-    if (Py_TYPE(zone) == (PyTypeObject *)st->timezone_type)
+    if (Py_IS_TYPE(zone, TIMEZONE_TYPE))
         return timezone_offset(st, zone, out);
-    if (!PyObject_TypeCheck(zone, (PyTypeObject *)st->tzinfo_type))
+    if (!PyTZInfo_Check(zone))
         return ms_type_error("zone", "None, a zone name (str) or a datetime.tzinfo", zone);
     /* Any other tzinfo: as datetime.astimezone asks it, tz.fromutc() of
      * the UTC wall time labelled with tz.  The offset is then the local
      * wall time less the UTC one, read from the result's fields (cheaper
      * than its utcoffset(), and what fromutc() means by definition). */
-    unsigned char utc[10], local[10];
-    if (wall_fields(utc_ns, 0, utc) < 0)
+    wall w;
+    if (wall_of(utc_ns, 0, &w) < 0)
         return outside_datetime(utc_ns, 0), -1;
-    PyObject *dt = datetime_of_state(st, utc, zone), *result = NULL, *tz = NULL;
+    PyObject *dt = datetime_of(&w, zone), *result = NULL;
     int rc = -1;
-    if (dt != NULL && (result = PyObject_CallMethodObjArgs(zone, st->str_fromutc, dt, NULL)) &&
-        PyObject_TypeCheck(result, (PyTypeObject *)st->datetime_type) &&
-        datetime_fields(st, result, local, &tz) == 0) {
-        int64_t offset_s = wall_seconds(local) - wall_seconds(utc);
-        if (wall_us(local) != wall_us(utc) || offset_s <= -86400 || offset_s >= 86400)
+    if (dt != NULL && (result = PyObject_CallMethodOneArg(zone, st->str_fromutc, dt)) != NULL &&
+        PyDateTime_Check(result)) {
+        int64_t utc_us, local_us, local_s = wall_seconds(result, &local_us);
+        int64_t offset_s = local_s - wall_seconds(dt, &utc_us);
+        if (local_us != utc_us || offset_s <= -86400 || offset_s >= 86400)
             PyErr_Format(PyExc_ValueError,
                          "zone=%R: fromutc() gave %R for %R, not whole seconds within a day "
                          "away, which a Stamp's offset must be", zone, result, dt);
         else
             *out = (int32_t)offset_s, rc = 0;
-    } else if (result != NULL && !PyErr_Occurred()) {
+    } else if (result != NULL) {
         ms_type_error("zone.fromutc()", "a datetime.datetime", result);
     }
-    Py_XDECREF(tz);
     Py_XDECREF(result);
     Py_XDECREF(dt);
     return rc;

@@ -22,7 +22,7 @@ from time import time_ns as imported_time_ns
 import pytest
 
 import monostamp
-from monostamp import _patch
+from monostamp import _monostamp
 from monostamp import Clock, Policy
 from conftest import PY_MEET, assert_overlapping, scaled
 
@@ -55,7 +55,7 @@ def us_of_float(f):
 def no_patch_leaks():
     yield
     assert monostamp._patching.active_patches() == []
-    assert not _patch._installed()
+    assert not _monostamp._installed()
 
 
 def is_real_time():
@@ -66,14 +66,54 @@ def is_real_time():
             and abs(default_arg_time() - real) < 10)
 
 
+def test_import_and_a_patch_cycle_warn_nothing():
+    """`import monostamp` and a patch() start/stop, in a fresh interpreter
+    where every warning is an error (and dev mode shows the hidden ones)."""
+    code = ("import datetime, time, uuid, monostamp\n"
+            "p = monostamp.patch().start()\n"
+            "time.time(); time.time_ns(); datetime.datetime.now(); uuid.uuid1()\n"
+            "p.stop()\n"
+            "with monostamp.patch(monostamp.Clock()):\n"
+            "    datetime.date.today()\n")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONWARNINGS"}
+    r = subprocess.run([sys.executable, "-X", "dev", "-W", "error", "-c", code],
+                       capture_output=True, text=True, env=env)
+    assert (r.returncode, r.stderr) == (0, "")
+
+
+def test_a_subinterpreter_keeps_real_time_and_cannot_start_a_patch(tmp_path):
+    """The method tables are the process's: a patch starts in the main
+    interpreter only, and while one is active there, a subinterpreter (one
+    sharing the GIL, as _testcapi makes) still gets the real clock."""
+    _testcapi = pytest.importorskip("_testcapi")
+    out = tmp_path / "out"
+    code = """if 1:
+        import datetime, time, monostamp
+        lines = ["%%.0f %%.0f" %% (time.time(), datetime.datetime.now().timestamp())]
+        try:
+            monostamp.patch().start()
+            lines.append("started")
+        except RuntimeError as e:
+            lines.append(str(e))
+        open(%r, "w").write("\\n".join(lines))
+    """ % str(out)
+    with monostamp.patch(manual()):
+        assert int(time.time()) == BERLIN_SPRING_S
+        assert _testcapi.run_in_subinterp(code) == 0
+    times, error = out.read_text().split("\n")
+    real = Clock(Policy.ACCEPT_PLATFORM_TIME).time()
+    assert all(abs(float(t) - real) < 10 for t in times.split())
+    assert error.startswith("monostamp.patch() cannot start outside the main interpreter")
+
+
 # ------------------------------------------------------------------ errors
 
 def test_bad_clock_is_type_error():
     with pytest.raises(TypeError, match="monostamp.Clock"):
         monostamp.patch(42)
     with pytest.raises(TypeError, match="monostamp.Clock"):
-        _patch._activate("clock")
-    assert not _patch._installed()
+        _monostamp._activate("clock")
+    assert not _monostamp._installed()
 
 
 def test_start_twice_and_stop_unstarted_are_runtime_errors():
@@ -430,6 +470,36 @@ def test_uuid1_is_unique_and_ordered_while_patched():
     assert len(set(us)) == len(us)
     # The manual clock's instant, in uuid's 100 ns ticks since 1582.
     assert times[0] == BERLIN_SPRING_S * 10**7 + 0x01B21DD213814000
+
+
+UUID_MEMORY = ("_last_timestamp", "_last_timestamp_v6", "_last_timestamp_v7",
+               "_last_counter_v7")
+
+
+def test_stop_leaves_uuids_memory_as_the_stdlib_starts_it():
+    """After stop(), each of uuid's last-timestamp fields this interpreter
+    has holds what a fresh `import uuid` gives it (3.14's uuid7 counter
+    starts at 0, the timestamps at None)."""
+    fresh = subprocess.run(
+        [sys.executable, "-c", "import uuid; print({n: getattr(uuid, n) for n in %r "
+         "if hasattr(uuid, n)})" % (UUID_MEMORY,)],
+        capture_output=True, text=True, check=True).stdout.strip()
+    with monostamp.patch(manual()):
+        uuid.uuid1()
+        if hasattr(uuid, "uuid7"):
+            uuid.uuid7()
+    assert repr({n: getattr(uuid, n) for n in UUID_MEMORY if hasattr(uuid, n)}) == fresh
+
+
+def test_stop_leaves_the_uuid7_counter_at_0(monkeypatch):
+    """3.14's uuid7 counter, also where this interpreter's uuid has none
+    (then put there as 3.14 starts it): a patch cycle leaves it at 0."""
+    monkeypatch.setattr(uuid, "_last_counter_v7", 0, raising=False)
+    with monostamp.patch(manual()):
+        if hasattr(uuid, "uuid7"):
+            uuid.uuid7()
+            uuid.uuid7()
+    assert uuid._last_counter_v7 == 0
 
 
 # ---------------------------------------------- explicit unique conversions

@@ -4,8 +4,8 @@ While a patch is active, in every thread, time.time(), time.time_ns(),
 time.clock_gettime(_ns)(CLOCK_REALTIME), datetime.datetime.now(),
 .utcnow(), .today(), datetime.date.today(), and time.gmtime(),
 localtime(), ctime(), asctime(), strftime(fmt) called without a time, each
-draw a fresh stamp from the patch's clock.  The C half (monostamp._patch)
-swaps the C function pointers of those built-ins; this half keeps the
+draw a fresh stamp from the patch's clock.  The C half (in
+monostamp._monostamp: bindings/python/patch_*.c) swaps the C function pointers of those built-ins; this half keeps the
 stack of nested patches, the decorator forms, uuid and the checks for
 time-machine and freezegun.
 """
@@ -19,6 +19,10 @@ import uuid
 # Bound by monostamp/__init__.py before it imports this module.
 from . import Clock
 
+# The extension, whose _activate etc. are private and so not in the
+# package's stub: imported by name, so that mypy does not look for one.
+_c = importlib.import_module("monostamp._monostamp")
+
 # The stack of active patches, innermost last, and the lock around every
 # change of it (and of the C half's state, which follows the stack).
 _lock = threading.Lock()
@@ -26,13 +30,11 @@ _stack: "list[patch]" = []
 # uuid's attributes as they were before the outermost patch started.
 _uuid_saved: "dict[str, object]" = {}
 _UUID_GENERATORS = ("_generate_time_safe", "_UuidCreate")
-_UUID_LAST = ("_last_timestamp", "_last_timestamp_v6", "_last_timestamp_v7",
-              "_last_counter_v7")
-
-
-def _c():
-    """monostamp._patch, imported when first needed: it is version-specific."""
-    return importlib.import_module("monostamp._patch")
+# uuid's memory of its last timestamps (uuid1, and uuid6/uuid7 on 3.14+),
+# with the values Lib/uuid.py starts them at: each patch start and stop puts
+# them back there, so that no timestamp of one clock holds back the next.
+_UUID_LAST = {"_last_timestamp": None, "_last_timestamp_v6": None,
+              "_last_timestamp_v7": None, "_last_counter_v7": 0}
 
 
 def _resolve(clock):
@@ -64,16 +66,16 @@ def _check_no_other_tool():
         raise RuntimeError("monostamp.patch() cannot start while freezegun (or another "
                            "tool) has replaced time.time or datetime.datetime; stop "
                            "freeze_time() first")
-    foreign = _c()._foreign()
+    foreign = _c._foreign()
     if foreign:
         raise RuntimeError("monostamp.patch() cannot start: {} patched by another tool "
                            "(time-machine?); stop it first".format(", ".join(foreign)))
 
 
 def _reset_uuid_timestamps():
-    for name in _UUID_LAST:
+    for name, initial in _UUID_LAST.items():
         if hasattr(uuid, name):
-            setattr(uuid, name, None)
+            setattr(uuid, name, initial)
 
 
 def _uuid_start():
@@ -122,14 +124,13 @@ class patch:
         RuntimeError if it is already started, or if time-machine or
         freezegun is active.
         """
-        c = _c()
         with _lock:
             if self._started:
                 raise RuntimeError("{!r} is already started".format(self))
             outermost = not _stack
             if outermost:
                 _check_no_other_tool()
-            c._activate(self.clock)
+            _c._activate(self.clock)
             if outermost:
                 _uuid_start()
             else:
@@ -143,7 +144,6 @@ class patch:
 
         RuntimeError if it is not started.
         """
-        c = _c()
         with _lock:
             if not self._started:
                 raise RuntimeError("{!r} is not started".format(self))
@@ -151,10 +151,10 @@ class patch:
             _stack.remove(self)
             self._started = False
             if _stack:
-                c._activate(_stack[-1].clock)
+                _c._activate(_stack[-1].clock)
                 _reset_uuid_timestamps()
             else:
-                c._deactivate()
+                _c._deactivate()
                 _uuid_stop()
 
     def __enter__(self):

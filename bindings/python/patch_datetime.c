@@ -1,17 +1,19 @@
 /*
- * datetime_funcs.c: the replacements for datetime.datetime.now(),
+ * patch_datetime.c: the replacements for datetime.datetime.now(),
  * datetime.datetime.utcnow() and datetime.date.today() (which
- * datetime.today() inherits), and the calendar arithmetic they share: the
- * wall fields of a stamp are computed here, never by gmtime or localtime,
- * so a stamp's own offset (its clock's zone) decides the local time.
+ * datetime.today() inherits).  The wall fields of a stamp are computed
+ * here by the core's calendar, never by gmtime or localtime, so a stamp's
+ * own offset (its clock's zone) decides the local time.
  *
- * The one file that includes datetime.h: the header gives each file its
- * own static PyDateTimeAPI, so this file imports it for itself
- * (ms_patch_datetime_import) and lends swap.c the types' method tables.
+ * datetime.h gives each file that includes it a static PyDateTimeAPI of
+ * its own, so this file imports it for itself
+ * (ms_patch_datetime_import) and lends patch_swap.c the types' method tables.
  */
 #include "patch.h"
 
 #include <datetime.h>
+
+#include "calendar.h"
 
 int ms_patch_datetime_import(void)
 {
@@ -33,24 +35,16 @@ typedef struct {
 
 /*
  * The civil fields of `us` microseconds since 1970-01-01T00:00:00 (of the
- * wall clock wanted: UTC, or local time with the offset added).  Days to a
- * date in the proleptic Gregorian calendar by eras of 400 years (146097
- * days), as in Howard Hinnant's civil_from_days.  Any int64 ns stamp plus
- * an offset under a day is within years 1677..2262, inside datetime's
- * range, and every intermediate value here fits an int64 easily.
+ * wall clock wanted: UTC, or local time with the offset added), by the
+ * core's calendar.  Any int64 ns stamp plus an offset under a day is
+ * within years 1677..2262, inside datetime's range.
  */
 static void fields_of_us(int64_t us, fields *f)
 {
-    int64_t us_in_day, days = floor_div(us, INT64_C(86400000000), &us_in_day);
-    int64_t z = days + 719468, doe;
-    int64_t era = floor_div(z, 146097, &doe);
-    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    int64_t mp = (5 * doy + 2) / 153;
-    int64_t month = mp < 10 ? mp + 3 : mp - 9;
-    f->year = (int)(yoe + era * 400 + (month <= 2));
-    f->month = (int)month;
-    f->day = (int)(doy - (153 * mp + 2) / 5 + 1);
+    int64_t us_in_day = monostamp__floor_mod(us, INT64_C(86400000000)), year;
+    monostamp__civil_from_days(monostamp__floor_div(us, INT64_C(86400000000)), &year, &f->month,
+                               &f->day);
+    f->year = (int)year;
     f->hour = (int)(us_in_day / INT64_C(3600000000));
     f->minute = (int)(us_in_day / 60000000 % 60);
     f->second = (int)(us_in_day / 1000000 % 60);
@@ -61,14 +55,12 @@ static void fields_of_us(int64_t us, fields *f)
  * its own offset. */
 static void utc_fields(const monostamp_stamp *s, fields *f)
 {
-    int64_t ns_rem;
-    fields_of_us(floor_div(s->utc_ns, 1000, &ns_rem), f);
+    fields_of_us(monostamp__floor_div(s->utc_ns, 1000), f);
 }
 
 static void local_fields(const monostamp_stamp *s, fields *f)
 {
-    int64_t ns_rem;
-    fields_of_us(floor_div(s->utc_ns, 1000, &ns_rem) + (int64_t)s->offset_s * 1000000, f);
+    fields_of_us(monostamp__floor_div(s->utc_ns, 1000) + (int64_t)s->offset_s * 1000000, f);
 }
 
 /* A `cls` (datetime or a subclass) of the fields with tzinfo `tz`
@@ -77,9 +69,10 @@ static void local_fields(const monostamp_stamp *s, fields *f)
 static PyObject *new_datetime(PyObject *cls, const fields *f, PyObject *tz)
 {
     if (cls == (PyObject *)PyDateTimeAPI->DateTimeType)
-        return PyDateTimeAPI->DateTime_FromDateAndTime(f->year, f->month, f->day, f->hour,
-                                                       f->minute, f->second, f->us, tz,
-                                                       PyDateTimeAPI->DateTimeType);
+        return PyDateTimeAPI->DateTime_FromDateAndTimeAndFold(f->year, f->month, f->day,
+                                                              f->hour, f->minute, f->second,
+                                                              f->us, tz, 0,
+                                                              PyDateTimeAPI->DateTimeType);
     return PyObject_CallFunction(cls, "iiiiiiiO", f->year, f->month, f->day, f->hour,
                                  f->minute, f->second, f->us, tz);
 }

@@ -1,73 +1,61 @@
 /*
- * patch.h: what the files of monostamp._patch share.  The extension makes
- * the standard library's wall clocks (time.time() and its kin,
- * datetime.now() and its kin) hand out monostamp's stamps while a
- * monostamp.patch() is active.  It is laid out as _monostamp is
- * (bindings/python/module.h), one job a file:
+ * patch.h: what the patch_*.c files of _monostamp share: monostamp.patch()'s
+ * C half, which makes the standard library's wall clocks (time.time() and
+ * its kin, datetime.now() and its kin) hand out monostamp's stamps while a
+ * patch is active.  One job a file:
  *
- *     active.c          the active clock: its publication and the draws
- *     swap.c            the targets; saving, swapping and restoring ml_meth
- *     time_funcs.c      the replacements for the time module
- *     datetime_funcs.c  the replacements for datetime and date
- *     module.c          the module functions, exec and PyInit__patch
+ *     patch_active.c     the active clock: its publication and the draws
+ *     patch_swap.c       the targets; saving, swapping and restoring ml_meth
+ *     patch_time.c       the replacements for the time module
+ *     patch_datetime.c   the replacements for datetime and date
+ *     patch_functions.c  the module functions monostamp/_patching.py calls
  *
  * How it reaches every caller.  A built-in function is a PyCFunctionObject
  * pointing at a PyMethodDef of its module (a static array in `time` and in
  * `_datetime`); every call, from Python or C, reads the C function pointer
  * ml_meth from that PyMethodDef.  Overwriting ml_meth therefore reaches
  * `from time import time` done long before, default arguments and C
- * callers alike, and the function objects keep their identity.  This is
- * time-machine's technique (see /work/shared/notes/patching.md); the code
- * is our own.  PyMethodDef's layout is not in the stable ABI, so this
- * module is built per CPython version, while _monostamp stays abi3.
+ * callers alike, and the function objects keep their identity.  The
+ * technique is time-machine's (https://github.com/adamchainz/time-machine,
+ * src/_time_machine.c); the code is our own.  PyMethodDef's layout and
+ * the datetime types' method tables are not in the stable ABI: one more
+ * reason the extension is built per CPython version.
  *
- * Where the stamps come from.  This module compiles no core of its own
- * (a second copy would hold a second default clock, a second sequence): it
- * calls _monostamp's core through the capsule of capi.h.
+ * Where the stamps come from: the same core, and so the same default
+ * clock, as monostamp.now(): one sequence.
  *
  * Concurrency.  Install and uninstall (the ml_meth writes) and every change
- * of the active clock happen under swap.c's `switch_lock`.  The active
- * clock is one heap record, published by an atomic pointer: a replacement
- * loads it, copies it and takes a reference to its owner (the Clock
- * object), so a stop in another thread cannot free the clock under a draw.
- * With the GIL the load-copy-incref cannot interleave with a switch (both
- * hold the GIL, and neither releases it in between); free-threaded builds
- * take `ms_patch_read_lock` around it.  The ml_meth writes are plain stores
- * that the interpreter reads without synchronisation: safe with the GIL
- * (writer and readers hold it), a data race in principle on free-threaded
- * builds.
- * XXX: free-threaded builds are untested here (no such interpreter on the
- * build machine) and share time-machine's race on ml_meth.
+ * of the active clock happen under patch_swap.c's `switch_lock`.  The
+ * active clock is one heap record, published by an atomic pointer: a
+ * replacement loads it, copies it and takes a reference to its owner (the
+ * Clock object), so a stop in another thread cannot free the clock under a
+ * draw.  With the GIL the load-copy-incref cannot interleave with a switch
+ * (both hold the GIL, and neither releases it in between).  The ml_meth
+ * writes are plain stores that the interpreter reads without
+ * synchronisation: safe while one GIL orders writer and readers, a data
+ * race on free-threaded builds and between interpreters with GILs of their
+ * own.  So a patch starts only in the main interpreter and only with a GIL
+ * (patch_functions.c); free-threaded CPython is not available where this
+ * is built and tested, and nothing here is claimed for it.
  *
  * What it never touches: time.monotonic, perf_counter, process_time,
  * thread_time (patching them hangs asyncio and breaks timeouts).
  *
- * Private to bindings/python/patch/: the shared symbols are named
- * ms_patch_* and stay hidden (setup.py compiles with -fvisibility=hidden),
- * so the extension exports PyInit__patch alone.  Only datetime_funcs.c
- * includes datetime.h: it gives every file that includes it a static
- * PyDateTimeAPI of its own, which only that file's PyDateTime_IMPORT fills.
+ * The shared symbols are named ms_patch_* and stay hidden (setup.py
+ * compiles with -fvisibility=hidden).  Only patch_datetime.c includes
+ * datetime.h here: the header gives every file that includes it a static
+ * PyDateTimeAPI of its own, which only that file's PyDateTime_IMPORT
+ * fills (stamp_datetime.c has its own for the Stamp's conversions).
  */
 #ifndef MONOSTAMP_PY_PATCH_H
 #define MONOSTAMP_PY_PATCH_H
 
-#define PY_SSIZE_T_CLEAN
-#include <Python.h>
-
-#include <stdatomic.h>
-#include <stdint.h>
-
-#include "monostamp.h"
-#include "capi.h"
-
-/* The _monostamp functions this module draws with: set by the exec slot,
- * before any replacement can be installed, and never changed. */
-extern const ms_capi *ms_patch_api;
+#include "module.h"
 
 /* ------------------------------------------------------------ targets */
 
-/* The functions a patch replaces, in the order of swap.c's table.  The
- * datetime ones come last (swap.c finds them in datetime's tables). */
+/* The functions a patch replaces, in the order of patch_swap.c's table.  The
+ * datetime ones come last (patch_swap.c finds them in datetime's tables). */
 enum {
     T_TIME,
     T_TIME_NS,
@@ -84,7 +72,7 @@ enum {
     T_COUNT
 };
 
-/* The saved originals (swap.c: written once, by the first activation under
+/* The saved originals (patch_swap.c: written once, by the first activation under
  * its lock, before anything is installed, and only read afterwards): what
  * a replacement calls when no patch is active or the arguments are not
  * "now". */
@@ -106,32 +94,19 @@ typedef struct {
 
 /* The innermost patch's clock, or NULL: replacements then call the
  * originals.  Release/acquire: a reader that sees the pointer sees the
- * record's fields as written before it was published (active.c). */
+ * record's fields as written before it was published (patch_active.c). */
 extern _Atomic(active_clock *) ms_patch_active;
-
-#ifdef Py_GIL_DISABLED
-extern PyMutex ms_patch_read_lock;
-#define READ_LOCK() PyMutex_Lock(&ms_patch_read_lock)
-#define READ_UNLOCK() PyMutex_Unlock(&ms_patch_read_lock)
-#else
-#define READ_LOCK() ((void)0)
-#define READ_UNLOCK() ((void)0)
-#endif
 
 /* Copies the active clock into *out with a new reference to its owner and
  * returns 1, or returns 0 when no patch is active in this interpreter.
  * Inline, here: every call of a patched function begins with it. */
 static inline int acquire(active_clock *out)
 {
-    READ_LOCK();
     active_clock *a = atomic_load_explicit(&ms_patch_active, memory_order_acquire);
-    if (a == NULL || a->interp != PyInterpreterState_Get()) {
-        READ_UNLOCK();
+    if (a == NULL || a->interp != PyInterpreterState_Get())
         return 0;
-    }
     *out = *a;
     Py_INCREF(out->owner);
-    READ_UNLOCK();
     return 1;
 }
 
@@ -139,7 +114,7 @@ static inline int acquire(active_clock *out)
 
 /* Publishes `next` (may be NULL) and returns the record it replaced, which
  * no reader can still be copying: the caller frees it with
- * ms_patch_free_active().  Under swap.c's lock. */
+ * ms_patch_free_active().  Under patch_swap.c's lock. */
 active_clock *ms_patch_swap_active(active_clock *next);
 
 /* Drops the owner's reference and frees the record; NULL is allowed. */
@@ -167,7 +142,7 @@ static inline int64_t floor_div(int64_t a, int64_t b, int64_t *rem)
 
 /* ---------------------------------------------------- the replacements */
 
-/* time_funcs.c, each written for the ml_flags swap.c's table gives it;
+/* patch_time.c, each written for the ml_flags patch_swap.c's table gives it;
  * the _o ones are the METH_O spelling some versions give clock_gettime(_ns). */
 PyObject *ms_patch_time(PyObject *self, PyObject *unused);
 PyObject *ms_patch_time_ns(PyObject *self, PyObject *unused);
@@ -181,30 +156,30 @@ PyObject *ms_patch_ctime(PyObject *self, PyObject *args);
 PyObject *ms_patch_asctime(PyObject *self, PyObject *args);
 PyObject *ms_patch_strftime(PyObject *self, PyObject *args);
 
-/* datetime_funcs.c: the class methods datetime.now (METH_FASTCALL |
+/* patch_datetime.c: the class methods datetime.now (METH_FASTCALL |
  * METH_KEYWORDS), datetime.utcnow and date.today. */
 PyObject *ms_patch_now(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                        PyObject *kwnames);
 PyObject *ms_patch_utcnow(PyObject *cls, PyObject *unused);
 PyObject *ms_patch_today(PyObject *cls, PyObject *unused);
 
-/* datetime_funcs.c: imports datetime's C API for that file (see the top)
- * and returns 0, or -1 with the error.  The exec slot calls it first. */
+/* patch_datetime.c: imports datetime's C API for that file (see the top)
+ * and returns 0, or -1 with the error.  ms_patch_exec calls it first. */
 int ms_patch_datetime_import(void);
 
-/* datetime_funcs.c: the method table of the C type where datetime target
+/* patch_datetime.c: the method table of the C type where datetime target
  * `t` lives (datetime.datetime's for T_NOW and T_UTCNOW, datetime.date's
  * for T_TODAY).  After ms_patch_datetime_import(). */
 PyMethodDef *ms_patch_datetime_table(int t);
 
-/* ------------------------------------------------------- swapping (swap.c) */
+/* ------------------------------------------------------- swapping (patch_swap.c) */
 
 /* The name of target `t` for messages and _targets(): "time.time". */
 const char *ms_patch_target_name(int t);
 
 /* Makes the lock of install and uninstall, then finds the method tables'
  * entries and checks their calling conventions, once per process: 0, or
- * -1 with the error.  The exec slot calls it, last. */
+ * -1 with the error.  ms_patch_exec calls it, last. */
 int ms_patch_swap_init(void);
 
 /* Takes `next` (a new record, owned) and, under the lock, installs the
@@ -225,5 +200,21 @@ int ms_patch_installed(void);
  * tool (time-machine) has them.  A new list of names, or NULL with the
  * error. */
 PyObject *ms_patch_foreign_names(void);
+
+/* ----------------------------------------- the module's side (patch_functions.c) */
+
+/* The module functions _activate, _deactivate, _foreign, _installed and
+ * _targets, for module.c's method table. */
+PyObject *ms_patch_activate(PyObject *module, PyObject *clock);
+PyObject *ms_patch_deactivate(PyObject *module, PyObject *unused);
+PyObject *ms_patch_foreign(PyObject *module, PyObject *unused);
+PyObject *ms_patch_is_installed(PyObject *module, PyObject *unused);
+PyObject *ms_patch_targets(PyObject *module, PyObject *unused);
+extern const char ms_patch_activate_doc[], ms_patch_deactivate_doc[], ms_patch_foreign_doc[],
+    ms_patch_installed_doc[], ms_patch_targets_doc[];
+
+/* The patch's part of the exec slot: datetime's C API for patch_datetime.c
+ * and the method tables' entries.  0, or -1 with the error. */
+int ms_patch_exec(void);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * time_funcs.c: the replacements for the functions of the time module.
+ * patch_time.c: the replacements for the functions of the time module.
  * Each asks for "now" or it calls the original unchanged: time() and
  * time_ns() always, clock_gettime(_ns) on CLOCK_REALTIME, and gmtime,
  * localtime, ctime, asctime and strftime without a time, which get the

@@ -1,5 +1,5 @@
 /*
- * swap.c: the swapping itself.  The table of targets and their
+ * patch_swap.c: the swapping itself.  The table of targets and their
  * replacements; finding each target's PyMethodDef in its method table;
  * telling a genuine original from another tool's replacement; saving the
  * originals; and writing ml_meth, ours in and the originals back, under
