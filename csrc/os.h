@@ -145,6 +145,29 @@ struct monostamp__os_file_id;
 int monostamp__os_map_file(const char *path, const void *initial, size_t size,
                            int trust_group, void **out_addr, struct monostamp__os_file_id *out_id);
 
+/* A state file's place, pinned when a clock opens it: the directory
+ * (POSIX: an open directory descriptor, so openat/fstatat reach the same
+ * directory whatever chdir() or a rename of a parent does) and the file's
+ * name in it.  Windows pins the full path instead (docs/windows.md). */
+typedef struct monostamp__os_place monostamp__os_place;
+
+/* Pins the directory of `path` (resolved now, against the current working
+ * directory if relative) and its last component.  0 and *out (free with
+ * monostamp__os_place_free), MONOSTAMP_EFOREIGN for a path that ends in
+ * a separator, MONOSTAMP_ENOMEM, or an EOS code. */
+int monostamp__os_place_pin(const char *path, monostamp__os_place **out);
+void monostamp__os_place_free(monostamp__os_place *place);
+
+/* monostamp__os_map_file (below) at a pinned place. */
+int monostamp__os_map_place(const monostamp__os_place *place, const void *initial, size_t size,
+                            int trust_group, void **out_addr,
+                            struct monostamp__os_file_id *out_id);
+
+/* The id of what the place names now, not following a symbolic link
+ * (which the mapping refuses anyway): 0, or an EOS code (not found...). */
+int monostamp__os_place_id(const monostamp__os_place *place,
+                           struct monostamp__os_file_id *out);
+
 /* `size` bytes of zeroed memory that fork() children share with the
  * parent (process-private where there is no fork).  0 or an EOS code. */
 int monostamp__os_map_anonymous(size_t size, void **out_addr);
