@@ -204,6 +204,7 @@ typedef struct monostamp__os_file_id {
     int64_t size;
     int64_t mtime_s;
     int64_t mtime_ns;
+    int regular;   /* a regular file (not a FIFO, a device, a directory) */
 } monostamp__os_file_id;
 
 /* The id of the file at `path` (following links): 0, or an EOS code. */

@@ -142,6 +142,7 @@ static void file_id_of(const struct stat *st, monostamp__os_file_id *out)
     out->dev = (uint64_t)st->st_dev;
     out->ino = (uint64_t)st->st_ino;
     out->size = (int64_t)st->st_size;
+    out->regular = S_ISREG(st->st_mode);
 #if defined(__APPLE__)
     out->mtime_s = (int64_t)st->st_mtimespec.tv_sec;
     out->mtime_ns = (int64_t)st->st_mtimespec.tv_nsec;

@@ -487,6 +487,7 @@ static void file_id_of(const BY_HANDLE_FILE_INFORMATION *info, monostamp__os_fil
     out->dev = info->dwVolumeSerialNumber;
     out->ino = ((uint64_t)info->nFileIndexHigh << 32) | info->nFileIndexLow;
     out->size = (int64_t)(((uint64_t)info->nFileSizeHigh << 32) | info->nFileSizeLow);
+    out->regular = !(info->dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY);
     out->mtime_s = (int64_t)(ticks / 10000000u);
     out->mtime_ns = (int64_t)(ticks % 10000000u) * 100;
 }
