@@ -104,17 +104,26 @@ static int compare_ns(const void *x, const void *y)
 
 enum { EACH = 200000 };
 
-/* Takes EACH stamps from a clock of its own on `path` into `mine`; 0 if
- * each succeeded and followed the one before. */
-static int stamp_each(const char *path, int64_t *mine)
+/* Takes EACH stamps from `c` into `mine`; 0 if each succeeded and
+ * followed the one before. */
+static int stamp_each(monostamp_clock *c, int64_t *mine)
+{
+    int bad = 0;
+    for (size_t i = 0; i < EACH && !bad; i++)
+        bad |= monostamp_time_ns(c, &mine[i]) != 0 || (i > 0 && mine[i] <= mine[i - 1]);
+    return bad;
+}
+
+#if defined(_WIN32)
+/* The same from a clock of its own on `path` (shared_windows.h). */
+static int stamp_each_at(const char *path, int64_t *mine)
 {
     monostamp_clock c;
-    int bad = open_shared(&c, path) != 0;
-    for (size_t i = 0; i < EACH && !bad; i++)
-        bad |= monostamp_time_ns(&c, &mine[i]) != 0 || (i > 0 && mine[i] <= mine[i - 1]);
+    int bad = open_shared(&c, path) != 0 || stamp_each(&c, mine) != 0;
     monostamp_clock_destroy(&c);
     return bad;
 }
+#endif
 
 static size_t sorted_duplicates(int64_t *all, size_t n)
 {
@@ -147,12 +156,23 @@ static void test_two_processes_on_one_file(void)
     int64_t *all = mmap(NULL, 2 * EACH * sizeof *all, PROT_READ | PROT_WRITE,
                         MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     CHECK(all != MAP_FAILED);
+    check_gate gate;
+    CHECK_EQ(check_gate_init(&gate), 0);
     pid_t pid = fork();
     CHECK(pid >= 0);
     /* Each process opens its own clock on the file after the fork, as
-     * unrelated processes would, and checks its own stamps increase. */
+     * unrelated processes would, and checks its own stamps increase.  The
+     * gate starts both stamping together, so that they overlap for
+     * certain. */
     int64_t *mine = pid == 0 ? all + EACH : all;
-    int bad = stamp_each(path, mine);
+    monostamp_clock c;
+    int bad = open_shared(&c, path) != 0;
+    if (pid == 0)
+        bad |= check_gate_wait(&gate) != 0;
+    else
+        bad |= check_gate_open(&gate, 1) != 0;
+    bad |= stamp_each(&c, mine);
+    monostamp_clock_destroy(&c);
     if (pid == 0)
         _exit(bad);
     int status;

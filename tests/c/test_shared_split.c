@@ -3,7 +3,7 @@
  * file renamed over it, the file deleted, and a newcomer after a deletion.
  *
  * Two processes open a clock each on a relative path and stamp µs stamps
- * in bursts, starting together (a pipe both wait on closes) and running
+ * in bursts, starting together (check_gate: a pipe both wait on closes) and running
  * until both have made EACH stamps and 1.5 s have passed since the event,
  * so that their runs overlap for certain and every way a clock could
  * notice the event (its own checks, the retired state) has come round.
@@ -101,19 +101,15 @@ static void nap_ms(int ms)
 /* One child: its clock on NAME (relative: the child works in `dir`), the
  * barrier, then bursts until the run is over.  Exits 0, or 1 if its setup
  * failed. */
-static void child(struct run *run, int me, enum event event, int ready_fd, int go_fd)
+static void child(struct run *run, int me, enum event event, check_gate *gate)
 {
     monostamp_clock clock;
-    char byte = 'r';
     if (chdir(dir) != 0)
         _exit(1);
     if (me == 1)
         nap_ms((int)(STAGGER_NS / 1000000));
-    if (open_clock(&clock, NAME) != 0 || write(ready_fd, &byte, 1) != 1)
-        _exit(1);
-    /* The barrier: both children block here until the parent closes the
-     * pipe's write end, which wakes both at once. */
-    if (read(go_fd, &byte, 1) != 0)
+    /* The gate: both children start stamping at once. */
+    if (open_clock(&clock, NAME) != 0 || check_gate_wait(gate) != 0)
         _exit(1);
     size_t n = 0;
     int bursts = 0;
@@ -146,7 +142,7 @@ static void child(struct run *run, int me, enum event event, int ready_fd, int g
 static size_t equal_stamps_after(enum event event, const char *sub)
 {
     char path[300];
-    int ready[2], go[2];
+    check_gate gate;
     size_t duplicates = (size_t)-1;
     snprintf(path, sizeof path, "%s/%s", dir, sub);
     if (mkdir(path, 0700) != 0)
@@ -155,28 +151,16 @@ static size_t equal_stamps_after(enum event event, const char *sub)
     snprintf(path, sizeof path, "%s/elsewhere", dir);
     struct run *run = mmap(NULL, sizeof *run, PROT_READ | PROT_WRITE,
                            MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (run == MAP_FAILED || mkdir(path, 0700) != 0 || pipe(ready) != 0 || pipe(go) != 0)
+    if (run == MAP_FAILED || mkdir(path, 0700) != 0 || check_gate_init(&gate) != 0)
         return duplicates;
     atomic_init(&run->event_done, 0);
     pid_t pids[2];
     for (int me = 0; me < 2; me++) {
         pids[me] = fork();
-        if (pids[me] == 0) {
-            close(ready[0]);
-            close(go[1]);
-            child(run, me, event, ready[1], go[0]);
-        }
+        if (pids[me] == 0)
+            child(run, me, event, &gate);
     }
-    close(ready[1]);
-    close(go[0]);
-    char bytes[2];
-    int got = 0;
-    ssize_t r;
-    while (got < 2 && (r = read(ready[0], bytes + got, (size_t)(2 - got))) > 0)
-        got += (int)r;
-    close(go[1]); /* go */
-    close(ready[0]);
-    int ok = got == 2;
+    int ok = check_gate_open(&gate, 2) == 0;
     for (int me = 0; me < 2; me++) {
         int status = 0;
         if (pids[me] < 0 || waitpid(pids[me], &status, 0) != pids[me] || !WIFEXITED(status) ||
