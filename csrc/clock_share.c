@@ -52,7 +52,11 @@ struct monostamp__state_watch {
     size_t mapping_size;
     monostamp__os_file_id id;     /* and its identity */
     struct retired *retired;
-    atomic_flag busy;             /* one move or look at a time */
+    /* One move or look at a time: the id of the process whose thread holds
+     * it, or 0.  A process id rather than a flag, so that a fork() child,
+     * whose copy may say "held" by a thread that does not exist there,
+     * knows it can take it (its id is never the parent's). */
+    _Atomic int64_t holder;
 };
 
 /* Raises *cell to at least `floor`. */
@@ -72,17 +76,34 @@ static int64_t next_check(int64_t reading)
                : reading + MONOSTAMP__STATE_RECHECK_NS;
 }
 
-/* The busy flag, taken by a move that must happen (a yield between tries:
- * its holder only does a few file calls). */
+/* Takes the watch if free, or if held by another process (the parent this
+ * one was forked from, at the fork): 1 if taken, 0 if a thread of this
+ * process holds it. */
+static int try_lock_watch(struct monostamp__state_watch *watch, int64_t me)
+{
+    int64_t seen = 0;
+    for (;;) {
+        if (atomic_compare_exchange_strong_explicit(&watch->holder, &seen, me,
+                                                    memory_order_acquire, memory_order_relaxed))
+            return 1;
+        if (seen == me)
+            return 0;
+        /* 0 again, or another process's stale hold: try to take that. */
+    }
+}
+
+/* Takes the watch for a move that must happen (a yield between tries: its
+ * holder only does a few file calls). */
 static void lock_watch(struct monostamp__state_watch *watch)
 {
-    while (atomic_flag_test_and_set_explicit(&watch->busy, memory_order_acquire))
+    int64_t me = monostamp__os_process_id();
+    while (!try_lock_watch(watch, me))
         monostamp__os_yield();
 }
 
 static void unlock_watch(struct monostamp__state_watch *watch)
 {
-    atomic_flag_clear_explicit(&watch->busy, memory_order_release);
+    atomic_store_explicit(&watch->holder, 0, memory_order_release);
 }
 
 /* How far above the wall clock a file this clock creates starts: its own
@@ -119,7 +140,7 @@ int monostamp__clock_share(monostamp__clock *clock, const char *path, int trust_
     if (watch == NULL) {
         if ((watch = calloc(1, sizeof *watch)) == NULL)
             return MONOSTAMP_ENOMEM;
-        atomic_flag_clear(&watch->busy);
+        atomic_init(&watch->holder, 0);
     } else if ((retired = malloc(sizeof *retired)) == NULL) {
         return MONOSTAMP_ENOMEM;
     }
@@ -180,7 +201,7 @@ static int same_file(const monostamp__os_file_id *a, const monostamp__os_file_id
 
 /*
  * Moves the clock onto what its place names now, retiring the state it is
- * on (busy held).  MONOSTAMP_ERANGE if the place still names that state's
+ * on (the watch held).  MONOSTAMP_ERANGE if the place still names that state's
  * file: then the state itself holds RETIRED's value (a manual clock run to
  * INT64_MAX, or a retired file renamed back), and no stamp can follow it.
  */
@@ -232,7 +253,7 @@ int monostamp__clock_recheck(monostamp__clock *clock, int64_t reading)
 
     if (clock->destroyed)
         return MONOSTAMP_EINVAL;
-    if (watch == NULL || atomic_flag_test_and_set_explicit(&watch->busy, memory_order_acquire))
+    if (watch == NULL || !try_lock_watch(watch, monostamp__os_process_id()))
         return MONOSTAMP_OK;
     atomic_store_explicit(&clock->recheck_at_ns, next_check(reading), RELAXED);
     int rc = monostamp__os_place_id(watch->place, &now);

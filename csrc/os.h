@@ -189,6 +189,9 @@ void monostamp__os_mutex_unlock(monostamp__os_mutex *mutex);
 /* Runs `init` once per process, whichever thread comes first; the others
  * wait for it to finish. */
 void monostamp__os_once(monostamp__os_once_flag *once, void (*init)(void));
+/* The calling process's id (getpid, GetCurrentProcessId): never 0, and
+ * after fork() the child's differs from its parent's. */
+int64_t monostamp__os_process_id(void);
 /* Registers handlers around fork() (nothing where there is no fork).
  * Best effort: a failure loses fork safety, nothing else. */
 void monostamp__os_atfork(void (*prepare)(void), void (*parent)(void),

@@ -441,6 +441,11 @@ void monostamp__os_once(monostamp__os_once_flag *once, void (*init)(void))
     (void)pthread_once(once, init);
 }
 
+int64_t monostamp__os_process_id(void)
+{
+    return (int64_t)getpid();
+}
+
 void monostamp__os_atfork(void (*prepare)(void), void (*parent)(void),
                           void (*child)(void))
 {

@@ -471,6 +471,11 @@ void monostamp__os_once(monostamp__os_once_flag *once, void (*init)(void))
     InitOnceExecuteOnce((PINIT_ONCE)once, run_once, param, NULL);
 }
 
+int64_t monostamp__os_process_id(void)
+{
+    return (int64_t)GetCurrentProcessId();
+}
+
 void monostamp__os_atfork(void (*prepare)(void), void (*parent)(void),
                           void (*child)(void))
 {
