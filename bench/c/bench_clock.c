@@ -127,7 +127,8 @@ enum what {
     FLOOR_COUNTERS, /* (b) the floor + two relaxed counters */
     FLOOR_OFFSET,   /* (c) the floor + monostamp_zone_offset */
     TIME_NS,        /* monostamp_time_ns */
-    NOW             /* monostamp_now */
+    NOW,            /* monostamp_now */
+    DEFAULT_NOW     /* monostamp_default_now: the process-wide clock */
 };
 
 struct job {
@@ -184,6 +185,13 @@ static void *loop(void *arg)
         for (long i = 0; i < n; i++) {
             monostamp_stamp s = {0, 0};
             monostamp_now(j->clock, &s);
+            sink += s.utc_ns + s.offset_s;
+        }
+        break;
+    case DEFAULT_NOW:
+        for (long i = 0; i < n; i++) {
+            monostamp_stamp s = {0, 0};
+            monostamp_default_now(&s);
             sink += s.utc_ns + s.offset_s;
         }
         break;
@@ -410,6 +418,11 @@ int main(void)
                   threads == 1 ? "<=1.30" : "");
         monostamp_clock_destroy(&clock);
         unlink(shared);
+        /* The default clock (its policy, the anonymous page fork() shares,
+         * the default lead bound) through monostamp_default_now. */
+        struct subject d = {DEFAULT_NOW, CLOCK_REALTIME, NULL, NULL};
+        print_row("default clock", monostamp_policy_name(monostamp_get_policy()), "default_now",
+                  threads, measure(&d, MONOSTAMP_SOURCE_REALTIME, threads), 0, "");
     }
     printf("\n");
     print_load("after");

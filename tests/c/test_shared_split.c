@@ -18,6 +18,7 @@
 #include <unistd.h>
 #if !defined(_WIN32)
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
@@ -239,6 +240,70 @@ static void test_a_newcomer_after_deletion_repeats_nothing(void)
     free(before);
     CHECK_EQ(repeats, 0);
 }
+
+/* The same in one process, with threads (so that TSan sees the retire and
+ * the rejoin): two threads share clock A, a third has clock B of its own,
+ * both on one file, while the main thread renames a new file over it and
+ * then deletes it. */
+enum { THREAD_STAMPS = 60000, THREAD_BURST = 500 };
+
+struct stamper {
+    pthread_barrier_t *start;
+    monostamp_clock *clock;
+    int64_t *stamps;
+    int bad;
+};
+
+static void *stamp_in_bursts(void *arg)
+{
+    struct stamper *s = arg;
+    pthread_barrier_wait(s->start);
+    for (int i = 0; i < THREAD_STAMPS; i++) {
+        if (monostamp_time_ns(s->clock, &s->stamps[i]) != 0 ||
+            (i > 0 && s->stamps[i] <= s->stamps[i - 1]))
+            s->bad = 1;
+        if (i % THREAD_BURST == THREAD_BURST - 1)
+            nap_ms(1);
+    }
+    return NULL;
+}
+
+static void test_threads_through_rename_and_delete(void)
+{
+    char path[300], fresh[300];
+    monostamp_clock a, b, f;
+    pthread_barrier_t start;
+    pthread_t ids[3];
+    struct stamper s[3];
+    int64_t *all = malloc(3 * THREAD_STAMPS * sizeof *all);
+    CHECK(all != NULL);
+    snprintf(path, sizeof path, "%s/threads.state", dir);
+    snprintf(fresh, sizeof fresh, "%s/threads.fresh", dir);
+    CHECK_OK(open_clock(&a, path));
+    CHECK_OK(open_clock(&b, path));
+    CHECK_EQ(pthread_barrier_init(&start, NULL, 4), 0);
+    for (int t = 0; t < 3; t++) {
+        s[t] = (struct stamper){&start, t < 2 ? &a : &b, all + t * THREAD_STAMPS, 0};
+        CHECK_EQ(pthread_create(&ids[t], NULL, stamp_in_bursts, &s[t]), 0);
+    }
+    pthread_barrier_wait(&start);
+    nap_ms(20);
+    CHECK_OK(open_clock(&f, fresh));
+    monostamp_clock_destroy(&f);
+    CHECK_EQ(rename(fresh, path), 0);
+    nap_ms(20);
+    CHECK_EQ(unlink(path), 0);
+    for (int t = 0; t < 3; t++) {
+        pthread_join(ids[t], NULL);
+        CHECK_EQ(s[t].bad, 0);
+    }
+    pthread_barrier_destroy(&start);
+    monostamp_clock_destroy(&a);
+    monostamp_clock_destroy(&b);
+    size_t duplicates = sorted_duplicates(all, 3 * THREAD_STAMPS);
+    free(all);
+    CHECK_EQ(duplicates, 0);
+}
 #else
 static void test_chdir_keeps_one_sequence(void)
 {
@@ -259,6 +324,7 @@ int main(void)
     RUN(test_rename_over_keeps_one_sequence);
     RUN(test_delete_keeps_one_sequence);
     RUN(test_a_newcomer_after_deletion_repeats_nothing);
+    RUN(test_threads_through_rename_and_delete);
     check_remove_tree(dir);
 #endif
     return check_summary();
