@@ -179,25 +179,22 @@ static MONOSTAMP__NOINLINE void note_slow_path(monostamp__clock *clock, int poli
     atomic_store_explicit(&clock->slow_stamp, stamp, RELAXED);
 }
 
-/* `last` read RETIRED from *cell: the clock rejoins through its state
- * file's place, and *cell and *last are reloaded from where it is now.
- * MONOSTAMP_OK to go on (also for a private state that merely reached
- * INT64_MAX: the policy's own rule then applies), or the error that fails
- * the stamp, with nothing handed out. */
-static MONOSTAMP__NOINLINE int on_retired(monostamp__clock *clock, _Atomic int64_t **cell,
-                                          int64_t *last)
+/* `last` read RETIRED from `cell`, the state of a shared clock: the
+ * clock rejoins through its state file's place (clock_share.c), and AGAIN
+ * has the stamp made afresh, from a new reading, on the new state; or the
+ * error that fails the stamp, nothing handed out.  Out of line and called
+ * in tail position, so that the compare-and-swap loop keeps its registers
+ * (a call it returned from would cost every stamp a save and a restore). */
+static MONOSTAMP__NOINLINE int rejoin_and_retry(monostamp__clock *clock, _Atomic int64_t *cell)
 {
-    int rc = monostamp__clock_rejoin(clock, *cell);
-    if (rc == MONOSTAMP__NOT_RETIRED)
-        return MONOSTAMP_OK;
-    if (rc != MONOSTAMP_OK)
-        return rc;
-    *cell = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
-    *last = atomic_load_explicit(*cell, RELAXED);
-    /* Retired again at once (the file replaced twice in a row): the next
-     * turn of the caller's loop rejoins once more. */
-    return MONOSTAMP_OK;
+    int rc = monostamp__clock_rejoin(clock, cell);
+    return rc == MONOSTAMP_OK ? AGAIN : rc;
 }
+
+/* The compare every stamp makes of a value it loaded anyway.  A private
+ * state that merely reached INT64_MAX goes on to the policy's own rule. */
+#define RETIRED_SHARED_STATE(clock, last) \
+    (MONOSTAMP__UNLIKELY((last) == MONOSTAMP__STATE_RETIRED) && (clock)->watch != NULL)
 
 /* Turns a reading into a stamp under a monotonic policy: OK, an error, or
  * AGAIN when the lead bound made it wait. */
@@ -211,9 +208,8 @@ static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, 
     for (;;) {
         /* A retired state file: rejoin before handing anything out.  A
          * compare of a value loaded anyway. */
-        if (MONOSTAMP__UNLIKELY(last == MONOSTAMP__STATE_RETIRED) &&
-            (kind = on_retired(clock, &cell, &last)) != MONOSTAMP_OK)
-            return kind;
+        if (RETIRED_SHARED_STATE(clock, last))
+            return rejoin_and_retry(clock, cell);
         kind = candidate(policy, reading, last, &stamp);
         if (kind < 0)
             return kind;
@@ -404,9 +400,8 @@ static int take_once(monostamp__clock *clock, int64_t n, int64_t *first_ns, int6
     int64_t last = atomic_load_explicit(cell, RELAXED), first, end;
     int kind;
     for (;;) {
-        if (MONOSTAMP__UNLIKELY(last == MONOSTAMP__STATE_RETIRED) &&
-            (kind = on_retired(clock, &cell, &last)) != MONOSTAMP_OK)
-            return kind;
+        if (RETIRED_SHARED_STATE(clock, last))
+            return rejoin_and_retry(clock, cell);
         kind = candidate(policy, reading, last, &first);
         if (kind < 0)
             return kind;

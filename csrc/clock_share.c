@@ -272,7 +272,7 @@ int monostamp__clock_rejoin(monostamp__clock *clock, _Atomic int64_t *seen)
     struct monostamp__state_watch *watch = clock->watch;
     int rc = MONOSTAMP_OK;
     if (watch == NULL)
-        return MONOSTAMP__NOT_RETIRED; /* a private state at INT64_MAX */
+        return MONOSTAMP_ERANGE; /* not shared: its state is simply at its end */
     lock_watch(watch);
     /* Another thread of this clock may have moved it meanwhile. */
     if (atomic_load_explicit(&clock->last_ns, memory_order_acquire) == seen)

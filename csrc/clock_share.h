@@ -38,14 +38,13 @@ int monostamp__clock_share(monostamp__clock *clock, const char *path, int trust_
  * INT64_MIN, so that every call lands here), else MONOSTAMP_OK. */
 int monostamp__clock_recheck(monostamp__clock *clock, int64_t reading);
 
-/* A stamp read MONOSTAMP__STATE_RETIRED in `seen`, the state it loaded:
- * moves the clock onto what its place names now (unless another thread
- * did), so that the stamp is made there.  MONOSTAMP_OK to reload the state
- * and go on; MONOSTAMP__NOT_RETIRED for a private clock (its state simply
- * reached INT64_MAX); an error from opening the file, or MONOSTAMP_ERANGE
- * if the place still names the retired file, which fail the stamp. */
+/* A stamp of a shared clock read MONOSTAMP__STATE_RETIRED in `seen`, the
+ * state it loaded: moves the clock onto what its place names now (unless
+ * another thread did), so that the stamp is made there.  MONOSTAMP_OK to
+ * make the stamp again; an error from opening the file, or
+ * MONOSTAMP_ERANGE if the place still names the retired file, which fail
+ * the stamp. */
 int monostamp__clock_rejoin(monostamp__clock *clock, _Atomic int64_t *seen);
-enum { MONOSTAMP__NOT_RETIRED = 1 };
 
 /* Unmaps every state the clock mapped and forgets the path; for destroy. */
 void monostamp__clock_unshare(monostamp__clock *clock);

@@ -410,6 +410,20 @@ int main(void)
             }
         }
         monostamp_clock clock;
+        /* The steady state: a new file starts its creator's lead bound
+         * above the wall clock, and for that long (1 s by default) every
+         * stamp on it is a forced increment.  Made by a clock bounded at
+         * 1 ms, the file is caught up with before the first round. */
+        {
+            monostamp_options o;
+            monostamp_options_init(&o);
+            o.shared_path = shared;
+            o.max_lead_ns = 1000000;
+            if (monostamp_clock_init(&clock, &o) != 0)
+                return 1;
+            monostamp_clock_destroy(&clock);
+            monostamp_sleep_for(2000000, 0);
+        }
         make_clock(&clock, MONOSTAMP_SOURCE_REALTIME,
                    MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT, shared);
         struct subject s = {NOW, CLOCK_REALTIME, NULL, &clock};
