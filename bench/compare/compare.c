@@ -115,6 +115,18 @@ static void row(int source, int policy, int call, int shared)
         unlink(new_path);
         o.shared_path = old_path;
         n.shared_path = new_path;
+        /* This tree starts a new file its creator's bound (1 s by default)
+         * above the wall clock, and every stamp is a forced increment until
+         * the clock catches up: the file is made by a clock bounded at
+         * 1 ms, so that the rounds measure the steady state. */
+        monostamp_options first;
+        monostamp_options_init(&first);
+        first.shared_path = new_path;
+        first.max_lead_ns = 1000000;
+        if (monostamp_clock_init(&new_clock, &first) != MONOSTAMP_OK)
+            return;
+        monostamp_clock_destroy(&new_clock);
+        monostamp_sleep_for(2000000, 0);
     }
     if (call != CALL_DEFAULT_NOW &&
         (old_monostamp_clock_init(old_clock, &o) != 0 ||
