@@ -215,7 +215,7 @@ static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, 
             return kind;
         if (stamp == last)
             break; /* allowDuplicates at or below last: nothing to write */
-        /* An unbounded clock, the common case, pays one test. */
+        /* A stamp at or below its reading (a fresh one) pays two tests. */
         if (clock->max_lead_ns != 0 && stamp > reading &&
             clock_distance(stamp, reading) > clock->max_lead_ns)
             return lead_exceeded(clock, clock_distance(stamp, reading));

@@ -227,7 +227,13 @@ typedef struct monostamp_options {
     int64_t max_lead_ns;     /* how far stamps may run ahead of the source; default
                                 MONOSTAMP_DEFAULT_MAX_LEAD_NS; 0: unbounded */
     int on_lead;             /* a monostamp_on_lead; manual sources always error */
-    const char *shared_path; /* state file shared across processes; NULL: private */
+    /* A state file shared across processes; NULL: private.  Its directory is
+     * resolved when the clock is made (a relative path against the working
+     * directory then) and kept open, so a later chdir() changes nothing;
+     * a file deleted or replaced under the clock is followed, without a
+     * stamp repeated (docs/clock-core.md).  A shared clock holds one file
+     * descriptor. */
+    const char *shared_path;
     int has_start_ns;        /* manual source only: start at start_ns ... */
     int64_t start_ns;        /* ... else at 0 */
     /* 0: a state file must be the caller's own (owned by the effective
@@ -304,7 +310,10 @@ typedef union monostamp_clock {
 MONOSTAMP_API int monostamp_clock_init(monostamp_clock *clock,
                                        const monostamp_options *options);
 /* Releases what the clock holds.  Safe on a zeroed clock and twice in a
- * row; must be the last call on the clock, with no other thread using it. */
+ * row; no other thread may be using the clock.  Afterwards every call on
+ * it that returns a code (the stamps, take, set_policy, manual_set and
+ * _advance) returns MONOSTAMP_EINVAL, until monostamp_clock_init makes it
+ * a clock again. */
 MONOSTAMP_API void monostamp_clock_destroy(monostamp_clock *clock);
 
 /* monostamp_clock_init on storage the library allocates, for hosts that
