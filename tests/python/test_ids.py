@@ -7,6 +7,7 @@ import pickle
 import subprocess
 import sys
 import threading
+import time
 import uuid
 
 import pytest
@@ -243,6 +244,20 @@ def test_take_refuses_bad_n_naming_it_and_leaves_the_state(bad, error):
         with pytest.raises(ValueError, match=repr(bad)):
             c.take(bad)
     assert c.time_ns() == 1_001
+
+
+def test_take_2_62_on_a_default_clock_is_refused_and_changes_nothing():
+    # Unbounded, this moved the clock (and every joiner of a shared file)
+    # to the year 2173 for good.
+    for take, time_ns in ((Clock().take, None), (monostamp.take, monostamp.time_ns)):
+        clock_time_ns = time_ns or take.__self__.time_ns
+        before = clock_time_ns()
+        with pytest.raises(monostamp.LeadError):
+            take(2**62)
+        after = clock_time_ns()
+        # Within the bound of the wall clock (the default clock may be on
+        # the plugin's session file, which starts the bound ahead).
+        assert before < after <= time.time_ns() + monostamp.Clock().max_lead_ns
 
 
 def test_take_past_int64_or_the_lead_bound_is_refused():
