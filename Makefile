@@ -269,8 +269,9 @@ test-lua-asan:
 	@CC=$(CC) LUA=$(LUA) tools/test-lua-asan.sh $(BUILD)
 
 # Not in `make test`: 4 Python and 4 Lua processes stamping on one state
-# file for SOAK_MINUTES while one of them is killed (-9) and restarted
-# every few seconds; then no stamp may appear twice.
+# file for SOAK_MINUTES while, every few seconds, one of them is killed (-9)
+# and restarted, or one chdir()s, or a new file is renamed over the shared
+# one, or it is deleted; then no stamp may appear twice.
 SOAK_MINUTES ?= 10
 soak: deps lua
 	@PYTHON=$(PYTHON) LUA=$(LUA) tools/soak.sh $(SOAK_MINUTES) $(BUILD)

@@ -13,6 +13,7 @@
 #include "clock_layout.h"
 #include "clock_share.h"
 #include "os.h"
+#include "state_file.h"
 #include "zone.h"
 
 #define RELAXED memory_order_relaxed
@@ -178,6 +179,23 @@ static MONOSTAMP__NOINLINE void note_slow_path(monostamp__clock *clock, int poli
     atomic_store_explicit(&clock->slow_stamp, stamp, RELAXED);
 }
 
+/* `last` read RETIRED from `cell`, the state of a shared clock: the
+ * clock rejoins through its state file's place (clock_share.c), and AGAIN
+ * has the stamp made afresh, from a new reading, on the new state; or the
+ * error that fails the stamp, nothing handed out.  Out of line and called
+ * in tail position, so that the compare-and-swap loop keeps its registers
+ * (a call it returned from would cost every stamp a save and a restore). */
+static MONOSTAMP__NOINLINE int rejoin_and_retry(monostamp__clock *clock, _Atomic int64_t *cell)
+{
+    int rc = monostamp__clock_rejoin(clock, cell);
+    return rc == MONOSTAMP_OK ? AGAIN : rc;
+}
+
+/* The compare every stamp makes of a value it loaded anyway.  A private
+ * state that merely reached INT64_MAX goes on to the policy's own rule. */
+#define RETIRED_SHARED_STATE(clock, last) \
+    (MONOSTAMP__UNLIKELY((last) == MONOSTAMP__STATE_RETIRED) && (clock)->watch != NULL)
+
 /* Turns a reading into a stamp under a monotonic policy: OK, an error, or
  * AGAIN when the lead bound made it wait. */
 static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, int64_t reading,
@@ -188,12 +206,16 @@ static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, 
     int64_t last = atomic_load_explicit(cell, RELAXED), stamp;
     int kind;
     for (;;) {
+        /* A retired state file: rejoin before handing anything out.  A
+         * compare of a value loaded anyway. */
+        if (RETIRED_SHARED_STATE(clock, last))
+            return rejoin_and_retry(clock, cell);
         kind = candidate(policy, reading, last, &stamp);
         if (kind < 0)
             return kind;
         if (stamp == last)
             break; /* allowDuplicates at or below last: nothing to write */
-        /* An unbounded clock, the common case, pays one test. */
+        /* A stamp at or below its reading (a fresh one) pays two tests. */
         if (clock->max_lead_ns != 0 && stamp > reading &&
             clock_distance(stamp, reading) > clock->max_lead_ns)
             return lead_exceeded(clock, clock_distance(stamp, reading));
@@ -238,8 +260,9 @@ static MONOSTAMP__ALWAYS_INLINE int next_once(monostamp__clock *clock, enum grai
         return rc;
     /* A shared clock looks now and then whether its file was replaced;
      * a private one's recheck_at_ns is INT64_MAX. */
-    if (MONOSTAMP__UNLIKELY(reading >= atomic_load_explicit(&clock->recheck_at_ns, RELAXED)))
-        monostamp__clock_recheck(clock, reading);
+    if (MONOSTAMP__UNLIKELY(reading >= atomic_load_explicit(&clock->recheck_at_ns, RELAXED)) &&
+        (rc = monostamp__clock_recheck(clock, reading)) != MONOSTAMP_OK)
+        return rc;
     int policy = atomic_load_explicit(&clock->policy, RELAXED);
     if (policy == MONOSTAMP_ACCEPT_PLATFORM_TIME) {
         /* No state to settle against, but a step back is still counted:
@@ -354,8 +377,9 @@ static int take_once(monostamp__clock *clock, int64_t n, int64_t *first_ns, int6
     int rc = read_source(clock, &reading);
     if (rc != MONOSTAMP_OK)
         return rc;
-    if (MONOSTAMP__UNLIKELY(reading >= atomic_load_explicit(&clock->recheck_at_ns, RELAXED)))
-        monostamp__clock_recheck(clock, reading);
+    if (MONOSTAMP__UNLIKELY(reading >= atomic_load_explicit(&clock->recheck_at_ns, RELAXED)) &&
+        (rc = monostamp__clock_recheck(clock, reading)) != MONOSTAMP_OK)
+        return rc;
     int policy = atomic_load_explicit(&clock->policy, RELAXED);
     int64_t step;
     if (policy == MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT)
@@ -370,12 +394,14 @@ static int take_once(monostamp__clock *clock, int64_t n, int64_t *first_ns, int6
     /* A block longer than the bound would lead its source even if the
      * source caught up with its first stamp: no wait can help. */
     if (clock->max_lead_ns != 0 && span > clock->max_lead_ns)
-        return MONOSTAMP_ERANGE;
+        return lead_error(clock);
 
     _Atomic int64_t *cell = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
     int64_t last = atomic_load_explicit(cell, RELAXED), first, end;
     int kind;
     for (;;) {
+        if (RETIRED_SHARED_STATE(clock, last))
+            return rejoin_and_retry(clock, cell);
         kind = candidate(policy, reading, last, &first);
         if (kind < 0)
             return kind;

@@ -35,6 +35,7 @@ typedef struct monostamp__clock {
     struct monostamp__state_watch *watch;
     _Atomic int64_t recheck_at_ns;
     monostamp_wait_check wait_check;  /* between naps of a lead wait, or NULL */
+    int destroyed;                    /* set by destroy: every call is EINVAL */
     void *wait_context;
     /* 64 bytes keep the groups on different cache lines wherever the
      * caller put the storage (alignment is the caller's). */

@@ -67,6 +67,11 @@ void monostamp_clock_destroy(monostamp_clock *storage)
         monostamp_zone_close(clock->zone);
     clock->zone = NULL;
     atomic_store_explicit(&clock->last_ns, &clock->own_last, memory_order_release);
+    /* Every later call fails with MONOSTAMP_EINVAL: the settings check the
+     * flag, and a stamp, which reads recheck_at_ns anyway, finds every
+     * reading past INT64_MIN and asks clock_share.c, which checks it. */
+    clock->destroyed = 1;
+    atomic_store_explicit(&clock->recheck_at_ns, INT64_MIN, RELAXED);
 }
 
 /* The clock is cache-line separated inside; its storage is the caller's
@@ -103,7 +108,7 @@ monostamp_policy monostamp_clock_policy(const monostamp_clock *clock)
 
 int monostamp_clock_set_policy(monostamp_clock *clock, int policy)
 {
-    if (clock == NULL || monostamp_policy_name(policy) == NULL)
+    if (clock == NULL || monostamp_policy_name(policy) == NULL || clock_of(clock)->destroyed)
         return MONOSTAMP_EINVAL;
     atomic_store_explicit(&clock_of(clock)->policy, policy, RELAXED);
     return MONOSTAMP_OK;
@@ -149,6 +154,8 @@ int monostamp_manual_set(monostamp_clock *storage, int64_t ns)
     if (storage == NULL)
         return MONOSTAMP_EINVAL;
     monostamp__clock *clock = clock_of(storage);
+    if (clock->destroyed)
+        return MONOSTAMP_EINVAL;
     if (clock->source != MONOSTAMP_SOURCE_MANUAL)
         return MONOSTAMP_ENOTSUP;
     atomic_store_explicit(&clock->manual_ns, ns, RELAXED);
@@ -160,6 +167,8 @@ int monostamp_manual_advance(monostamp_clock *storage, int64_t delta_ns)
     if (storage == NULL)
         return MONOSTAMP_EINVAL;
     monostamp__clock *clock = clock_of(storage);
+    if (clock->destroyed)
+        return MONOSTAMP_EINVAL;
     if (clock->source != MONOSTAMP_SOURCE_MANUAL)
         return MONOSTAMP_ENOTSUP;
     int64_t now = atomic_load_explicit(&clock->manual_ns, RELAXED);

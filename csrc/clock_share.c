@@ -1,30 +1,36 @@
 /*
  * clock_share.c: a clock's state on a state file, and following the file.
  *
- * A clock shares its sequence through one atomic in a mapped file.  If
- * someone deletes that file while processes have it mapped, the next
- * process to open the path creates a new file, and from then on two
- * sequences run side by side: the old processes keep the unlinked inode.
- * Every shared clock therefore looks, once a second of its own readings,
- * whether its path still names the file it mapped (a stat, compared by
- * device and inode).  When it does not, the clock moves onto what the path
- * names now, creating it if it is gone, and raises that file's sequence to
- * its own last stamp: the two sequences become one again.  A new file also
- * starts just above the wall clock (state_file.c), so a newcomer's first
- * stamps stay clear of stamps near the wall clock from processes that have
- * not looked yet.  docs/clock-core.md says what remains.
+ * A clock shares its sequence through one atomic in a mapped file.  Three
+ * things can split that sequence, and each is closed here:
  *
- * Moving uses the protocol monostamp_default_share() was written for: the
- * new atomic is raised to the old one's value, the pointer is swapped with
- * a release store (stamps load it with acquire), and raised once more for
- * stamps that were under way on the old atomic.  The old mapping stays
+ *   - chdir(): a relative path would name another file from another
+ *     working directory.  The file's directory is pinned when the clock
+ *     opens it (monostamp__os_place: a directory descriptor), and every
+ *     later look and rejoin goes through it.
+ *   - Deletion, or a new file renamed over the old: processes that have
+ *     the old file mapped keep its inode, while newcomers open the new one.
+ *     Every shared clock looks, every few ms of its own readings, whether
+ *     its place still names the file it mapped (one fstatat, device and
+ *     inode).  When it does not, it maps what the place names now
+ *     (creating it if gone), raises that file above the old state's value
+ *     and, in the same compare-and-swap loop, writes RETIRED into the old
+ *     atomic.  From then on no stamp can land on the old state: every stamp
+ *     reads that atomic anyway, and one that reads RETIRED rejoins through
+ *     the place before it hands anything out.  So the old sequence's final
+ *     value is below everything the new file hands out, in every process,
+ *     whoever noticed first.
+ *   - A newcomer after a deletion, with nobody left to notice: a new file
+ *     starts above the wall clock by its creator's lead bound
+ *     (state_file.c), above every stamp handed out within that bound.
+ *
+ * docs/clock-core.md says what remains.  Retired mappings stay mapped
  * until the clock is destroyed, since a thread may still hold a pointer
- * into it.
+ * into one.
  */
 #include "config.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "clock_share.h"
 #include "os.h"
@@ -40,13 +46,17 @@ struct retired {
 };
 
 struct monostamp__state_watch {
-    char *path;
+    monostamp__os_place *place;   /* the file's directory, pinned, and its name */
     int trust_group;
     void *mapping;                /* the file the clock is on now */
     size_t mapping_size;
     monostamp__os_file_id id;     /* and its identity */
     struct retired *retired;
-    atomic_flag busy;             /* one recheck at a time */
+    /* One move or look at a time: the id of the process whose thread holds
+     * it, or 0.  A process id rather than a flag, so that a fork() child,
+     * whose copy may say "held" by a thread that does not exist there,
+     * knows it can take it (its id is never the parent's). */
+    _Atomic int64_t holder;
 };
 
 /* Raises *cell to at least `floor`. */
@@ -66,47 +76,94 @@ static int64_t next_check(int64_t reading)
                : reading + MONOSTAMP__STATE_RECHECK_NS;
 }
 
+/* Takes the watch if free, or if held by another process (the parent this
+ * one was forked from, at the fork): 1 if taken, 0 if a thread of this
+ * process holds it. */
+static int try_lock_watch(struct monostamp__state_watch *watch, int64_t me)
+{
+    int64_t seen = 0;
+    for (;;) {
+        if (atomic_compare_exchange_strong_explicit(&watch->holder, &seen, me,
+                                                    memory_order_acquire, memory_order_relaxed))
+            return 1;
+        if (seen == me)
+            return 0;
+        /* 0 again, or another process's stale hold: try to take that. */
+    }
+}
+
+/* Takes the watch for a move that must happen (a yield between tries: its
+ * holder only does a few file calls). */
+static void lock_watch(struct monostamp__state_watch *watch)
+{
+    int64_t me = monostamp__os_process_id();
+    while (!try_lock_watch(watch, me))
+        monostamp__os_yield();
+}
+
+static void unlock_watch(struct monostamp__state_watch *watch)
+{
+    atomic_store_explicit(&watch->holder, 0, memory_order_release);
+}
+
+/* How far above the wall clock a file this clock creates starts: its own
+ * lead bound (so that its first stamps stay within it), or the default
+ * bound for a clock without one. */
+static int64_t start_lead(const monostamp__clock *clock)
+{
+    return clock->max_lead_ns != 0 ? clock->max_lead_ns : MONOSTAMP_DEFAULT_MAX_LEAD_NS;
+}
+
+/* Keeps the mapping the clock leaves; `spare` is a node allocated before
+ * anything changed, so that this cannot fail. */
+static void keep_retired(struct monostamp__state_watch *watch, struct retired *spare)
+{
+    spare->mapping = watch->mapping;
+    spare->size = watch->mapping_size;
+    spare->next = watch->retired;
+    watch->retired = spare;
+}
+
 int monostamp__clock_share(monostamp__clock *clock, const char *path, int trust_group)
 {
     struct monostamp__state_watch *watch = clock->watch;
     struct retired *retired = NULL;
+    monostamp__os_place *place;
     _Atomic int64_t *cell, *old;
     void *mapping;
     size_t size;
     monostamp__os_file_id id;
-    char *new_path = NULL;
     int rc;
 
-    /* The path to follow from now on, unless it is the one followed. */
-    if (watch == NULL || strcmp(watch->path, path) != 0) {
-        size_t len = strlen(path);
-        if ((new_path = malloc(len + 1)) == NULL)
-            return MONOSTAMP_ENOMEM;
-        memcpy(new_path, path, len + 1);
-    }
+    if (path == NULL || path[0] == '\0')
+        return MONOSTAMP_EINVAL;
     if (watch == NULL) {
-        if ((watch = calloc(1, sizeof *watch)) == NULL) {
-            free(new_path);
+        if ((watch = calloc(1, sizeof *watch)) == NULL)
             return MONOSTAMP_ENOMEM;
-        }
-        atomic_flag_clear(&watch->busy);
+        atomic_init(&watch->holder, 0);
     } else if ((retired = malloc(sizeof *retired)) == NULL) {
-        free(new_path);
         return MONOSTAMP_ENOMEM;
     }
-    rc = monostamp__state_file_open(path, trust_group, &cell, &mapping, &size, &id);
+    /* The directory is resolved here, once: relative to the working
+     * directory of this call, never of a later one. */
+    rc = monostamp__os_place_pin(path, &place);
+    if (rc == MONOSTAMP_OK) {
+        rc = monostamp__state_file_open(place, trust_group, start_lead(clock), &cell, &mapping,
+                                        &size, &id);
+        if (rc != MONOSTAMP_OK)
+            monostamp__os_place_free(place);
+    }
     if (rc != MONOSTAMP_OK) {
         if (clock->watch == NULL)
             free(watch);
-        free(new_path);
         free(retired);
         return rc;
     }
-    if (new_path != NULL) {
-        free(watch->path);
-        watch->path = new_path;
-    }
-    watch->trust_group = trust_group;
+    if (clock->watch != NULL)
+        lock_watch(watch);
+    /* A move the caller asked for (monostamp_default_share): the state left
+     * behind stays valid for whoever else is on it (a fork child on the
+     * default page), so it is not retired, only joined from. */
     old = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
     raise_cell(cell, atomic_load_explicit(old, RELAXED));
     atomic_store_explicit(&clock->last_ns, cell, memory_order_release);
@@ -114,16 +171,16 @@ int monostamp__clock_share(monostamp__clock *clock, const char *path, int trust_
     raise_cell(cell, atomic_load_explicit(old, RELAXED));
 
     if (retired != NULL) {
-        retired->mapping = watch->mapping;
-        retired->size = watch->mapping_size;
-        retired->next = watch->retired;
-        watch->retired = retired;
+        keep_retired(watch, retired);
+        monostamp__os_place_free(watch->place);
     }
+    watch->place = place;
+    watch->trust_group = trust_group;
     watch->mapping = mapping;
     watch->mapping_size = size;
     watch->id = id;
     if (clock->watch == NULL) {
-        /* Look again a second of the clock's own readings from now. */
+        /* Look again a few ms of the clock's own readings from now. */
         int64_t reading = 0;
         if (clock->source == MONOSTAMP_SOURCE_MANUAL)
             reading = atomic_load_explicit(&clock->manual_ns, RELAXED);
@@ -131,6 +188,8 @@ int monostamp__clock_share(monostamp__clock *clock, const char *path, int trust_
             reading = INT64_MAX - 1; /* an unreadable source stamps nothing anyway */
         clock->watch = watch;
         atomic_store_explicit(&clock->recheck_at_ns, next_check(reading), RELAXED);
+    } else {
+        unlock_watch(watch);
     }
     return MONOSTAMP_OK;
 }
@@ -140,22 +199,86 @@ static int same_file(const monostamp__os_file_id *a, const monostamp__os_file_id
     return a->dev == b->dev && a->ino == b->ino;
 }
 
-void monostamp__clock_recheck(monostamp__clock *clock, int64_t reading)
+/*
+ * Moves the clock onto what its place names now, retiring the state it is
+ * on (the watch held).  MONOSTAMP_ERANGE if the place still names that state's
+ * file: then the state itself holds RETIRED's value (a manual clock run to
+ * INT64_MAX, or a retired file renamed back), and no stamp can follow it.
+ */
+static int follow(monostamp__clock *clock)
+{
+    struct monostamp__state_watch *watch = clock->watch;
+    _Atomic int64_t *cell, *old;
+    void *mapping;
+    size_t size;
+    monostamp__os_file_id id;
+    struct retired *retired = malloc(sizeof *retired);
+    if (retired == NULL)
+        return MONOSTAMP_ENOMEM;
+    int rc = monostamp__state_file_open(watch->place, watch->trust_group, start_lead(clock),
+                                        &cell, &mapping, &size, &id);
+    if (rc != MONOSTAMP_OK) {
+        free(retired);
+        return rc;
+    }
+    if (same_file(&id, &watch->id)) {
+        monostamp__state_close(mapping, size);
+        free(retired);
+        return MONOSTAMP_ERANGE;
+    }
+    /* Raise the new state to the old one's value, then retire the old one
+     * if that value is still its last: the retire's release (paired with
+     * the acquire load a rejoining process makes here) carries the raise
+     * along, so whoever sees RETIRED finds the new file raised already. */
+    old = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
+    int64_t final = atomic_load_explicit(old, memory_order_acquire);
+    while (final != MONOSTAMP__STATE_RETIRED) {
+        raise_cell(cell, final);
+        if (atomic_compare_exchange_weak_explicit(old, &final, MONOSTAMP__STATE_RETIRED,
+                                                  memory_order_acq_rel, memory_order_acquire))
+            break;
+    }
+    atomic_store_explicit(&clock->last_ns, cell, memory_order_release);
+    keep_retired(watch, retired);
+    watch->mapping = mapping;
+    watch->mapping_size = size;
+    watch->id = id;
+    return MONOSTAMP_OK;
+}
+
+int monostamp__clock_recheck(monostamp__clock *clock, int64_t reading)
 {
     struct monostamp__state_watch *watch = clock->watch;
     monostamp__os_file_id now;
 
-    if (watch == NULL || atomic_flag_test_and_set_explicit(&watch->busy, memory_order_acquire))
-        return;
+    if (clock->destroyed)
+        return MONOSTAMP_EINVAL;
+    if (watch == NULL || !try_lock_watch(watch, monostamp__os_process_id()))
+        return MONOSTAMP_OK;
     atomic_store_explicit(&clock->recheck_at_ns, next_check(reading), RELAXED);
-    int rc = monostamp__os_file_id_get(watch->path, &now);
+    int rc = monostamp__os_place_id(watch->place, &now);
     if (rc != MONOSTAMP_OK || !same_file(&now, &watch->id)) {
-        /* Deleted or replaced: join what the path names now.  If that
+        /* Deleted or replaced: join what the place names now.  If that
          * fails (a file another user planted, say), the clock stays on
-         * the state it has, and looks again a second later. */
-        (void)monostamp__clock_share(clock, watch->path, watch->trust_group);
+         * the state it has, and looks again at the next check. */
+        (void)follow(clock);
     }
-    atomic_flag_clear_explicit(&watch->busy, memory_order_release);
+    unlock_watch(watch);
+    return MONOSTAMP_OK;
+}
+
+int monostamp__clock_rejoin(monostamp__clock *clock, _Atomic int64_t *seen)
+{
+    struct monostamp__state_watch *watch = clock->watch;
+    int rc = MONOSTAMP_OK;
+    if (watch == NULL)
+        return MONOSTAMP_ERANGE; /* not shared: its state is simply at its end */
+    lock_watch(watch);
+    /* Another thread of this clock may have moved it meanwhile. */
+    if (atomic_load_explicit(&clock->last_ns, memory_order_acquire) == seen)
+        rc = follow(clock);
+    unlock_watch(watch);
+    return rc;
 }
 
 void monostamp__clock_unshare(monostamp__clock *clock)
@@ -170,7 +293,7 @@ void monostamp__clock_unshare(monostamp__clock *clock)
         monostamp__state_close(r->mapping, r->size);
         free(r);
     }
-    free(watch->path);
+    monostamp__os_place_free(watch->place);
     free(watch);
     clock->watch = NULL;
     atomic_store_explicit(&clock->recheck_at_ns, INT64_MAX, RELAXED);

@@ -208,14 +208,32 @@ MONOSTAMP_API const char *monostamp_on_lead_name(int on_lead);
 MONOSTAMP_API int monostamp_on_lead_from_name(const char *name,
                                               monostamp_on_lead *out);
 
-/* How to build a clock.  Start from monostamp_options_init(). */
+/* The lead bound a clock gets unless asked otherwise: 1 s.  A bound is
+ * what keeps one caller (take(2**62), a runaway loop) from moving every
+ * joiner of a state file years ahead for good, and what lets a new state
+ * file start clear of every stamp a departed process handed out.  A
+ * second is far above any lead a real burst reaches (the µs policy gains
+ * about 1 ms of lead per ms of back-to-back stamps on one core, and waits
+ * only past the bound), and small enough that no stamp is more than a
+ * second away from the wall clock. */
+#define MONOSTAMP_DEFAULT_MAX_LEAD_NS INT64_C(1000000000)
+
+/* How to build a clock.  Start from monostamp_options_init(): a struct
+ * zeroed by hand has max_lead_ns 0, "unbounded", not the default. */
 typedef struct monostamp_options {
     int policy;              /* a monostamp_policy; default nanosecond increment */
     int source;              /* a monostamp_source; default realtime */
     const char *zone;        /* zone name for monostamp_zone_open; NULL: local */
-    int64_t max_lead_ns;     /* how far stamps may run ahead of the source; 0: unbounded */
+    int64_t max_lead_ns;     /* how far stamps may run ahead of the source; default
+                                MONOSTAMP_DEFAULT_MAX_LEAD_NS; 0: unbounded */
     int on_lead;             /* a monostamp_on_lead; manual sources always error */
-    const char *shared_path; /* state file shared across processes; NULL: private */
+    /* A state file shared across processes; NULL: private.  Its directory is
+     * resolved when the clock is made (a relative path against the working
+     * directory then) and kept open, so a later chdir() changes nothing;
+     * a file deleted or replaced under the clock is followed, without a
+     * stamp repeated (docs/clock-core.md).  A shared clock holds one file
+     * descriptor. */
+    const char *shared_path;
     int has_start_ns;        /* manual source only: start at start_ns ... */
     int64_t start_ns;        /* ... else at 0 */
     /* 0: a state file must be the caller's own (owned by the effective
@@ -292,7 +310,10 @@ typedef union monostamp_clock {
 MONOSTAMP_API int monostamp_clock_init(monostamp_clock *clock,
                                        const monostamp_options *options);
 /* Releases what the clock holds.  Safe on a zeroed clock and twice in a
- * row; must be the last call on the clock, with no other thread using it. */
+ * row; no other thread may be using the clock.  Afterwards every call on
+ * it that returns a code (the stamps, take, set_policy, manual_set and
+ * _advance) returns MONOSTAMP_EINVAL, until monostamp_clock_init makes it
+ * a clock again. */
 MONOSTAMP_API void monostamp_clock_destroy(monostamp_clock *clock);
 
 /* monostamp_clock_init on storage the library allocates, for hosts that
@@ -336,7 +357,8 @@ MONOSTAMP_API int monostamp_time_us(monostamp_clock *clock, int64_t *out_ns);
  * may change between calls (step_ns may be NULL).  The block obeys the lead
  * bound as a single stamp does, judged by its last stamp.
  * MONOSTAMP_EINVAL if n < 1; MONOSTAMP_ERANGE if the block would pass
- * INT64_MAX or is longer than max_lead_ns allows (it never could fit);
+ * INT64_MAX; MONOSTAMP_ELEAD if it is longer than max_lead_ns allows (it
+ * never could fit, so no wait is tried);
  * MONOSTAMP_EPOLICY under the two policies that do not make stamps unique;
  * otherwise errors as for monostamp_now.  On any error the state is
  * unchanged.  Thread-safe. */

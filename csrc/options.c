@@ -14,6 +14,7 @@ void monostamp_options_init(monostamp_options *options)
     options->policy = MONOSTAMP_DEFAULT_POLICY;
     options->source = MONOSTAMP_SOURCE_REALTIME;
     options->on_lead = MONOSTAMP_ON_LEAD_WAIT;
+    options->max_lead_ns = MONOSTAMP_DEFAULT_MAX_LEAD_NS;
 }
 
 #define NUMBER_TEXT_(n) #n

@@ -145,6 +145,29 @@ struct monostamp__os_file_id;
 int monostamp__os_map_file(const char *path, const void *initial, size_t size,
                            int trust_group, void **out_addr, struct monostamp__os_file_id *out_id);
 
+/* A state file's place, pinned when a clock opens it: the directory
+ * (POSIX: an open directory descriptor, so openat/fstatat reach the same
+ * directory whatever chdir() or a rename of a parent does) and the file's
+ * name in it.  Windows pins the full path instead (docs/windows.md). */
+typedef struct monostamp__os_place monostamp__os_place;
+
+/* Pins the directory of `path` (resolved now, against the current working
+ * directory if relative) and its last component.  0 and *out (free with
+ * monostamp__os_place_free), MONOSTAMP_EFOREIGN for a path that ends in
+ * a separator, MONOSTAMP_ENOMEM, or an EOS code. */
+int monostamp__os_place_pin(const char *path, monostamp__os_place **out);
+void monostamp__os_place_free(monostamp__os_place *place);
+
+/* monostamp__os_map_file (below) at a pinned place. */
+int monostamp__os_map_place(const monostamp__os_place *place, const void *initial, size_t size,
+                            int trust_group, void **out_addr,
+                            struct monostamp__os_file_id *out_id);
+
+/* The id of what the place names now, not following a symbolic link
+ * (which the mapping refuses anyway): 0, or an EOS code (not found...). */
+int monostamp__os_place_id(const monostamp__os_place *place,
+                           struct monostamp__os_file_id *out);
+
 /* `size` bytes of zeroed memory that fork() children share with the
  * parent (process-private where there is no fork).  0 or an EOS code. */
 int monostamp__os_map_anonymous(size_t size, void **out_addr);
@@ -166,6 +189,9 @@ void monostamp__os_mutex_unlock(monostamp__os_mutex *mutex);
 /* Runs `init` once per process, whichever thread comes first; the others
  * wait for it to finish. */
 void monostamp__os_once(monostamp__os_once_flag *once, void (*init)(void));
+/* The calling process's id (getpid, GetCurrentProcessId): never 0, and
+ * after fork() the child's differs from its parent's. */
+int64_t monostamp__os_process_id(void);
 /* Registers handlers around fork() (nothing where there is no fork).
  * Best effort: a failure loses fork safety, nothing else. */
 void monostamp__os_atfork(void (*prepare)(void), void (*parent)(void),
@@ -181,6 +207,7 @@ typedef struct monostamp__os_file_id {
     int64_t size;
     int64_t mtime_s;
     int64_t mtime_ns;
+    int regular;   /* a regular file (not a FIFO, a device, a directory) */
 } monostamp__os_file_id;
 
 /* The id of the file at `path` (following links): 0, or an EOS code. */

@@ -6,6 +6,7 @@
 #if !defined(_WIN32)
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -141,6 +142,7 @@ static void file_id_of(const struct stat *st, monostamp__os_file_id *out)
     out->dev = (uint64_t)st->st_dev;
     out->ino = (uint64_t)st->st_ino;
     out->size = (int64_t)st->st_size;
+    out->regular = S_ISREG(st->st_mode);
 #if defined(__APPLE__)
     out->mtime_s = (int64_t)st->st_mtimespec.tv_sec;
     out->mtime_ns = (int64_t)st->st_mtimespec.tv_nsec;
@@ -174,35 +176,89 @@ static int fill_new_file(int fd, const void *initial, size_t size, int trust_gro
     return MONOSTAMP_OK;
 }
 
-/* The directory part of `path` ("." if none), malloc'd. */
-static char *directory_of(const char *path)
+/* A directory opened only to be a base for *at() calls: O_PATH where
+ * Linux has it (it needs no read permission on the directory; glibc
+ * declares it only under _GNU_SOURCE, hence its internal name). */
+#if !defined(O_PATH) && defined(__O_PATH)
+#define O_PATH __O_PATH
+#endif
+#if defined(O_PATH)
+#define DIR_FLAGS (O_PATH | O_DIRECTORY | O_CLOEXEC)
+#else
+#define DIR_FLAGS (O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+#endif
+
+struct monostamp__os_place {
+    int dir_fd;  /* the directory, pinned */
+    char name[]; /* the file's name in it */
+};
+
+int monostamp__os_place_pin(const char *path, monostamp__os_place **out)
 {
     const char *slash = strrchr(path, '/');
-    size_t len = slash == NULL ? 1 : (slash == path ? 1 : (size_t)(slash - path));
-    char *dir = malloc(len + 1);
-    if (dir == NULL)
-        return NULL;
-    memcpy(dir, slash == NULL ? "." : path, len);
-    dir[len] = '\0';
-    return dir;
+    const char *name = slash == NULL ? path : slash + 1;
+    size_t name_len = strlen(name);
+    int fd;
+
+    if (name_len == 0)
+        return MONOSTAMP_EFOREIGN; /* "dir/": a directory, no state file */
+    if (slash == NULL) {
+        fd = open(".", DIR_FLAGS);
+    } else {
+        size_t len = slash == path ? 1 : (size_t)(slash - path);
+        char *dir = malloc(len + 1);
+        if (dir == NULL)
+            return MONOSTAMP_ENOMEM;
+        memcpy(dir, path, len);
+        dir[len] = '\0';
+        fd = open(dir, DIR_FLAGS);
+        free(dir);
+    }
+    if (fd < 0)
+        return monostamp__os_fail(errno);
+    monostamp__os_place *place = malloc(sizeof *place + name_len + 1);
+    if (place == NULL)
+        return close_returning(fd, MONOSTAMP_ENOMEM);
+    place->dir_fd = fd;
+    memcpy(place->name, name, name_len + 1);
+    *out = place;
+    return MONOSTAMP_OK;
+}
+
+void monostamp__os_place_free(monostamp__os_place *place)
+{
+    if (place == NULL)
+        return;
+    close(place->dir_fd);
+    free(place);
+}
+
+int monostamp__os_place_id(const monostamp__os_place *place, monostamp__os_file_id *out)
+{
+    struct stat st;
+    if (fstatat(place->dir_fd, place->name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return monostamp__os_fail(errno);
+    file_id_of(&st, out);
+    return MONOSTAMP_OK;
 }
 
 #if defined(O_TMPFILE) && defined(__linux__)
 /* Linux: the file is made nameless (O_TMPFILE) and linked into place once
  * complete, so a process killed half-way leaves nothing behind.  1 if done
  * (*rc says how), 0 if this file system cannot, for the fallback. */
-static int create_nameless(const char *dir, const char *path, const void *initial, size_t size,
+static int create_nameless(const monostamp__os_place *place, const void *initial, size_t size,
                            int trust_group, int *rc)
 {
     char proc[64];
-    int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    int fd = openat(place->dir_fd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
     if (fd < 0)
         return 0;
     if ((*rc = fill_new_file(fd, initial, size, trust_group)) == MONOSTAMP_OK) {
         /* linkat with AT_EMPTY_PATH needs a capability; through /proc it
          * does not.  No /proc: fall back. */
         snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-        if (linkat(AT_FDCWD, proc, AT_FDCWD, path, AT_SYMLINK_FOLLOW) != 0 && errno != EEXIST) {
+        if (linkat(AT_FDCWD, proc, place->dir_fd, place->name, AT_SYMLINK_FOLLOW) != 0 &&
+            errno != EEXIST) {
             int err = errno;
             close(fd);
             if (err == ENOENT && access("/proc/self/fd", F_OK) != 0)
@@ -216,46 +272,41 @@ static int create_nameless(const char *dir, const char *path, const void *initia
 }
 #endif
 
-/* Makes the file complete, then links it to `path`: no process ever maps a
- * half-written file, and of two creators exactly one wins.  Success also
- * when another process linked its own first (EEXIST): the caller then
+/* Makes the file complete, then links it to the place: no process ever
+ * maps a half-written file, and of two creators exactly one wins.  Success
+ * also when another process linked its own first (EEXIST): the caller then
  * checks whose file that is. */
-static int create_complete(const char *path, const void *initial, size_t size, int trust_group)
+static int create_complete(const monostamp__os_place *place, const void *initial, size_t size,
+                           int trust_group)
 {
     int rc = MONOSTAMP_OK;
-    char *dir = directory_of(path);
-    if (dir == NULL)
-        return MONOSTAMP_ENOMEM;
 #if defined(O_TMPFILE) && defined(__linux__)
-    if (create_nameless(dir, path, initial, size, trust_group, &rc)) {
-        free(dir);
+    if (create_nameless(place, initial, size, trust_group, &rc))
         return rc;
-    }
 #endif
     /* Elsewhere a short temporary name in the same directory (so that a
-     * 250-byte file name still fits NAME_MAX), removed at once. */
-    size_t len = strlen(dir);
-    static const char pattern[] = "/.monostamp-XXXXXX";
-    char *tmp = malloc(len + sizeof pattern);
-    if (tmp == NULL) {
-        free(dir);
-        return MONOSTAMP_ENOMEM;
+     * 250-byte file name still fits NAME_MAX), removed at once; mkstemp
+     * has no *at() form, so the name is made here. */
+    char tmp[32];
+    int fd = -1;
+    for (int attempt = 0; fd < 0 && attempt < 100; attempt++) {
+        unsigned char random[6];
+        if ((rc = monostamp__os_random(random, sizeof random)) != MONOSTAMP_OK)
+            return rc;
+        snprintf(tmp, sizeof tmp, ".monostamp-%02x%02x%02x%02x%02x%02x", random[0], random[1],
+                 random[2], random[3], random[4], random[5]);
+        fd = openat(place->dir_fd, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+        if (fd < 0 && errno != EEXIST)
+            return monostamp__os_fail(errno);
     }
-    memcpy(tmp, dir, len);
-    memcpy(tmp + len, pattern, sizeof pattern);
-    free(dir);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        rc = monostamp__os_fail(errno);
-        free(tmp);
-        return rc;
-    }
+    if (fd < 0)
+        return MONOSTAMP_EOS(EEXIST);
     rc = fill_new_file(fd, initial, size, trust_group);
-    if (rc == MONOSTAMP_OK && link(tmp, path) != 0 && errno != EEXIST)
+    if (rc == MONOSTAMP_OK && linkat(place->dir_fd, tmp, place->dir_fd, place->name, 0) != 0 &&
+        errno != EEXIST)
         rc = monostamp__os_fail(errno);
-    unlink(tmp);
+    unlinkat(place->dir_fd, tmp, 0);
     close(fd);
-    free(tmp);
     return rc;
 }
 
@@ -295,8 +346,8 @@ static int owner_is_safe(const struct stat *st, int trust_group)
     return trust_group && in_my_groups(st->st_gid);
 }
 
-int monostamp__os_map_file(const char *path, const void *initial, size_t size,
-                           int trust_group, void **out_addr, struct monostamp__os_file_id *out_id)
+int monostamp__os_map_place(const monostamp__os_place *place, const void *initial, size_t size,
+                            int trust_group, void **out_addr, struct monostamp__os_file_id *out_id)
 {
     struct stat st;
     int fd, rc;
@@ -304,11 +355,11 @@ int monostamp__os_map_file(const char *path, const void *initial, size_t size,
      * followed to a file of someone else's choosing. */
     const int flags = O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK;
 
-    fd = open(path, flags);
+    fd = openat(place->dir_fd, place->name, flags);
     if (fd < 0 && errno == ENOENT) {
-        if ((rc = create_complete(path, initial, size, trust_group)) != MONOSTAMP_OK)
+        if ((rc = create_complete(place, initial, size, trust_group)) != MONOSTAMP_OK)
             return rc;
-        fd = open(path, flags);
+        fd = openat(place->dir_fd, place->name, flags);
     }
     if (fd < 0)
         return errno == ELOOP ? MONOSTAMP_EUNSAFE : monostamp__os_fail(errno);
@@ -327,6 +378,18 @@ int monostamp__os_map_file(const char *path, const void *initial, size_t size,
     *out_addr = map;
     file_id_of(&st, out_id);
     return MONOSTAMP_OK;
+}
+
+int monostamp__os_map_file(const char *path, const void *initial, size_t size,
+                           int trust_group, void **out_addr, struct monostamp__os_file_id *out_id)
+{
+    monostamp__os_place *place;
+    int rc = monostamp__os_place_pin(path, &place);
+    if (rc != MONOSTAMP_OK)
+        return rc;
+    rc = monostamp__os_map_place(place, initial, size, trust_group, out_addr, out_id);
+    monostamp__os_place_free(place);
+    return rc;
 }
 
 int monostamp__os_map_anonymous(size_t size, void **out_addr)
@@ -376,6 +439,11 @@ void monostamp__os_mutex_unlock(monostamp__os_mutex *mutex)
 void monostamp__os_once(monostamp__os_once_flag *once, void (*init)(void))
 {
     (void)pthread_once(once, init);
+}
+
+int64_t monostamp__os_process_id(void)
+{
+    return (int64_t)getpid();
 }
 
 void monostamp__os_atfork(void (*prepare)(void), void (*parent)(void),

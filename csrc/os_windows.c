@@ -289,28 +289,90 @@ static int open_failure(const wchar_t *wpath, DWORD err)
 
 static void file_id_of(const BY_HANDLE_FILE_INFORMATION *info, monostamp__os_file_id *out);
 
-int monostamp__os_map_file(const char *path, const void *initial, size_t size,
-                           int trust_group, void **out_addr, struct monostamp__os_file_id *out_id)
+/*
+ * A place is pinned by name, not by handle: the full path, resolved once
+ * against the working directory of the open, so a later chdir (or
+ * _wchdir) cannot change which file a clock rechecks and rejoins.  Win32
+ * has no openat(); a rename of a directory above the file is therefore
+ * followed by name (docs/windows.md).
+ */
+struct monostamp__os_place {
+    wchar_t full[1]; /* as long as it needs */
+};
+
+int monostamp__os_place_pin(const char *path, monostamp__os_place **out)
 {
-    BY_HANDLE_FILE_INFORMATION info;
     wchar_t *wpath;
+    size_t len = strlen(path);
+    if (len == 0 || path[len - 1] == '/' || path[len - 1] == '\\')
+        return MONOSTAMP_EFOREIGN; /* a directory, no state file */
     int rc = wide_path(path, &wpath);
     if (rc != MONOSTAMP_OK)
         return rc;
-    HANDLE h = open_state(wpath);
-    if (h == INVALID_HANDLE_VALUE && GetLastError() == ERROR_FILE_NOT_FOUND) {
-        if ((rc = create_complete(wpath, initial, size, trust_group)) != MONOSTAMP_OK) {
-            free(wpath);
-            return rc;
-        }
-        h = open_state(wpath);
-    }
-    if (h == INVALID_HANDLE_VALUE) {
-        rc = open_failure(wpath, GetLastError());
-        free(wpath);
-        return rc;
+    DWORD n = GetFullPathNameW(wpath, 0, NULL, NULL);
+    monostamp__os_place *place = n == 0 ? NULL : malloc(sizeof *place + (size_t)n * sizeof(wchar_t));
+    if (n == 0) {
+        rc = monostamp__os_fail((int)GetLastError());
+    } else if (place == NULL) {
+        rc = MONOSTAMP_ENOMEM;
+    } else if (GetFullPathNameW(wpath, n, place->full, NULL) >= n) {
+        rc = monostamp__os_fail((int)GetLastError());
+        free(place);
+    } else {
+        *out = place;
     }
     free(wpath);
+    return rc;
+}
+
+void monostamp__os_place_free(monostamp__os_place *place)
+{
+    free(place);
+}
+
+int monostamp__os_place_id(const monostamp__os_place *place, struct monostamp__os_file_id *out)
+{
+    BY_HANDLE_FILE_INFORMATION info;
+    int rc = MONOSTAMP_OK;
+    HANDLE h = CreateFileW(place->full, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                           NULL, OPEN_EXISTING,
+                           FILE_FLAG_OPEN_REPARSE_POINT | FILE_FLAG_BACKUP_SEMANTICS, NULL);
+    if (h == INVALID_HANDLE_VALUE)
+        return monostamp__os_fail((int)GetLastError());
+    if (GetFileInformationByHandle(h, &info))
+        file_id_of(&info, out);
+    else
+        rc = monostamp__os_fail((int)GetLastError());
+    CloseHandle(h);
+    return rc;
+}
+
+int monostamp__os_map_file(const char *path, const void *initial, size_t size,
+                           int trust_group, void **out_addr, struct monostamp__os_file_id *out_id)
+{
+    monostamp__os_place *place;
+    int rc = monostamp__os_place_pin(path, &place);
+    if (rc != MONOSTAMP_OK)
+        return rc;
+    rc = monostamp__os_map_place(place, initial, size, trust_group, out_addr, out_id);
+    monostamp__os_place_free(place);
+    return rc;
+}
+
+int monostamp__os_map_place(const monostamp__os_place *place, const void *initial, size_t size,
+                            int trust_group, void **out_addr, struct monostamp__os_file_id *out_id)
+{
+    BY_HANDLE_FILE_INFORMATION info;
+    const wchar_t *wpath = place->full;
+    int rc;
+    HANDLE h = open_state(wpath);
+    if (h == INVALID_HANDLE_VALUE && GetLastError() == ERROR_FILE_NOT_FOUND) {
+        if ((rc = create_complete(wpath, initial, size, trust_group)) != MONOSTAMP_OK)
+            return rc;
+        h = open_state(wpath);
+    }
+    if (h == INVALID_HANDLE_VALUE)
+        return open_failure(wpath, GetLastError());
     if (!GetFileInformationByHandle(h, &info))
         return close_returning(h, monostamp__os_fail((int)GetLastError()));
     if (info.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT)
@@ -409,6 +471,11 @@ void monostamp__os_once(monostamp__os_once_flag *once, void (*init)(void))
     InitOnceExecuteOnce((PINIT_ONCE)once, run_once, param, NULL);
 }
 
+int64_t monostamp__os_process_id(void)
+{
+    return (int64_t)GetCurrentProcessId();
+}
+
 void monostamp__os_atfork(void (*prepare)(void), void (*parent)(void),
                           void (*child)(void))
 {
@@ -425,6 +492,7 @@ static void file_id_of(const BY_HANDLE_FILE_INFORMATION *info, monostamp__os_fil
     out->dev = info->dwVolumeSerialNumber;
     out->ino = ((uint64_t)info->nFileIndexHigh << 32) | info->nFileIndexLow;
     out->size = (int64_t)(((uint64_t)info->nFileSizeHigh << 32) | info->nFileSizeLow);
+    out->regular = !(info->dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY);
     out->mtime_s = (int64_t)(ticks / 10000000u);
     out->mtime_ns = (int64_t)(ticks % 10000000u) * 100;
 }

@@ -37,32 +37,34 @@ static int check_header(const struct state_file *file)
     return MONOSTAMP_OK;
 }
 
-/* How far above the wall clock a new file's sequence starts. */
-#define NEW_FILE_MARGIN_NS INT64_C(1000000)
-
-int monostamp__state_file_open(const char *path, int trust_group, _Atomic int64_t **last_ns,
-                               void **mapping, size_t *mapping_size,
-                               monostamp__os_file_id *id)
+int monostamp__state_file_open(const monostamp__os_place *place, int trust_group,
+                               int64_t start_lead_ns, _Atomic int64_t **last_ns, void **mapping,
+                               size_t *mapping_size, monostamp__os_file_id *id)
 {
     struct state_file initial;
     void *map;
     int rc;
 
-    if (path == NULL || path[0] == '\0')
-        return MONOSTAMP_EINVAL;
     memset(&initial, 0, sizeof initial);
     memcpy(initial.magic, STATE_MAGIC, sizeof initial.magic);
     initial.version = STATE_VERSION;
     initial.size = sizeof initial;
     int64_t now = 0; /* set by the read; the 0 quiets -Wmaybe-uninitialized */
-    /* Should the wall clock be unreadable, "no stamp yet" still works. */
-    atomic_init(&initial.last_ns,
-                monostamp__os_clock_read(MONOSTAMP_SOURCE_REALTIME, &now) == MONOSTAMP_OK &&
-                        now < INT64_MAX - NEW_FILE_MARGIN_NS
-                    ? now + NEW_FILE_MARGIN_NS
-                    : INT64_MIN);
+    /* Above every stamp a process could have handed out within the lead
+     * bound before now; a whole µs below now + bound, so that even a µs
+     * stamp made at once stays within the creator's own bound.  Should
+     * the wall clock be unreadable, "no stamp yet" still works. */
+    if (start_lead_ns < 1000)
+        start_lead_ns = 1000;
+    int64_t start = INT64_MIN;
+    if (monostamp__os_clock_read(MONOSTAMP_SOURCE_REALTIME, &now) == MONOSTAMP_OK &&
+        now >= 0 && now < INT64_MAX - start_lead_ns) {
+        start = now + start_lead_ns;
+        start -= start % 1000 + 1000;
+    }
+    atomic_init(&initial.last_ns, start);
 
-    rc = monostamp__os_map_file(path, &initial, sizeof initial, trust_group, &map, id);
+    rc = monostamp__os_map_place(place, &initial, sizeof initial, trust_group, &map, id);
     if (rc != MONOSTAMP_OK)
         return rc;
     if ((rc = check_header(map)) != MONOSTAMP_OK) {

@@ -130,6 +130,18 @@ int monostamp__zone_key_equal(const monostamp__zone_key *a,
                              a->file.mtime_ns == b->file.mtime_ns));
 }
 
+/* The local source is refused (ENOZONE): the engine would hand it to the
+ * C library (tzset, localtime_r).  Not a file that is there but is no
+ * regular file: glibc opens it blocking, and a FIFO would hang the caller
+ * for good.  Such a source is UTC, what glibc makes of a zone it cannot
+ * read, without asking it. */
+static int not_for_libc(const monostamp__zone_key *key, monostamp__tzdata **out)
+{
+    if (key->has_file && !key->file.regular)
+        return utc_data(out);
+    return MONOSTAMP_ENOZONE;
+}
+
 int monostamp__zone_load_local(monostamp__zone_key *key, monostamp__tzdata **out)
 {
     const char *tz;
@@ -138,7 +150,8 @@ int monostamp__zone_load_local(monostamp__zone_key *key, monostamp__tzdata **out
     if (!key->tz_set) {
         /* No /etc/localtime at all means UTC, as in glibc. */
         if (!key->has_file) return utc_data(out);
-        return monostamp__zone_load_file(key->path, out, key);
+        rc = monostamp__zone_load_file(key->path, out, key);
+        return rc == MONOSTAMP_ENOZONE ? not_for_libc(key, out) : rc;
     }
     if (key->tz_too_long) return MONOSTAMP_ENOZONE;
     tz = key->tz[0] == ':' ? key->tz + 1 : key->tz;
@@ -149,5 +162,5 @@ int monostamp__zone_load_local(monostamp__zone_key *key, monostamp__tzdata **out
     }
     if (monostamp__tzrule_parse(tz, strlen(tz), &rule) == 0)
         return monostamp__tzdata_from_rule(&rule, out);
-    return MONOSTAMP_ENOZONE;
+    return not_for_libc(key, out);
 }

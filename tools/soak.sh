@@ -8,6 +8,14 @@
 # killed process was handed out before its successor began).  Prints the
 # figures and "N passed, N failed"; exits non-zero on any failure.
 #
+# Among the kills come events on the path itself (SOAK_EVENTS=0 turns them
+# off): a Python worker told (SIGUSR1) to chdir() elsewhere and back (Lua
+# has no chdir), a complete new state file renamed over the shared one,
+# and the shared file deleted.  Every worker opens it by the relative path
+# "state" from the soak directory (MONOSTAMP_SHARED too), so a clock that
+# followed the name from another working directory would split the
+# sequence, and a file appearing in elsewhere/ is a failure.
+#
 # Half of each language's workers draw from Clock(shared=path) /
 # clock{shared=path}, half from the default clock joined through
 # MONOSTAMP_SHARED.  Everything lives in a private `mktemp -d` directory,
@@ -30,6 +38,7 @@ LUA=${LUA:-lua5.4}
 BURST=${SOAK_BURST:-100}
 PAUSE_MS=${SOAK_PAUSE_MS:-20}
 KILL_MAX_S=${SOAK_KILL_MAX_S:-4}
+EVENTS=${SOAK_EVENTS:-1}
 SECONDS_TOTAL=$(awk -v m="$MINUTES" 'BEGIN { s = int(m * 60 + 0.5); if (s < 1) s = 1; print s }')
 # The interpreter binary, not a pyenv shim: what we kill is then Python.
 PY=$("${PYTHON:-python3}" -c 'import sys; print(sys.executable)')
@@ -46,15 +55,20 @@ if ! "$PY" setup.py --quiet build --build-base "$BUILD/python-soak/build" \
     rm -rf "$DIR"
     exit 2
 fi
-STATE="$DIR/state"
+STATE=state  # relative: workers start in $DIR
 STOP="$DIR/stop"
-mkdir "$DIR/out" "$DIR/err"
+mkdir "$DIR/out" "$DIR/err" "$DIR/elsewhere"
 
 cat >"$DIR/worker.py" <<'EOF'
-import os, sys, time
+import os, signal, sys, time
 import monostamp
 path, out, mode, burst, pause_ms, stop = sys.argv[1:7]
 burst, pause = int(burst), int(pause_ms) / 1000
+home = os.getcwd()
+def wander(signum, frame):
+    # chdir elsewhere, or back: the clock must keep the file it opened.
+    os.chdir(home if os.getcwd() != home else os.path.join(home, "elsewhere"))
+signal.signal(signal.SIGUSR1, wander)
 if mode == "clock":
     c = monostamp.Clock(shared=path)
     time_ns, now = c.time_ns, c.now
@@ -113,13 +127,15 @@ start() { # slot
     err="$DIR/err/$lang-$s.$(printf %04d "$n")"
     shared=""
     [ "$mode" = default ] && shared=$STATE
+    # cd in a subshell that execs the interpreter: $! is the worker itself.
     if [ "$lang" = py ]; then
-        env MONOSTAMP_SHARED="$shared" PYTHONPATH="$BUILD/python-soak/lib" \
-            "$PY" "$DIR/worker.py" "$STATE" "$out" "$mode" "$BURST" "$PAUSE_MS" "$STOP" \
+        (cd "$DIR" && exec env MONOSTAMP_SHARED="$shared" PYTHONPATH="$BUILD/python-soak/lib" \
+            "$PY" "$DIR/worker.py" "$STATE" "$out" "$mode" "$BURST" "$PAUSE_MS" "$STOP") \
             2>"$err" &
     else
-        env MONOSTAMP_SHARED="$shared" LUA_CPATH="$BUILD/lua/?.so;;" LUA_PATH="$ROOT/bindings/lua/?.lua;;" \
-            "$LUA" "$DIR/worker.lua" "$STATE" "$out" "$mode" "$BURST" "$PAUSE_MS" "$STOP" \
+        (cd "$DIR" && exec env MONOSTAMP_SHARED="$shared" LUA_CPATH="$BUILD/lua/?.so;;" \
+            LUA_PATH="$ROOT/bindings/lua/?.lua;;" \
+            "$LUA" "$DIR/worker.lua" "$STATE" "$out" "$mode" "$BURST" "$PAUSE_MS" "$STOP") \
             2>"$err" &
     fi
     eval "pid_$s=$!"
@@ -136,10 +152,20 @@ cleanup() {
 }
 trap 'cleanup; echo "soak: interrupted; files kept in $DIR" >&2; exit 130' INT TERM
 
-echo "== soak: 4 Python + 4 Lua processes on $STATE for $SECONDS_TOTAL s, one killed (-9) every 1-$KILL_MAX_S s"
+# A complete new state file, made by the library, renamed over the shared
+# one while the workers stamp on it.
+rename_over() {
+    (cd "$DIR" && PYTHONPATH="$BUILD/python-soak/lib" "$PY" -c \
+        'import monostamp; monostamp.Clock(shared="fresh")' && mv -f fresh "$STATE")
+}
+
+echo "== soak: 4 Python + 4 Lua processes on $DIR/$STATE for $SECONDS_TOTAL s, one event every 1-$KILL_MAX_S s"
 for s in 0 1 2 3 4 5 6 7; do start "$s"; done
 kills=0
 died=0
+chdirs=0
+renames=0
+deletes=0
 begin=$(date +%s)
 while :; do
     now=$(date +%s)
@@ -160,12 +186,34 @@ while :; do
         fi
     done
     [ $(($(date +%s) - begin)) -lt "$SECONDS_TOTAL" ] || break
-    s=$(shuf -i 0-7 -n 1)
-    eval "p=\$pid_$s"
-    kill -9 "$p" 2>/dev/null || true
-    wait "$p" 2>/dev/null || true
-    kills=$((kills + 1))
-    start "$s"
+    # Half the events are kills; the rest chdir, rename-over and delete.
+    event=kill
+    if [ "$EVENTS" != 0 ]; then
+        case $(shuf -i 0-5 -n 1) in 3) event=chdir ;; 4) event=rename ;; 5) event=delete ;; esac
+    fi
+    case $event in
+    kill)
+        s=$(shuf -i 0-7 -n 1)
+        eval "p=\$pid_$s"
+        kill -9 "$p" 2>/dev/null || true
+        wait "$p" 2>/dev/null || true
+        kills=$((kills + 1))
+        start "$s"
+        ;;
+    chdir)
+        s=$(shuf -i 0-3 -n 1)
+        eval "p=\$pid_$s"
+        kill -USR1 "$p" 2>/dev/null || true
+        chdirs=$((chdirs + 1))
+        ;;
+    rename)
+        if rename_over; then renames=$((renames + 1)); else fail "could not rename a new file over $STATE"; fi
+        ;;
+    delete)
+        rm -f "$DIR/$STATE"
+        deletes=$((deletes + 1))
+        ;;
+    esac
 done
 
 # Ask the workers to stop between bursts; one still running 10 s later is
@@ -224,6 +272,11 @@ check "$dups stamps appear more than once (in $DIR/duplicates)" test "$dups" -eq
 check "no stamps at all" test "$total" -gt 0
 check "the Python workers wrote no stamps" test "$py_total" -gt 0
 check "the Lua workers wrote no stamps" test "$lua_total" -gt 0
+# A clock that followed the name from another working directory would have
+# made its own file there.
+check "a state file appeared in elsewhere/ (a chdir split the sequence)" \
+    test ! -e "$DIR/elsewhere/$STATE"
+check "a fresh file was left behind by a rename" test ! -e "$DIR/fresh"
 if [ "$dups" -gt 0 ]; then
     head -n 3 "$DIR/duplicates" | while read -r d; do
         echo "  duplicate $d in: $(cd "$DIR/out" && grep -lx "$d" -- * | tr '\n' ' ')"
@@ -231,6 +284,7 @@ if [ "$dups" -gt 0 ]; then
 fi
 
 echo "soak: $elapsed s, $processes processes ($kills killed with -9 and restarted, $died ended by themselves)"
+echo "soak: path events: $chdirs chdir, $renames rename-over, $deletes delete"
 echo "soak: $total stamps ($py_total Python, $lua_total Lua), $dups duplicates, $partial partial last lines dropped"
 failed=$(printf '%s' "$failures" | grep -c 'FAIL:' || true)
 [ -z "$failures" ] || printf '%s\n' "$failures" | sed '/^$/d'

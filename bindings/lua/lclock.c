@@ -182,6 +182,7 @@ static const char *options_fault (lua_State *L, const char *field) {
 static void tooptions (lua_State *L, monostamp_options *o) {
   const char *s;
   int present;
+  int64_t lead;
   luaL_checktype(L, 1, LUA_TTABLE);
   check_option_names(L);
   if ((s = opt_string(L, "policy")) != NULL) {
@@ -199,7 +200,10 @@ static void tooptions (lua_State *L, monostamp_options *o) {
   o->zone = opt_string(L, "zone");
   o->shared_path = opt_string(L, "shared");
   o->trust_group = opt_boolean(L, "trust_group");
-  o->max_lead_ns = opt_ns(L, "max_lead_ns", &present);
+  /* Absent keeps monostamp_options_init's default bound; 0 given is none. */
+  lead = opt_ns(L, "max_lead_ns", &present);
+  if (present)
+    o->max_lead_ns = lead;
   o->start_ns = opt_ns(L, "start_ns", &o->has_start_ns);
 }
 

@@ -32,8 +32,7 @@ int lms_push_take (lua_State *L, monostamp_clock *clock, int arg, const char *co
   rc = monostamp_clock_take(clock, n, &first, &step);
   if (rc == MONOSTAMP_ERANGE)
     return luaL_argerror(L, arg, lua_pushfstring(L,
-        "n=%I stamps would pass the int64 range or the clock's max_lead_ns=%I",
-        (lua_Integer)n, (lua_Integer)monostamp_clock_max_lead_ns(clock)));
+        "n=%I stamps would pass the int64 range", (lua_Integer)n));
   if (rc == MONOSTAMP_EPOLICY)
     return lms_result(L, rc, 0, 0, context, lua_pushfstring(L,
         "the clock's policy %s allows equal stamps, so it has no blocks",

@@ -221,6 +221,65 @@ static inline int check_remove_tree(const char *dir)
         return -1;
     return system(cmd);
 }
+
+/*
+ * A start gate for fork() children, so that a concurrency test's runs
+ * overlap for certain, not by the scheduler's grace on a busy machine:
+ *
+ *   check_gate g; check_gate_init(&g);
+ *   fork()s; each child, set up: check_gate_wait(&g) (blocks);
+ *   parent: check_gate_open(&g, children) waits for every child to be
+ *   ready, then lets all go at once (and may stamp itself meanwhile).
+ *
+ * Children block on a read of a pipe whose write ends all close when the
+ * gate opens: one event wakes them all.
+ */
+#include <unistd.h>
+typedef struct check_gate {
+    int ready[2]; /* each child writes one byte when set up */
+    int go[2];    /* read by the children: EOF once the parent closes go[1] */
+} check_gate;
+
+static inline int check_gate_init(check_gate *g)
+{
+    if (pipe(g->ready) != 0)
+        return -1;
+    if (pipe(g->go) != 0) {
+        close(g->ready[0]);
+        close(g->ready[1]);
+        return -1;
+    }
+    return 0;
+}
+
+/* In a child: 0 once the gate opened, -1 if it never will. */
+static inline int check_gate_wait(check_gate *g)
+{
+    char byte = 'r';
+    close(g->go[1]);
+    close(g->ready[0]);
+    if (write(g->ready[1], &byte, 1) != 1)
+        return -1;
+    close(g->ready[1]);
+    return read(g->go[0], &byte, 1) == 0 ? 0 : -1;
+}
+
+/* In the parent, after the forks: waits for `children` ready bytes, then
+ * opens the gate.  0, or -1 if some child never got ready (the gate is
+ * opened anyway, so no child blocks for ever). */
+static inline int check_gate_open(check_gate *g, int children)
+{
+    char bytes[16];
+    int got = 0;
+    ssize_t r = 0;
+    close(g->ready[1]);
+    close(g->go[0]);
+    while (got < children && (r = read(g->ready[0], bytes, sizeof bytes)) > 0)
+        got += (int)r;
+    close(g->go[1]);
+    close(g->ready[0]);
+    return got == children ? 0 : -1;
+}
 #endif
 
 static inline int check_summary(void)

@@ -2,7 +2,7 @@
  * shared_windows.h: test_shared.c's tests as Windows runs them, where the
  * POSIX versions fork, chmod or truncate (docs/windows.md).  Part of
  * test_shared.c, which alone includes it, after its helpers (open_shared,
- * path_in_dir, stamp_each, ...): a header so that each file stays short.
+ * path_in_dir, stamp_each_at, ...): a header so that each file stays short.
  */
 #ifndef MONOSTAMP_SHARED_WINDOWS_H
 #define MONOSTAMP_SHARED_WINDOWS_H
@@ -60,7 +60,7 @@ static int wait_exit(HANDLE process)
 static int procs_child(const char *path)
 {
     int64_t *mine = malloc(EACH * sizeof *mine);
-    if (mine == NULL || stamp_each(path, mine) != 0)
+    if (mine == NULL || stamp_each_at(path, mine) != 0)
         return 1;
     _setmode(_fileno(stdout), _O_BINARY);
     return fwrite(mine, sizeof *mine, EACH, stdout) == EACH && fflush(stdout) == 0 ? 0 : 2;
@@ -78,7 +78,7 @@ static void test_two_processes_on_one_file(void)
     snprintf(args, sizeof args, "procs \"%s\"", path);
     HANDLE child = spawn_self(args, NULL, out);
     CHECK(child != NULL);
-    int bad = stamp_each(path, all);
+    int bad = stamp_each_at(path, all);
     CHECK_EQ(wait_exit(child), 0);
     CHECK_EQ(bad, 0);
     FILE *f = fopen(out, "rb");

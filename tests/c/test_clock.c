@@ -338,9 +338,76 @@ static void test_default_clock_policy_like_squeak(void)
     CHECK_LT(s.utc_ns, b);
 }
 
+/* A clock made with the defaults is bounded: one call cannot move its
+ * state (or a shared file's, for every joiner) centuries ahead. */
+static void test_default_bound_refuses_a_huge_block(void)
+{
+    monostamp_clock clock;
+    monostamp_options o;
+    int64_t first = 7, step = 7, before, after, now;
+    monostamp_options_init(&o);
+    CHECK_EQ(o.max_lead_ns, MONOSTAMP_DEFAULT_MAX_LEAD_NS);
+    CHECK_OK(monostamp_clock_init(&clock, NULL));
+    CHECK_EQ(monostamp_clock_max_lead_ns(&clock), MONOSTAMP_DEFAULT_MAX_LEAD_NS);
+    CHECK_OK(monostamp_time_ns(&clock, &before));
+    CHECK_RC(monostamp_clock_take(&clock, INT64_C(1) << 62, &first, &step), MONOSTAMP_ELEAD);
+    CHECK_EQ(first, 7);
+    CHECK_EQ(step, 7);
+    /* The state is where it was: the next stamp follows the wall clock. */
+    CHECK_OK(monostamp_time_ns(&clock, &after));
+    CHECK_OK(monostamp_source_read(MONOSTAMP_SOURCE_REALTIME, &now));
+    CHECK_GT(after, before);
+    CHECK_LE(after, now);
+    monostamp_clock_destroy(&clock);
+    /* 0, asked for, is still "no bound". */
+    o.max_lead_ns = 0;
+    o.policy = MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT;
+    CHECK_OK(monostamp_clock_init(&clock, &o));
+    CHECK_OK(monostamp_clock_take(&clock, INT64_C(1) << 40, &first, &step));
+    monostamp_clock_destroy(&clock);
+}
+
+/* Every call on a destroyed (not freed) clock is refused, not served from
+ * what is left of it. */
+static void test_a_destroyed_clock_refuses_every_call(void)
+{
+    monostamp_clock clock;
+    monostamp_stamp stamp;
+    int64_t ns = 42, step = 42;
+    for (int source = MONOSTAMP_SOURCE_REALTIME; source <= MONOSTAMP_SOURCE_MANUAL; source++) {
+        for (int policy = 0; policy < 4; policy++) {
+            monostamp_options o;
+            monostamp_options_init(&o);
+            o.source = source;
+            o.policy = policy;
+            CHECK_OK(monostamp_clock_init(&clock, &o));
+            CHECK_OK(monostamp_time_ns(&clock, &ns));
+            monostamp_clock_destroy(&clock);
+            ns = 42;
+            CHECK_RC(monostamp_time_ns(&clock, &ns), MONOSTAMP_EINVAL);
+            CHECK_RC(monostamp_time_us(&clock, &ns), MONOSTAMP_EINVAL);
+            CHECK_RC(monostamp_now(&clock, &stamp), MONOSTAMP_EINVAL);
+            CHECK_RC(monostamp_now_us(&clock, &stamp), MONOSTAMP_EINVAL);
+            CHECK_RC(monostamp_clock_take(&clock, 3, &ns, &step), MONOSTAMP_EINVAL);
+            CHECK_RC(monostamp_clock_set_policy(&clock, policy), MONOSTAMP_EINVAL);
+            CHECK_RC(monostamp_manual_set(&clock, 5), MONOSTAMP_EINVAL);
+            CHECK_RC(monostamp_manual_advance(&clock, 5), MONOSTAMP_EINVAL);
+            CHECK_EQ(ns, 42);
+            CHECK_EQ(step, 42);
+            monostamp_clock_destroy(&clock); /* twice in a row is safe */
+            /* And the storage can be made into a clock again. */
+            CHECK_OK(monostamp_clock_init(&clock, &o));
+            CHECK_OK(monostamp_time_ns(&clock, &ns));
+            monostamp_clock_destroy(&clock);
+        }
+    }
+}
+
 int main(void)
 {
     RUN(test_names_round_trip);
+    RUN(test_default_bound_refuses_a_huge_block);
+    RUN(test_a_destroyed_clock_refuses_every_call);
     RUN(test_accept_platform_time_returns_the_reading);
     RUN(test_allow_duplicates_never_goes_back);
     RUN(test_nanosecond_increment_is_strict);

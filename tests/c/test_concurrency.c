@@ -13,6 +13,7 @@
 #include "monostamp.h"
 
 struct worker {
+    pthread_barrier_t *start; /* every thread starts stamping at once */
     monostamp_clock *clock;
     int64_t *stamps;
     size_t count;
@@ -23,6 +24,7 @@ static void *take_stamps(void *arg)
 {
     struct worker *w = arg;
     int64_t previous = INT64_MIN;
+    pthread_barrier_wait(w->start);
     for (size_t i = 0; i < w->count; i++) {
         int64_t ns;
         if (monostamp_time_ns(w->clock, &ns) != 0 || ns <= previous)
@@ -67,9 +69,16 @@ static void threads_unique(int threads, int policy, int source)
     o.policy = policy;
     o.source = source;
     o.zone = "UTC";
+    /* Unbounded: 4 M µs stamps lead their source by seconds, and a lead
+     * wait would only slow the race down (the bound has its own tests). */
+    o.max_lead_ns = 0;
     CHECK_OK(monostamp_clock_init(&clock, &o));
+    /* A barrier, so that the threads race for certain: created one by
+     * one on a busy machine, each could otherwise finish alone. */
+    pthread_barrier_t start;
+    CHECK_EQ(pthread_barrier_init(&start, NULL, (unsigned)threads), 0);
     for (int t = 0; t < threads; t++) {
-        workers[t] = (struct worker){&clock, all + (size_t)t * n, n, 0};
+        workers[t] = (struct worker){&start, &clock, all + (size_t)t * n, n, 0};
         CHECK_EQ(pthread_create(&ids[t], NULL, take_stamps, &workers[t]), 0);
     }
     int failures = 0;
@@ -77,6 +86,7 @@ static void threads_unique(int threads, int policy, int source)
         pthread_join(ids[t], NULL);
         failures += workers[t].failures;
     }
+    pthread_barrier_destroy(&start);
     monostamp_stats st;
     monostamp_clock_stats(&clock, &st);
     monostamp_clock_destroy(&clock);
@@ -128,17 +138,22 @@ static void test_fork_children_share_the_default_sequence(void)
     int64_t warm;
     CHECK_OK(monostamp_default_time_ns(&warm)); /* parent had a stamp before forking */
 
+    /* The children and the parent start stamping together (a gate), so
+     * that their runs overlap for certain. */
+    check_gate gate;
+    CHECK_EQ(check_gate_init(&gate), 0);
     pid_t pids[CHILDREN];
     for (int c = 0; c < CHILDREN; c++) {
         pids[c] = fork();
         CHECK(pids[c] >= 0);
         if (pids[c] == 0) {
-            int bad = 0;
+            int bad = check_gate_wait(&gate) != 0;
             for (size_t i = 0; i < EACH; i++)
                 bad |= monostamp_default_time_ns(&all[(size_t)(c + 1) * EACH + i]) != 0;
             _exit(bad);
         }
     }
+    CHECK_EQ(check_gate_open(&gate, CHILDREN), 0);
     for (size_t i = 0; i < EACH; i++)
         CHECK_OK(monostamp_default_time_ns(&all[i]));
     for (int c = 0; c < CHILDREN; c++) {

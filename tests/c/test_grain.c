@@ -121,9 +121,13 @@ enum { THREADS = 4, EACH = 20000 };
 static monostamp_clock shared_clock;
 static int64_t drawn[THREADS][EACH];
 
+/* Every drawing thread starts at once, so that they race for certain. */
+static pthread_barrier_t draw_start;
+
 static void *draw(void *arg)
 {
     int64_t *out = arg;
+    pthread_barrier_wait(&draw_start);
     for (int i = 0; i < EACH; i++) {
         /* Mixed grains, as patched time.time() and time_ns() would draw. */
         if (i % 3 == 0)
@@ -147,10 +151,12 @@ static void test_threads_mixing_grains_never_repeat(void)
     monostamp_options_init(&o);
     o.source = MONOSTAMP_SOURCE_REALTIME_COARSE; /* many stamps per tick */
     CHECK_OK(monostamp_clock_init(&shared_clock, &o));
+    CHECK_EQ(pthread_barrier_init(&draw_start, NULL, THREADS), 0);
     for (int i = 0; i < THREADS; i++)
         CHECK_EQ(pthread_create(&t[i], NULL, draw, drawn[i]), 0);
     for (int i = 0; i < THREADS; i++)
         pthread_join(t[i], NULL);
+    pthread_barrier_destroy(&draw_start);
     for (int i = 0; i < THREADS; i++)
         for (int j = 1; j < EACH; j++)
             if (drawn[i][j] <= drawn[i][j - 1])

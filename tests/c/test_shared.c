@@ -84,6 +84,7 @@ static void test_two_clocks_in_one_process_share(void)
     o.source = MONOSTAMP_SOURCE_MANUAL;
     o.zone = "UTC";
     o.shared_path = path;
+    o.max_lead_ns = 0; /* frozen in the past, it leads its source by years */
     CHECK_OK(monostamp_clock_init(&c2, &o));
     int64_t a, b, c;
     CHECK_OK(monostamp_time_ns(&c1, &a));
@@ -103,17 +104,26 @@ static int compare_ns(const void *x, const void *y)
 
 enum { EACH = 200000 };
 
-/* Takes EACH stamps from a clock of its own on `path` into `mine`; 0 if
- * each succeeded and followed the one before. */
-static int stamp_each(const char *path, int64_t *mine)
+/* Takes EACH stamps from `c` into `mine`; 0 if each succeeded and
+ * followed the one before. */
+static int stamp_each(monostamp_clock *c, int64_t *mine)
+{
+    int bad = 0;
+    for (size_t i = 0; i < EACH && !bad; i++)
+        bad |= monostamp_time_ns(c, &mine[i]) != 0 || (i > 0 && mine[i] <= mine[i - 1]);
+    return bad;
+}
+
+#if defined(_WIN32)
+/* The same from a clock of its own on `path` (shared_windows.h). */
+static int stamp_each_at(const char *path, int64_t *mine)
 {
     monostamp_clock c;
-    int bad = open_shared(&c, path) != 0;
-    for (size_t i = 0; i < EACH && !bad; i++)
-        bad |= monostamp_time_ns(&c, &mine[i]) != 0 || (i > 0 && mine[i] <= mine[i - 1]);
+    int bad = open_shared(&c, path) != 0 || stamp_each(&c, mine) != 0;
     monostamp_clock_destroy(&c);
     return bad;
 }
+#endif
 
 static size_t sorted_duplicates(int64_t *all, size_t n)
 {
@@ -146,12 +156,23 @@ static void test_two_processes_on_one_file(void)
     int64_t *all = mmap(NULL, 2 * EACH * sizeof *all, PROT_READ | PROT_WRITE,
                         MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     CHECK(all != MAP_FAILED);
+    check_gate gate;
+    CHECK_EQ(check_gate_init(&gate), 0);
     pid_t pid = fork();
     CHECK(pid >= 0);
     /* Each process opens its own clock on the file after the fork, as
-     * unrelated processes would, and checks its own stamps increase. */
+     * unrelated processes would, and checks its own stamps increase.  The
+     * gate starts both stamping together, so that they overlap for
+     * certain. */
     int64_t *mine = pid == 0 ? all + EACH : all;
-    int bad = stamp_each(path, mine);
+    monostamp_clock c;
+    int bad = open_shared(&c, path) != 0;
+    if (pid == 0)
+        bad |= check_gate_wait(&gate) != 0;
+    else
+        bad |= check_gate_open(&gate, 1) != 0;
+    bad |= stamp_each(&c, mine);
+    monostamp_clock_destroy(&c);
     if (pid == 0)
         _exit(bad);
     int status;
@@ -328,6 +349,9 @@ static int stamp_after_push(const char *name, int64_t ahead_ns, int64_t *waited_
     o.source = MONOSTAMP_SOURCE_MANUAL;
     o.shared_path = path;
     o.has_start_ns = 1;
+    /* The file it creates starts its bound above the wall clock: 1 ms,
+     * below the push, so the pusher's stamp is its own reading. */
+    o.max_lead_ns = 1000000;
     if (monostamp_source_read(MONOSTAMP_SOURCE_REALTIME, &now) != 0)
         return -100;
     o.start_ns = now + ahead_ns;
@@ -395,6 +419,7 @@ static void test_a_wait_check_can_end_the_wait(void)
      * bound + 100 ms that one stamp may wait), room for three checks even
      * where a 10 ms nap takes several times that (Wine, a loaded machine). */
     o.start_ns = now + 450000000;
+    o.max_lead_ns = 1000000; /* as in stamp_after_push */
     CHECK_OK(monostamp_clock_init(&pusher, &o));
     CHECK_OK(monostamp_time_ns(&pusher, &pushed));
     monostamp_options_init(&o);
@@ -504,6 +529,7 @@ static int manual_on(monostamp_clock *clock, const char *path, int64_t start_ns)
     o.has_start_ns = 1;
     o.start_ns = start_ns;
     o.shared_path = path;
+    o.max_lead_ns = 0; /* frozen below the file's sequence, it leads its source */
     return monostamp_clock_init(clock, &o);
 }
 
@@ -598,6 +624,7 @@ static void test_environment_joins_default_clocks(void)
     o.source = MONOSTAMP_SOURCE_MANUAL;
     o.zone = "UTC";
     o.shared_path = path;
+    o.max_lead_ns = 0;
     CHECK_OK(monostamp_clock_init(&c, &o));
     CHECK_OK(run_child(self_path, path, &child1));
     CHECK_OK(monostamp_time_ns(&c, &mine));
@@ -627,12 +654,18 @@ static void test_default_clock_moves_onto_a_file(void)
     CHECK_EQ(monostamp_clock_is_shared(d), 0);
     /* The default clock runs ahead of the file's other user (frozen at 0)... */
     monostamp_options_init(&o);
-    o.source = MONOSTAMP_SOURCE_MANUAL;
-    o.zone = "UTC";
+    /* The file made by a clock bounded at 1 ms starts 1 ms above the wall
+     * clock (a new file starts its creator's bound above it). */
+    o.max_lead_ns = 1000000;
     o.shared_path = path;
     CHECK_OK(monostamp_clock_init(&frozen, &o));
+    monostamp_clock_destroy(&frozen);
+    o.source = MONOSTAMP_SOURCE_MANUAL;
+    o.zone = "UTC";
+    o.max_lead_ns = 0;
+    CHECK_OK(monostamp_clock_init(&frozen, &o));
     CHECK_OK(monostamp_time_ns(&frozen, &b));
-    CHECK_GT(b, 0); /* a new file starts 1 ms above the wall clock */
+    CHECK_GT(b, 0);
     CHECK_OK(monostamp_set_policy(MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT));
     CHECK_OK(monostamp_sleep_for(3000000, 0)); /* past that margin */
     CHECK_OK(monostamp_default_time_ns(&a));

@@ -7,6 +7,7 @@
  * on any machine; test_zone_all.c checks the machine's own database. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -608,12 +609,27 @@ static void test_local_file_change(void)
 /* -------------------------------------------------------- fork and threads */
 
 static _Atomic int stop_flag;
+static _Atomic long hammered; /* changes made by the hammer so far */
 
 static void *hammer_changed(void *arg)
 {
     (void)arg;
-    while (!atomic_load(&stop_flag)) monostamp_zone_changed();
+    while (!atomic_load(&stop_flag)) {
+        monostamp_zone_changed();
+        atomic_fetch_add(&hammered, 1);
+    }
     return NULL;
+}
+
+/* Starts the hammer and returns once it is hammering, so that what runs
+ * next overlaps it for certain, not by the scheduler's grace. */
+static int start_hammer(pthread_t *th)
+{
+    atomic_store(&stop_flag, 0);
+    atomic_store(&hammered, 0);
+    if (pthread_create(th, NULL, hammer_changed, NULL) != 0) return -1;
+    while (atomic_load(&hammered) == 0) sched_yield();
+    return 0;
 }
 
 static void test_fork_while_locked(void)
@@ -628,8 +644,7 @@ static void test_fork_while_locked(void)
 #else
     if (tsan != NULL && tsan[0] != '\0') return; /* TSan and fork do not mix */
     CHECK_OK(monostamp_zone_open(NULL, &z));
-    atomic_store(&stop_flag, 0);
-    CHECK(pthread_create(&th, NULL, hammer_changed, NULL) == 0);
+    CHECK(start_hammer(&th) == 0);
     for (int i = 0; i < 20; i++) {
         pid_t pid = fork();
         if (pid == 0) {
@@ -675,8 +690,7 @@ static void test_threads(void)
     reader_arg args[4];
     if (!have_zoneinfo()) return;
     CHECK_OK(monostamp_zone_open("America/New_York", &z));
-    atomic_store(&stop_flag, 0);
-    CHECK(pthread_create(&ch, NULL, hammer_changed, NULL) == 0);
+    CHECK(start_hammer(&ch) == 0);
     for (int i = 0; i < 4; i++) {
         args[i] = (reader_arg){z, INT64_C(1772953200) * NS, 0};
         CHECK(pthread_create(&th[i], NULL, reader, &args[i]) == 0);

@@ -46,7 +46,7 @@ int main(void)
     EXPECT(allocated != NULL);
     if (allocated != NULL) {
         two_increasing_stamps(allocated);
-        EXPECT(monostamp_clock_max_lead_ns(allocated) == 0);
+        EXPECT(monostamp_clock_max_lead_ns(allocated) == MONOSTAMP_DEFAULT_MAX_LEAD_NS);
     }
     monostamp_clock_free(allocated);
 

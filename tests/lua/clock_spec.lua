@@ -26,7 +26,7 @@ describe("a manual clock", function()
     assert.equal("monotonicAllowDuplicates", c:policy())
     assert.equal("UTC", c:zone())
     assert.is_false(c:is_shared())
-    assert.equal(0, c:max_lead_ns())
+    assert.equal(1000000000, c:max_lead_ns())  -- the default bound: 1 s
     assert.equal("wait", c:on_lead())
     assert.equal(5, c:time_ns())
   end)

@@ -28,9 +28,12 @@ describe("a clock userdata", function()
 
   it("prints its source, policy and zone", function()
     local c = assert(monostamp.clock{ source = "manual", zone = "UTC",
-                                      policy = "monotonicAllowDuplicates" })
+                                      policy = "monotonicAllowDuplicates", max_lead_ns = 0 })
     assert.matches("^monostamp%.Clock %(manual, monotonicAllowDuplicates, zone 'UTC'%): 0x%x+$",
                    tostring(c))
+    -- The default bound is shown as any bound is.
+    c = assert(monostamp.clock{ source = "manual", zone = "UTC" })
+    assert.matches(", max_lead_ns 1000000000 wait%): 0x%x+$", tostring(c))
     assert.matches("zone 'local'", tostring(assert(monostamp.clock())))
   end)
 

@@ -93,13 +93,17 @@ describe("testing.strict_clock()", function()
 
   it("in a child Lua process joins MONOSTAMP_SHARED, one sequence with this one", function()
     local path = helper.tmpdir() .. "/state"
-    -- This side's clock on the same file: a manual source an hour ahead of
-    -- now.  Its first stamp puts the file's sequence an hour ahead, so the
-    -- child's realtime stamps are above it only if the child joined the file;
-    -- its later stamps are last + 1 (the reading stays put), so each is above
-    -- the child's stamp read just before only if this side sees the child's.
-    local ahead = monostamp.time_ns() + 3600 * 1000000000
-    local mine = assert(monostamp.clock{ shared = path, source = "manual", start_ns = ahead })
+    -- This side's clock on the same file: a manual source 0.8 s ahead of
+    -- now (within the child's default 1 s lead bound; its own 1 ms bound
+    -- makes the file it creates start 1 ms ahead, below that).  Its first
+    -- stamp puts the file's sequence 0.8 s ahead, so the child's realtime
+    -- stamps, if it starts within that, are above it only if the child
+    -- joined the file; its later stamps are last + 1 (the reading stays
+    -- put), so each is above the child's stamp read just before only if
+    -- this side sees the child's.
+    local ahead = monostamp.time_ns() + 800000000
+    local mine = assert(monostamp.clock{ shared = path, source = "manual", start_ns = ahead,
+                                         max_lead_ns = 1000000 })
     local first = mine:time_ns()
     assert.equal(ahead, first)
 

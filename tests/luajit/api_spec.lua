@@ -156,6 +156,19 @@ describe("private clocks", function()
     assert.is_nil(none)
     assert.equal(monostamp.EPOLICY, code, msg)
   end)
+
+  it("refuse take(2^53) on a default clock, and move nothing", function()
+    -- Unbounded, this moved the clock (and a shared file's every joiner)
+    -- 104 days ahead.
+    local c = monostamp.clock {}
+    local before = c:time_ns()
+    local none, msg, code = c:take(2^53)
+    assert.is_nil(none)
+    assert.equal(monostamp.ELEAD, code, msg)
+    local after = c:time_ns()
+    assert.is_true(after > before)
+    assert.is_true(after <= monostamp.clock { source = "realtime" }:time_ns())
+  end)
 end)
 
 describe("UUIDv7 ids", function()

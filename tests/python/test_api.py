@@ -119,7 +119,8 @@ def test_clock_defaults_and_attributes():
     c = Clock()
     assert c.policy is Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT
     assert c.source == "realtime" and c.zone is None and c.shared is None
-    assert c.max_lead_ns == 0 and c.on_lead == "wait"
+    # The default bound: 1 s (0 must be asked for).
+    assert c.max_lead_ns == 1_000_000_000 and c.on_lead == "wait"
     assert type(c.now()) is Stamp and isinstance(c.time_ns(), int)
     assert "monostamp.Clock(" in repr(c)
     c = Clock("acceptPlatformTime", source="realtime_coarse", zone="UTC",

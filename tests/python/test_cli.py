@@ -54,29 +54,41 @@ def test_ns_and_uuid7_lines_increase():
     assert ns[-1] < monostamp.uuid7_ns(ids[0])
 
 
+def _frozen_ahead_on(path):
+    # The file made by a clock bounded at 1 ms starts 1 ms above the wall
+    # clock (a new file starts its creator's bound above it), below the push.
+    monostamp.Clock(shared=path, max_lead_ns=1_000_000)
+    return monostamp.time_ns() + 800_000_000
+
+
 def test_shared_joins_the_file(tmp_path):
     path = tmp_path / "state"
-    # This side's clock on the file is an hour ahead: the CLI's stamps are
-    # above it only if the CLI joined the file.
-    ahead = monostamp.time_ns() + 3600 * 10**9
-    mine = monostamp.Clock(source="manual", start_ns=ahead, shared=path)
+    # This side's clock on the file is frozen 0.8 s ahead (the CLI's default
+    # lead bound is 1 s): the CLI's stamps are above it, and this clock's
+    # next stamp comes right after the CLI's last only if the CLI wrote them
+    # into the file.
+    ahead = _frozen_ahead_on(path)
+    mine = monostamp.Clock(source="manual", start_ns=ahead, shared=path, max_lead_ns=0)
     assert mine.time_ns() == ahead
     done = run("--shared", str(path), "--ns", "-n", "3")
     assert done.returncode == 0, done.stderr
-    assert [int(x) for x in done.stdout.split()] == [ahead + 1, ahead + 2, ahead + 3]
-    assert mine.time_ns() == ahead + 4
+    stamps = [int(x) for x in done.stdout.split()]
+    assert len(stamps) == 3 and ahead < stamps[0] < stamps[1] < stamps[2]
+    assert mine.time_ns() == stamps[2] + 1
 
 
 def test_monostamp_shared_is_joined_also_at_6_digits(tmp_path):
     path = tmp_path / "state"
-    ahead = monostamp.time_ns() + 3600 * 10**9
-    mine = monostamp.Clock(source="manual", start_ns=ahead, shared=path)
+    ahead = _frozen_ahead_on(path)
+    mine = monostamp.Clock(source="manual", start_ns=ahead, shared=path, max_lead_ns=0)
     mine.time_ns()
     done = run("--digits", "6", "--zone", "UTC",
                env=dict(os.environ, MONOSTAMP_SHARED=str(path)))
     assert done.returncode == 0, done.stderr
-    # The next whole µs after the file's last stamp.
-    assert monostamp.Stamp.fromisoformat(done.stdout.strip()).utc_ns == ahead // 1000 * 1000 + 1000
+    # A whole µs above the file's last stamp, and written into the file.
+    cli = monostamp.Stamp.fromisoformat(done.stdout.strip()).utc_ns
+    assert cli > ahead and cli % 1000 == 0
+    assert mine.time_ns() == cli + 1
 
 
 @pytest.mark.parametrize("args,message", [

@@ -169,8 +169,9 @@ def test_two_processes_on_one_shared_file(tmp_path):
 
 def test_two_clocks_on_one_file_in_one_process(tmp_path):
     path = tmp_path / "state"
-    a = Clock(source="manual", start_ns=100, shared=path)
-    b = Clock(source="manual", start_ns=100, shared=path)
+    # Unbounded: frozen at 100 ns, they lead their source by decades.
+    a = Clock(source="manual", start_ns=100, shared=path, max_lead_ns=0)
+    b = Clock(source="manual", start_ns=100, shared=path, max_lead_ns=0)
     # A new file starts just above the wall clock, so the frozen readings
     # (100) are forced past it; then each stamp is the last one + 1.
     first = a.time_ns()

@@ -107,7 +107,10 @@ def _pushed_clock(tmp_path, ahead_ns, **kwargs):
     # the realtime clock with a 10 ms lead bound then has to wait.
     path = tmp_path / "pushed.state"
     now = time.time_ns()
-    pusher = Clock(source="manual", start_ns=now + ahead_ns, shared=str(path))
+    # Its 1 ms bound makes the file it creates start 1 ms above the wall
+    # clock (a new file starts its creator's bound above it), below the push.
+    pusher = Clock(source="manual", start_ns=now + ahead_ns, shared=str(path),
+                   max_lead_ns=1_000_000)
     pusher.time_ns()
     return Clock(shared=str(path), max_lead_ns=10_000_000, **kwargs)
 

@@ -8,6 +8,7 @@ import pickle
 import subprocess
 import sys
 import threading
+import time
 import uuid
 
 import pytest
@@ -103,7 +104,8 @@ def test_no_id_before_1970():
 # ------------------------------------------------------------------- order
 
 def test_a_manual_clock_stepped_back_still_gives_increasing_ids():
-    c = manual(1_764_777_600_000_000_000)
+    # Unbounded: stepped back an hour, its stamps lead it by that hour.
+    c = manual(1_764_777_600_000_000_000, max_lead_ns=0)
     a = c.uuid7()
     c.advance(-3_600_000_000_000)
     b, d = c.uuid7(), c.uuid7()
@@ -269,13 +271,28 @@ def test_take_refuses_bad_n_naming_it_and_leaves_the_state(bad, error):
     assert c.time_ns() == 1_001
 
 
+def test_take_2_62_on_a_default_clock_is_refused_and_changes_nothing():
+    # Unbounded, this moved the clock (and every joiner of a shared file)
+    # to the year 2173 for good.
+    for take, time_ns in ((Clock().take, None), (monostamp.take, monostamp.time_ns)):
+        clock_time_ns = time_ns or take.__self__.time_ns
+        before = clock_time_ns()
+        with pytest.raises(monostamp.LeadError):
+            take(2**62)
+        after = clock_time_ns()
+        # Within the bound of the wall clock (the default clock may be on
+        # the plugin's session file, which starts the bound ahead).
+        assert before < after <= time.time_ns() + monostamp.Clock().max_lead_ns
+
+
 def test_take_past_int64_or_the_lead_bound_is_refused():
     c = manual(2**63 - 10)
     with pytest.raises(ValueError, match="n=12 "):
         c.take(12)
     assert c.take(10) == range(2**63 - 10, 2**63)
     bounded = manual(0, max_lead_ns=1_000)
-    with pytest.raises(ValueError, match="max_lead_ns=1000"):
+    # Longer than the bound: the lead error, as a stamp past it gets.
+    with pytest.raises(monostamp.LeadError):
         bounded.take(1_002)
     assert bounded.take(1_001) == range(0, 1_001)
     with pytest.raises(monostamp.LeadError):

@@ -24,7 +24,7 @@ import os, time, monostamp, pytest
 
 def from_session(read=time.time_ns):
     t = read()
-    frozen = monostamp.Clock(source="manual", start_ns=0,
+    frozen = monostamp.Clock(source="manual", start_ns=0, max_lead_ns=0,
                              shared=os.environ["MONOSTAMP_SHARED"])
     return frozen.time_ns() == t + 1
 """

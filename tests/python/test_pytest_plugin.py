@@ -55,7 +55,7 @@ def test_fixtures_and_marker_in_a_subprocess_run(pytester, monkeypatch):
 
         def test_default_clock_writes_the_session_file():
             import os
-            frozen = monostamp.Clock(source="manual", start_ns=0,
+            frozen = monostamp.Clock(source="manual", start_ns=0, max_lead_ns=0,
                                      shared=os.environ["MONOSTAMP_SHARED"])
             mine = monostamp.time_ns()
             assert frozen.time_ns() == mine + 1  # monostamp.now() draws from the file
@@ -166,7 +166,7 @@ def test_an_outer_shared_file_is_joined_and_kept(pytester, monkeypatch, tmp_path
     assert outer.exists()
     # A clock frozen at 0 on the outer file continues right after the inner
     # run's last stamp: the inner run really used that file.
-    frozen = monostamp.Clock(source="manual", start_ns=0, shared=str(outer))
+    frozen = monostamp.Clock(source="manual", start_ns=0, shared=str(outer), max_lead_ns=0)
     assert frozen.time_ns() == int(last.read_text()) + 1
 
 

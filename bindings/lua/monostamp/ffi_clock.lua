@@ -148,8 +148,7 @@ return function(M, I)
     if n < 1 then argerror(arg, "take", "n=" .. nstr(n) .. " must be >= 1", 1) end
     local rc = C.monostamp_clock_take(p, n, ns_out, ns_out2)
     if rc == M.ERANGE then
-      argerror(arg, "take", "n=" .. nstr(n) .. " stamps would pass the int64 range or the clock's"
-               .. " max_lead_ns=" .. nstr(C.monostamp_clock_max_lead_ns(p)), 1)
+      argerror(arg, "take", "n=" .. nstr(n) .. " stamps would pass the int64 range", 1)
     elseif rc == M.EPOLICY then
       return failure(rc, context, "the clock's policy "
                      .. ffi.string(C.monostamp_policy_name(C.monostamp_clock_policy(p)))

@@ -328,7 +328,10 @@ ManualClock = monostamp.Clock
 
 def _manual_clock(start_ns: int = EPOCH_2000_NS, zone: str = "UTC",
                   policy: "monostamp.Policy | str" = STRICT) -> monostamp.Clock:
-    return monostamp.Clock(policy=policy, source="manual", zone=zone, start_ns=start_ns)
+    # No lead bound: the test moves this source at will, and a clock
+    # stepped back an hour leads it by an hour (the default bound is 1 s).
+    return monostamp.Clock(policy=policy, source="manual", zone=zone, start_ns=start_ns,
+                           max_lead_ns=0)
 
 
 def _start_ns(start: object) -> int:
