@@ -351,8 +351,7 @@ static PyObject *clock_take(ms_state *st, monostamp_clock *clock, int may_wait,
     }
     if (rc == MONOSTAMP_ERANGE) {
         PyErr_Format(PyExc_ValueError,
-                     "%s: n=%R stamps would pass the int64 range or the clock's "
-                     "max_lead_ns=%lld", fname, arg, (long long)monostamp_clock_max_lead_ns(clock));
+                     "%s: n=%R stamps would pass the int64 range", fname, arg);
         return NULL;
     }
     if (rc != MONOSTAMP_OK)
@@ -366,8 +365,9 @@ const char ms_take_doc[] =
     "step and returns them as range(first, stop, step): step 1 ns, or\n"
     "1000 under MONOTONIC_FORCE_MICROSECOND_INCREMENT.  No other stamp of\n"
     "the clock (in any thread or process sharing it) falls among them.\n"
-    "ValueError for n < 1, a block past int64 or longer than max_lead_ns,\n"
-    "or a policy that allows equal stamps.";
+    "ValueError for n < 1, a block past int64, or a policy that allows\n"
+    "equal stamps; LeadError for a block longer than max_lead_ns (the\n"
+    "clock is then unchanged).";
 
 PyObject *ms_take(PyObject *module, PyObject *arg)
 {
