@@ -179,14 +179,14 @@ static int check_rule(FILE *q, const gen_rule *r, int64_t first_year, int via_zo
     for (int64_t y = first_year; y < first_year + YEARS; y++) {
         year_changes c = changes_of(r, y);
         int64_t jan1 = civil_days(y, 1, 1) * 86400;
-        static const int64_t near[] = {-86400, -3601, -3600, -1, 0, 1, 3600, 86400};
+        static const int64_t around_change[] = {-86400, -3601, -3600, -1, 0, 1, 3600, 86400};
         static const int64_t around_jan1[] = {-200 * 3600, -86400, -1, 0, 1, 3600, 86400,
                                               200 * 3600};
         int64_t ts[2 * 8 + 8 + RANDOM_PER_YEAR];
         size_t n = 0;
         for (size_t i = 0; i < 8; i++) {
-            ts[n++] = c.start_s + near[i];
-            ts[n++] = c.end_s + near[i];
+            ts[n++] = c.start_s + around_change[i];
+            ts[n++] = c.end_s + around_change[i];
         }
         for (size_t i = 0; i < 8; i++) ts[n++] = jan1 + around_jan1[i];
         for (int i = 0; i < RANDOM_PER_YEAR; i++) ts[n++] = jan1 + rnd(0, 365 * 86400 - 1);
@@ -363,19 +363,19 @@ static void test_named_rules(void)
  * nothing overflows (UBSan watches under make test-asan). */
 static void test_far_instants(void)
 {
-    static const int64_t far[] = {INT64_MIN, INT64_MIN + 1, -(INT64_C(1) << 40),
+    static const int64_t extreme_instants[] = {INT64_MIN, INT64_MIN + 1, -(INT64_C(1) << 40),
                                   -(INT64_C(1) << 40) + 1, (INT64_C(1) << 40) - 1,
                                   INT64_C(1) << 40, INT64_MAX - 1, INT64_MAX};
     const char *text = "SXTF1NDUG0,M7.3.4/-167,J199/167";
     monostamp__tzrule rule;
     CHECK_EQ(monostamp__tzrule_parse(text, strlen(text), &rule), 0);
-    for (size_t i = 0; i < sizeof far / sizeof far[0]; i++) {
+    for (size_t i = 0; i < sizeof extreme_instants / sizeof extreme_instants[0]; i++) {
         int32_t off;
         int64_t from, until;
-        monostamp__tzrule_window(&rule, far[i], &off, &from, &until);
+        monostamp__tzrule_window(&rule, extreme_instants[i], &off, &from, &until);
         CHECK(off == -3600 || off == 0);
-        CHECK(from <= far[i]);
-        CHECK(far[i] < until || until == INT64_MAX);
+        CHECK(from <= extreme_instants[i]);
+        CHECK(extreme_instants[i] < until || until == INT64_MAX);
     }
 }
 
