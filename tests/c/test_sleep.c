@@ -117,11 +117,17 @@ static void test_calibration_from_the_first_sleep(void)
         int64_t guess = monostamp__sleep_margin_ns(lengths[i], &seen);
         CHECK_EQ(seen, 0); /* nothing has slept yet in this process */
         CHECK_GE(guess, 20 * US);
-        int64_t deadline = mono_now() + lengths[i];
-        CHECK_OK(monostamp_sleep_until(deadline, 0));
-        CHECK_GE(mono_now(), deadline);
-        /* One sleep, and the band holds a measured margin within bounds. */
-        int64_t m = monostamp__sleep_margin_ns(lengths[i], &seen);
+        /* A sleep that has less than its margin left when it starts (a
+         * loaded machine, Wine) only spins and measures nothing: such a
+         * try says nothing, so the first one that slept must count. */
+        int64_t m = 0;
+        for (int tries = 0; tries < 50 && seen != 1; tries++) {
+            int64_t deadline = mono_now() + lengths[i];
+            CHECK_OK(monostamp_sleep_until(deadline, 0));
+            CHECK_GE(mono_now(), deadline);
+            m = monostamp__sleep_margin_ns(lengths[i], &seen);
+        }
+        /* A sleep, and the band holds a measured margin within bounds. */
         CHECK_EQ(seen, 1);
         CHECK_GE(m, 20 * US);
         CHECK_LE(m, 1 * MS);
