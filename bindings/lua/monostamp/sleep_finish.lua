@@ -135,7 +135,7 @@ function M.new(now, core)
     local b = band_of(length_ns)
     leads[b], seen[b] = clamp(lead), true
   end
-  state.band_of, state.observe, state.seen = band_of, observe, seen
+  state.band_of, state.observe, state.seen, state.finish = band_of, observe, seen, finish
   function state.lead_of_band(b) return lead_of(b) end
   return finish, state
 end
