@@ -36,7 +36,13 @@ band's observed lead when that is higher than its own starting value.
 No lock: the state is two lists, written under the GIL (or, free-threaded,
 as single item stores); racing threads lose at most an observation.
 """
-from ._monostamp import _sleep_finish, _sleep_until_core, monotonic_ns
+import importlib
+
+# The extension, whose _sleep_* functions are private and so not in the
+# package's stub: imported by name, so that mypy does not look for one.
+_c = importlib.import_module("monostamp._monostamp")
+_sleep_finish, _sleep_until_core, monotonic_ns = (
+    _c._sleep_finish, _c._sleep_until_core, _c.monotonic_ns)
 
 #: The bounds of the learned lead, in ns.
 LEAD_MIN_NS = 15_000
@@ -127,6 +133,10 @@ def _finish(deadline_ns, tolerance_ns):
             target = deadline_ns - lead
             _sleep_until_core(target, 0)
             _observe(b, now() - target, True)
+            target = None
+        # Released now, not at the return: freeing these ints then would
+        # touch memory last used before the sleep (cold) after the deadline.
+        left = b = lead = None
     # The only exit is a reading at or past the deadline: never early.  A
     # Python loop, so signal handlers run in it.
     warm = _warm
