@@ -49,15 +49,12 @@ static int core_sleep (lua_State *L, int64_t deadline_ns, int64_t tolerance_ns,
 
 
 /* Sleeps to a checked deadline: through the registered finish, whose
-** results it returns, or the core alone.  A past deadline returns at once
-** (so the finish never subtracts from a far past one). */
+** results it returns, or the core alone.  A past deadline goes to the
+** finish too, which returns at once: the finish itself calls
+** sleep_until_ns(0) to warm this path before a sleep's end. */
 static int sleep_to (lua_State *L, int64_t deadline_ns, int64_t tolerance_ns,
                      const char *context) {
   int base;
-  if (deadline_ns <= monostamp_monotonic_ns()) {
-    lua_pushboolean(L, 1);
-    return 1;
-  }
   if (lua_rawgetp(L, LUA_REGISTRYINDEX, &finish_key) != LUA_TFUNCTION) {
     lua_pop(L, 1);
     return core_sleep(L, deadline_ns, tolerance_ns, context);

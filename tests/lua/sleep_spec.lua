@@ -58,13 +58,25 @@ describe("the sleep finish", function()
     assert.equal(5, code)
   end)
 
-  it("is not called for a deadline already past", function()
-    local called = false
-    monostamp._sleep_finish(function() called = true; return true end)
+  it("returns at once for a deadline already past, the earliest integer included", function()
+    local rec = spied()
     assert.is_true(monostamp.sleep_until_ns(math.mininteger, 0))
     assert.is_true(monostamp.sleep_until_ns(monostamp.monotonic_ns() - 1, 0))
     assert.is_true(monostamp.sleep_ns(0, 0))
-    assert.is_false(called)
+    assert.same({}, rec.core)
+    assert.equal(3, rec.reads)  -- one reading each: past, return
+  end)
+
+  it("warms the path of the sleep's end once, after the core's part", function()
+    local warmed = 0
+    local finish, st = finishing.new(monostamp.monotonic_ns, monostamp._sleep_until_core,
+                                     function() warmed = warmed + 1 end)
+    monostamp._sleep_finish(finish)
+    st.set_lead(3 * MS, 100000)
+    assert.is_true(monostamp.sleep_ns(3 * MS, 0))  -- the core's part, then the spin
+    assert.is_true(monostamp.sleep_ns(1000, 0))    -- the spin alone
+    assert.is_true(monostamp.sleep_ns(3 * MS, 1 * MS))  -- the core alone
+    assert.equal(1, warmed)
   end)
 
   it("never ends a sleep early, at every tolerance", function()

@@ -42,10 +42,21 @@ def core_calls(monkeypatch):
 
 @pytest.fixture
 def spins(monkeypatch):
-    """How many turns the Python spin made."""
-    turns = []
-    monkeypatch.setattr(_sleep, "_warm", lambda: turns.append(1))
-    return turns
+    """What the finish did after the core's part: "warm" for each call of
+    _warm (made, not replaced), "read" for each clock reading."""
+    seen = []
+    real_warm, real_now = _sleep._warm, _sleep.monotonic_ns
+
+    def warm():
+        seen.append("warm")
+        real_warm()
+
+    def now():
+        seen.append("read")
+        return real_now()
+    monkeypatch.setattr(_sleep, "_warm", warm)
+    monkeypatch.setattr(_sleep, "monotonic_ns", now)
+    return seen
 
 
 def test_the_public_functions_are_the_extensions_and_go_through_the_finish(core_calls):
@@ -104,33 +115,38 @@ def test_tight_tolerance_sleeps_to_the_lead_then_spins(fresh_leads, core_calls, 
     monostamp.sleep_until_ns(deadline, 10_000)
     assert core_calls == [(deadline - 200_000, 0)]
     assert monostamp.monotonic_ns() >= deadline
+    # Start, observation, the warming sleep_until_ns(0) (its own two
+    # readings), then the spin's.
+    assert spins[:5] == ["read", "read", "warm", "read", "read"]
     # The core's return came 200 us early unless this thread was preempted
     # for that long; then there is nothing left to spin, which is allowed.
-    assert spins or monostamp.monotonic_ns() - (deadline - 200_000) > 200_000
+    assert len(spins) >= 6 or monostamp.monotonic_ns() - (deadline - 200_000) > 200_000
 
 
 def test_a_tolerance_that_covers_the_lead_is_the_cores_alone(fresh_leads, core_calls, spins):
     lead = _sleep.lead_ns(3 * MS)
     deadline = monostamp.monotonic_ns() + 3 * MS
     monostamp.sleep_until_ns(deadline, lead + 7_000)
-    # The core may use what the lead leaves of the tolerance, and no spin.
+    # The core may use what the lead leaves of the tolerance, and no spin:
+    # the start's reading and the observation's alone.
     assert core_calls == [(deadline, 7_000)]
-    assert spins == []
+    assert spins == ["read", "read"]
     monostamp.sleep(0.003, tolerance=lead / 1e9)
-    assert core_calls[1][1] == 0 and spins == []
+    assert core_calls[1][1] == 0 and spins == ["read"] * 4
 
 
 def test_a_sleep_shorter_than_any_lead_is_the_spin_alone(core_calls, spins):
     monostamp.sleep_until_ns(monostamp.monotonic_ns() + _sleep.LEAD_MIN_NS // 2, 0)
     monostamp.sleep(1e-6, 0)
-    assert core_calls == []
+    assert core_calls == [] and "warm" not in spins
 
 
 def test_a_past_deadline_returns_at_once(core_calls, spins):
     monostamp.sleep_until_ns(-2**63, 0)
     monostamp.sleep_until_ns(monostamp.monotonic_ns() - 1, 0)
     monostamp.sleep(0, 0)
-    assert core_calls == [] and spins == []
+    # Each: the start's reading, past the deadline, and the spin's first.
+    assert core_calls == [] and spins == ["read", "read"] * 3
 
 
 def test_the_lead_stays_in_its_band(fresh_leads):
@@ -214,8 +230,8 @@ def test_ctrl_c_interrupts_the_sleep(part, tmp_path):
         if child.poll() is None:
             child.kill()
             child.wait()
-    # The spin's innermost frame is _finish's loop or the _warm() it calls.
-    where = ("_finish", "_warm") if part == "spin" else ("core",)
+    # The spin's innermost frame is _finish's loop.
+    where = ("_finish",) if part == "spin" else ("core",)
     words = out.split()
     assert words[:2] == ["interrupted", "in"] and words[2] in where and words[3] == "after", \
         out + err

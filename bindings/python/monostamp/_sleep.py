@@ -12,10 +12,11 @@ extension when this module is imported:
 
 - the core sleeps (GIL released) to a *lead* before the deadline, at
   tolerance 0, so it returns exactly there;
+- Python calls sleep_until_ns() once with a past deadline, which warms
+  the path the sleep's end will take (_warm below);
 - Python then spins on monotonic_ns() until the deadline, in an ordinary
-  Python loop that also calls an empty Python function: the interpreter's
-  call and return paths are warm when the loop exits, and the loop runs
-  signal handlers (Ctrl-C raises KeyboardInterrupt in it).
+  Python loop, which runs signal handlers (Ctrl-C raises KeyboardInterrupt
+  in it).
 
 The spin exits only on a reading at or past the deadline, so a sleep is
 never early.  When the tolerance is at least the lead, the core alone can
@@ -105,12 +106,16 @@ def _observe(b, late_ns, exact):
 
 
 def _warm():
-    """Called in each turn of the spin.  The spin's own loop stays hot, but
-    the way back to the caller -- a Python function's return, the caller's
-    next call -- was last run before the sleep, and after milliseconds of
-    other processes on the CPU it is cold: returning from the spin cost
-    a median 4.2 us at 30 ms here, 2.1 us with this call in the loop
-    (docs/sleep.md)."""
+    """Called once after the core's part.  The spin's own loop stays hot,
+    but the way back to the caller -- _finish's return into the C half,
+    that function's return into the caller's frame -- was last run before
+    the sleep, and after milliseconds of other processes on the CPU it is
+    cold.  A sleep_until_ns() to a past deadline takes that very path (the
+    C half, this finish, both returns) and returns at once.  At 30 ms it cut
+    what remained after the spin from a median 4.2 us (no warming) and
+    3.9-4.2 us (an empty Python call in each turn of the spin) to 2.9-3.6
+    us, in one process at a load average of 5 (docs/sleep.md)."""
+    _c.sleep_until_ns(0)
 
 
 def _finish(deadline_ns, tolerance_ns):
@@ -134,14 +139,14 @@ def _finish(deadline_ns, tolerance_ns):
             _sleep_until_core(target, 0)
             _observe(b, now() - target, True)
             target = None
+            _warm()
         # Released now, not at the return: freeing these ints then would
         # touch memory last used before the sleep (cold) after the deadline.
         left = b = lead = None
     # The only exit is a reading at or past the deadline: never early.  A
     # Python loop, so signal handlers run in it.
-    warm = _warm
     while now() < deadline_ns:
-        warm()
+        pass
 
 
 def lead_ns(length_ns):
