@@ -63,7 +63,10 @@ typedef struct {
      * uuid7() call and published once (ids.c), or NULL before. */
     _Atomic(struct ms_uuid_refs *) uuid_refs;
     /* monostamp/_sleep.py's finish(deadline_ns, tolerance_ns), which
-     * sleep() and sleep_until_ns() call, or NULL: the core alone (sleep.c). */
+     * sleep() and sleep_until_ns() call, or NULL: the core alone (sleep.c).
+     * Set when the package is imported; the tests and the benchmark swap
+     * it from the thread that sleeps.  Free-threaded, a swap racing a
+     * sleep in another thread could free the old one under it. */
     PyObject *sleep_finish;
 } ms_state;
 
