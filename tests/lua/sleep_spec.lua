@@ -119,6 +119,16 @@ describe("the sleep finish", function()
     assert.equal(2, rec.reads)  -- the start and the observation: no spin
   end)
 
+  it("sleeps in the core in slices of 50 ms, the caller's tolerance on the last", function()
+    local rec, st = spied()
+    local lead = st.lead_ns(120 * MS)
+    local deadline = monostamp.monotonic_ns() + 120 * MS
+    assert.is_true(monostamp.sleep_until_ns(deadline, 0))
+    assert.equal(3, #rec.core)
+    for i = 1, 2 do assert.equal(5 * MS, rec.core[i][2]) end
+    assert.same({ deadline - lead, 0 }, rec.core[3])
+  end)
+
   it("for less than any lead, is the spin's alone", function()
     local rec = spied()
     assert.is_true(monostamp.sleep_ns(finishing.LEAD_MIN_NS // 2, 0))
@@ -190,6 +200,31 @@ print("not interrupted")
     assert.matches("interrupted!", out, 1, true)
     assert.matches("rc=1", out, 1, true)
     assert.not_matches("not interrupted", out, 1, true)
+  end)
+
+  it("lets Ctrl-C interrupt a long sleep within a slice of the core's part", function()
+    -- The core resumes its sleep after a signal, and lua.c's hook runs only
+    -- in Lua code: the finish sleeps in the core in 50 ms slices.  An hour's
+    -- sleep, SIGINT after 0.2 s; timeout(1) turns a sleep that goes on
+    -- into rc=124 and no "interrupted!".
+    local dir = helper.tmpdir()
+    local script = dir .. "/long.lua"
+    local f = assert(io.open(script, "w"))
+    f:write([[
+local monostamp = require "monostamp"
+local ready = assert(io.open(arg[1], "w")); ready:close()
+monostamp.sleep_ns(3600000000000, 0)
+print("not interrupted")
+]])
+    f:close()
+    local ready = dir .. "/ready"
+    local out = helper.sh(("cd %s && (timeout 20 %s %s %s 2>&1 & pid=$!; n=0; "
+      .. "while [ ! -e %s ] && [ $n -lt 400 ]; do sleep 0.05; n=$((n+1)); done; "
+      .. "sleep 0.2; pkill -INT -P $pid; wait $pid; echo \"rc=$?\")"):format(
+      helper.q(dir), helper.lua, helper.q(script), helper.q(ready), helper.q(ready)))
+    helper.cleanup()
+    assert.matches("interrupted!", out, 1, true)
+    assert.matches("rc=1", out, 1, true)
   end)
 
   it("refuses a finish that is not a function, naming what it got", function()

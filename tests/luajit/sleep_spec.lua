@@ -5,6 +5,7 @@
 local ffi = require "ffi"
 local monostamp = require "monostamp.ffi"
 local finishing = require "monostamp.sleep_finish"
+local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.lua")
 
 local MS = 1000000
 local state = monostamp._sleep_state
@@ -86,6 +87,30 @@ describe("monostamp.ffi's sleep finish", function()
     local lead = state.lead_ns(300000)
     assert.is_true(lead >= finishing.LEAD_MIN_NS and lead <= finishing.LEAD_MAX_NS, tostring(lead))
     assert.same({ false, false, true, false, false, false, false }, state.seen)
+  end)
+
+  it("lets Ctrl-C interrupt a long sleep: the finish runs in the interpreter, which runs hooks", function()
+    -- An hour's sleep, SIGINT after 0.2 s: luajit's hook fires between two
+    -- of the core's 50 ms slices.  timeout(1) turns a sleep that goes on
+    -- into rc=124 and no "interrupted!".
+    local dir = helper.tmpdir()
+    local script = dir .. "/long.lua"
+    local f = assert(io.open(script, "w"))
+    f:write([[
+local monostamp = require "monostamp.ffi"
+local ready = assert(io.open(arg[1], "w")); ready:close()
+monostamp.sleep_ns(3600000000000, 0)
+print("not interrupted")
+]])
+    f:close()
+    local ready = dir .. "/ready"
+    local out = helper.sh(("cd %s && (timeout 20 %s %s %s 2>&1 & pid=$!; n=0; "
+      .. "while [ ! -e %s ] && [ $n -lt 400 ]; do sleep 0.05; n=$((n+1)); done; "
+      .. "sleep 0.2; pkill -INT -P $pid; wait $pid; echo \"rc=$?\")"):format(
+      helper.q(dir), helper.luajit, helper.q(script), helper.q(ready), helper.q(ready)))
+    helper.cleanup()
+    assert.truthy(out:find("interrupted!", 1, true), out)
+    assert.truthy(out:find("rc=1", 1, true), out)
   end)
 
   it("refuses a sleep that ends past the clock's range, naming it", function()

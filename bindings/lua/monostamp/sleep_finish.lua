@@ -21,7 +21,8 @@
 --     against an empty Lua call in each turn of the spin);
 --   * spins in Lua on monotonic_ns() until the deadline.  The only exit is
 --     a reading at or past the deadline: never early.  lua.c's Ctrl-C hook
---     interrupts a Lua loop, so the spin is interruptible too.
+--     interrupts a Lua loop, so the spin is interruptible too; the core's
+--     part is made in slices of 50 ms for the same reason.
 --
 -- When the tolerance is at least the lead, the core alone lands inside it:
 -- it sleeps to the deadline with tolerance D - lead, and no spin follows.
@@ -52,6 +53,11 @@ local BANDS = #LIMITS + 1
 -- process's first sleeps are on time before it has learned anything; the
 -- first two bands spin whole anyway.
 local START = { 15000, 15000, 25000, 40000, 80000, 150000, 200000 }
+
+-- The core sleeps in slices of at most this, so that Lua code runs between
+-- them: the core resumes its sleep after a signal, and lua.c's Ctrl-C hook
+-- fires only in Lua code.  Only the last slice takes the caller's tolerance.
+local SLICE_NS, SLICE_TOLERANCE_NS = 50000000, 5000000
 
 local floor, tonumber = math.floor, tonumber
 local JIT = rawget(_G, "jit")  -- LuaJIT's jit library, else nil
@@ -107,6 +113,17 @@ function M.new(now, core, warm)
     leads[b], seen[b] = clamp(lead), true
   end
 
+  -- The core's sleep to `target`, in slices (see SLICE_NS); t: a reading
+  -- of the clock taken just before.
+  local function core_to(target, tolerance, t)
+    while target - t > SLICE_NS do
+      local ok, why, code = core(t + SLICE_NS, SLICE_TOLERANCE_NS)
+      if not ok then return ok, why, code end
+      t = now()
+    end
+    return core(target, tolerance)
+  end
+
   local function finish(deadline, tolerance)
     local t = now()
     if t >= deadline then return true end  -- also: a far past one, never subtracted from
@@ -118,14 +135,14 @@ function M.new(now, core, warm)
         -- The core alone lands in [T, T + D - lead]; Lua follows within
         -- the lead.  Its lateness less that allowance is a lower bound.
         local core_tolerance = tolerance - lead
-        local ok, why, code = core(deadline, core_tolerance)
+        local ok, why, code = core_to(deadline, core_tolerance, t)
         if not ok then return ok, why, code end
         observe(b, tonumber(now() - deadline - core_tolerance), false)
         return true
       end
       if left > lead then
         local target = deadline - lead
-        local ok, why, code = core(target, 0)
+        local ok, why, code = core_to(target, 0, t)
         if not ok then return ok, why, code end
         observe(b, tonumber(now() - target), true)
         if warm then warm() end
