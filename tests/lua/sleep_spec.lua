@@ -9,6 +9,23 @@ local finishing = require "monostamp.sleep_finish"
 local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.lua")
 
 local MS = 1000000
+
+-- Runs `script` under `interp` in the background with a ready file as
+-- arg[1]; once the file exists, sends SIGINT; waits up to 20 s, then
+-- SIGKILL.  Returns the child's output followed by "rc=<status>".  Shell
+-- builtins only (kill, wait): no timeout(1) or pkill, which a preloaded
+-- sanitizer runtime (make test-lua-asan) can hang.
+local function interrupted(interp, script)
+  local dir = script:match("^(.*)/")
+  local ready, out = dir .. "/ready", dir .. "/out"
+  return (helper.sh(("cd %s && { %s %s %s > %s 2>&1 & bg=$!; "
+    .. "n=0; while [ ! -e %s ] && [ $n -lt 400 ]; do sleep 0.05; n=$((n+1)); done; "
+    .. "sleep 0.2; kill -INT $bg; "
+    .. "n=0; while kill -0 $bg 2>/dev/null && [ $n -lt 400 ]; do sleep 0.05; n=$((n+1)); done; "
+    .. "kill -9 $bg 2>/dev/null; wait $bg; s=$?; cat %s; echo \"rc=$s\"; }"):format(
+    helper.q(dir), interp, helper.q(script), helper.q(ready), helper.q(out), helper.q(ready),
+    helper.q(out))))
+end
 local state = assert(finishing.state(monostamp), "monostamp.lua registers the finish")
 
 -- A finisher of its own, registered for the test: it records the core
@@ -191,11 +208,7 @@ monostamp.sleep_ns(30000000000, 0)
 print("not interrupted")
 ]])
     f:close()
-    local ready = dir .. "/ready"
-    local out = helper.sh(("cd %s && (%s %s %s 2>&1 & pid=$!; n=0; "
-      .. "while [ ! -e %s ] && [ $n -lt 400 ]; do sleep 0.05; n=$((n+1)); done; "
-      .. "sleep 0.2; kill -INT $pid; wait $pid; echo \"rc=$?\")"):format(
-      helper.q(dir), helper.lua, helper.q(script), helper.q(ready), helper.q(ready)))
+    local out = interrupted(helper.lua, script)
     helper.cleanup()
     assert.matches("interrupted!", out, 1, true)
     assert.matches("rc=1", out, 1, true)
@@ -205,8 +218,8 @@ print("not interrupted")
   it("lets Ctrl-C interrupt a long sleep within a slice of the core's part", function()
     -- The core resumes its sleep after a signal, and lua.c's hook runs only
     -- in Lua code: the finish sleeps in the core in 50 ms slices.  An hour's
-    -- sleep, SIGINT after 0.2 s; timeout(1) turns a sleep that goes on
-    -- into rc=124 and no "interrupted!".
+    -- sleep, SIGINT after 0.2 s; one that goes on is killed after 20 s
+    -- (rc=137, no "interrupted!").
     local dir = helper.tmpdir()
     local script = dir .. "/long.lua"
     local f = assert(io.open(script, "w"))
@@ -217,11 +230,7 @@ monostamp.sleep_ns(3600000000000, 0)
 print("not interrupted")
 ]])
     f:close()
-    local ready = dir .. "/ready"
-    local out = helper.sh(("cd %s && (timeout 20 %s %s %s 2>&1 & pid=$!; n=0; "
-      .. "while [ ! -e %s ] && [ $n -lt 400 ]; do sleep 0.05; n=$((n+1)); done; "
-      .. "sleep 0.2; pkill -INT -P $pid; wait $pid; echo \"rc=$?\")"):format(
-      helper.q(dir), helper.lua, helper.q(script), helper.q(ready), helper.q(ready)))
+    local out = interrupted(helper.lua, script)
     helper.cleanup()
     assert.matches("interrupted!", out, 1, true)
     assert.matches("rc=1", out, 1, true)
