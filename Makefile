@@ -8,6 +8,7 @@
 #                   cached outside the checkout (tools/test-forky.sh; root)
 #   make demo       the examples
 #   make bench      the benchmarks (ratios against baselines of the same run)
+#   make bench-sleep  sleep lateness from Python, Lua and LuaJIT (part of bench)
 #   make fuzz       the libFuzzer targets, FUZZ_SECONDS each
 #   make test-tzrule-full  POSIX TZ rules against glibc and zoneinfo, full run
 #   make install PREFIX=/usr/local
@@ -287,7 +288,16 @@ $(BUILD)/bench/%: bench/c/%.c bench/c/bench_util.h $(BUILD)/plain/libcore.a
 bench: deps $(addprefix $(BUILD)/bench/,$(BENCHES))
 	@for b in $(BENCHES); do echo "== $$b"; $(BUILD)/bench/$$b || exit 1; done
 	@if [ -f bench/run-bindings.sh ]; then sh bench/run-bindings.sh $(BUILD); fi
+	@$(MAKE) --no-print-directory lua
+	@PYTHON=$(PYTHON) LUA=$(LUA) LUAJIT=$(LUAJIT) sh bench/run-sleep.sh $(BUILD)
 	@sh bench/nginx.sh $(BUILD)
+
+# Sleep lateness from Python, Lua and LuaJIT in fresh processes, each
+# binding's finish against the core alone (issue 23, docs/sleep.md); make
+# bench runs it too.  Python needs the package installed for $(PYTHON).
+.PHONY: bench-sleep
+bench-sleep: deps lib lua
+	@PYTHON=$(PYTHON) LUA=$(LUA) LUAJIT=$(LUAJIT) sh bench/run-sleep.sh $(BUILD)
 
 # ngx.now() against monostamp.time_ns() in nginx handlers, requests/s with
 # wrk in alternating rounds (~20 s); skips without nginx, its Lua module, wrk.

@@ -54,6 +54,7 @@ build = {
             "bindings/lua/lclock.c",
             "bindings/lua/lids.c",
             "bindings/lua/lmonostamp.c",
+            "bindings/lua/lsleep.c",
             "csrc/calendar.c",
             "csrc/clock.c",
             "csrc/clock_setup.c",
@@ -111,5 +112,7 @@ build = {
       ["monostamp.ffi"] = "bindings/lua/monostamp/ffi.lua",
       ["monostamp.ffi_clock"] = "bindings/lua/monostamp/ffi_clock.lua",
       ["monostamp.testing"] = "bindings/lua/monostamp/testing.lua",
+      -- The Lua spin that ends every sleep, for monostamp and monostamp.ffi.
+      ["monostamp.sleep_finish"] = "bindings/lua/monostamp/sleep_finish.lua",
    },
 }

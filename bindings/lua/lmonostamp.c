@@ -263,55 +263,6 @@ static int ms_monotonic_ns (lua_State *L) {
 }
 
 
-/* The optional tolerance of both sleeps, argument 2. */
-static int64_t opt_tolerance (lua_State *L) {
-  return lua_isnoneornil(L, 2) ? MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS
-                               : lms_checkns(L, 2);
-}
-
-
-/* The tolerance's fault: EINVAL from a sleep whose other argument is fine. */
-static int bad_tolerance (lua_State *L, int rc, int64_t tolerance_ns) {
-  return lms_result(L, rc, 0, 2, NULL, lua_pushfstring(L,
-      "tolerance_ns must be >= 0, not %I", (lua_Integer)tolerance_ns));
-}
-
-
-/*
-** sleep_ns(ns [, tolerance_ns]).  The unit is in the name because Python's
-** monostamp.sleep() takes float seconds, and a Lua sleep(1) that slept one
-** nanosecond would be the worse surprise for someone who knows both.
-*/
-static int ms_sleep_ns (lua_State *L) {
-  int64_t ns = lms_checkns(L, 1);
-  int64_t tolerance_ns = opt_tolerance(L);
-  int rc = monostamp_sleep_for(ns, tolerance_ns);
-  if (rc == MONOSTAMP_EINVAL && ns >= 0)
-    return bad_tolerance(L, rc, tolerance_ns);
-  if (rc == MONOSTAMP_EINVAL)
-    return lms_result(L, rc, 0, 1, NULL, lua_pushfstring(L,
-        "ns must be >= 0, not %I", (lua_Integer)ns));
-  if (rc == MONOSTAMP_ERANGE)
-    return lms_result(L, rc, 0, 1, NULL, lua_pushfstring(L,
-        "a sleep of %I ns ends past the monotonic clock's range", (lua_Integer)ns));
-  lua_pushboolean(L, 1);
-  return lms_result(L, rc, 1, 0, "sleep_ns", NULL);
-}
-
-
-/* sleep_until_ns(deadline_ns [, tolerance_ns]): on monotonic_ns()'s scale;
-** a deadline already past returns at once. */
-static int ms_sleep_until_ns (lua_State *L) {
-  int64_t deadline_ns = lms_checkns(L, 1);
-  int64_t tolerance_ns = opt_tolerance(L);
-  int rc = monostamp_sleep_until(deadline_ns, tolerance_ns);
-  if (rc == MONOSTAMP_EINVAL)  /* any deadline is valid */
-    return bad_tolerance(L, rc, tolerance_ns);
-  lua_pushboolean(L, 1);
-  return lms_result(L, rc, 1, 0, "sleep_until_ns", NULL);
-}
-
-
 static int ms_zone_changed (lua_State *L) {
   monostamp_zone_changed();
   lua_pushboolean(L, 1);
@@ -393,6 +344,8 @@ static int ms_parse (lua_State *L) {
 
 
 static const luaL_Reg ms_funcs[] = {
+  {"_sleep_finish", lms_sleep_finish},
+  {"_sleep_until_core", lms_sleep_until_core},
   {"clock", lms_clock_new},
   {"clock_info", ms_clock_info},
   {"get_policy", ms_get_policy},
@@ -402,8 +355,8 @@ static const luaL_Reg ms_funcs[] = {
   {"now_us", ms_now_us},
   {"parse", ms_parse},
   {"set_policy", ms_set_policy},
-  {"sleep_ns", ms_sleep_ns},
-  {"sleep_until_ns", ms_sleep_until_ns},
+  {"sleep_ns", lms_sleep_ns},
+  {"sleep_until_ns", lms_sleep_until_ns},
   {"take", ms_take},
   {"time_ns", ms_time_ns},
   {"time_us", ms_time_us},

@@ -8,6 +8,7 @@
 **   lclock.c      the clock userdata: its constructor, methods and
 **                 metatable
 **   lids.c        UUIDv7 ids and blocks of stamps, for both
+**   lsleep.c      sleep_ns and sleep_until_ns, finished in Lua
 **
 ** Every function declared here is hidden (LMS_FUNC), so however the files
 ** are compiled (a plain `luarocks make` passes no -fvisibility=hidden) the
@@ -113,6 +114,23 @@ LMS_FUNC int64_t lms_tons (lua_State *L, int idx, int arg, const char *field);
 
 /* Argument 'arg' as a policy name, or an argument error listing them. */
 LMS_FUNC monostamp_policy lms_checkpolicy (lua_State *L, int arg);
+
+/* }====================================================== */
+
+
+/*
+** {======================================================
+** Sleeping (lsleep.c)
+** =======================================================
+*/
+
+/* monostamp.sleep_ns and sleep_until_ns: the arguments checked, then the
+** registered finish (monostamp/sleep_finish.lua) or the core alone. */
+LMS_FUNC int lms_sleep_ns (lua_State *L);
+LMS_FUNC int lms_sleep_until_ns (lua_State *L);
+/* _sleep_until_core: the core alone; _sleep_finish: registers the finish. */
+LMS_FUNC int lms_sleep_until_core (lua_State *L);
+LMS_FUNC int lms_sleep_finish (lua_State *L);
 
 /* }====================================================== */
 

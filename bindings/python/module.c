@@ -236,6 +236,9 @@ static PyMethodDef ms_methods[] = {
     {"monotonic_ns", ms_monotonic_ns, METH_NOARGS, monotonic_ns_doc},
     {"sleep", FASTCALL_KW(ms_sleep), ms_sleep_doc},
     {"sleep_until_ns", FASTCALL_KW(ms_sleep_until_ns), ms_sleep_until_ns_doc},
+    /* Their finish in Python (sleep.c, monostamp/_sleep.py). */
+    {"_sleep_until_core", FASTCALL_KW(ms_sleep_until_core), ms_sleep_until_core_doc},
+    {"_sleep_finish", ms_sleep_finish, METH_O, ms_sleep_finish_doc},
     {"_share_default", ms_share_default, METH_O, share_default_doc},
     /* monostamp.patch()'s C half (patch_functions.c). */
     {"_activate", ms_patch_activate, METH_O, ms_patch_activate_doc},
@@ -383,6 +386,7 @@ static int ms_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(st->zones);
     for (int i = 0; i < MS_TZ_QUARTERS; i++)
         Py_VISIT(st->tz_quarter[i]);
+    Py_VISIT(st->sleep_finish);
     return ms_ids_traverse(st, visit, arg);
 }
 
@@ -401,6 +405,7 @@ static int ms_clear(PyObject *module)
     Py_CLEAR(st->zones);
     for (int i = 0; i < MS_TZ_QUARTERS; i++)
         Py_CLEAR(st->tz_quarter[i]);
+    Py_CLEAR(st->sleep_finish);
     ms_ids_clear(st);
     return 0;
 }

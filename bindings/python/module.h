@@ -62,6 +62,12 @@ typedef struct {
     /* uuid.UUID and what building one needs, imported by the first
      * uuid7() call and published once (ids.c), or NULL before. */
     _Atomic(struct ms_uuid_refs *) uuid_refs;
+    /* monostamp/_sleep.py's finish(deadline_ns, tolerance_ns), which
+     * sleep() and sleep_until_ns() call, or NULL: the core alone (sleep.c).
+     * Set when the package is imported; the tests and the benchmark swap
+     * it from the thread that sleeps.  Free-threaded, a swap racing a
+     * sleep in another thread could free the old one under it. */
+    PyObject *sleep_finish;
 } ms_state;
 
 /* The state of one of this module's types themselves: a subclass of
@@ -201,12 +207,17 @@ int ms_parse_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
 int ms_sleep_until(ms_state *st, int64_t deadline_ns, int64_t tolerance_ns,
                    const char *call, PyObject *arg);
 
-/* The module functions sleep() and sleep_until_ns(), for module.c's
+/* sleep(), sleep_until_ns() and their private helpers, for module.c's
  * method table. */
 PyObject *ms_sleep(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *ms_sleep_until_ns(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames);
+PyObject *ms_sleep_until_core(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames);
+PyObject *ms_sleep_finish(PyObject *module, PyObject *finish);
 extern const char ms_sleep_doc[];
 extern const char ms_sleep_until_ns_doc[];
+extern const char ms_sleep_until_core_doc[];
+extern const char ms_sleep_finish_doc[];
 
 #endif

@@ -7,9 +7,11 @@
 
 The C core does the work (policies over one atomic, offsets, ISO 8601); this
 package adds clock_info's namespace, patch() (the standard library's clocks
-drawing from a monostamp clock) and documentation.  now(), time_ns(), the
-types and the Policy enum are the extension's own objects, made when it is
-imported and re-exported unwrapped: every getter returns a Policy member.
+drawing from a monostamp clock), the finish of sleep() and sleep_until_ns()
+(the core sleeps, a Python spin ends them: monostamp/_sleep.py) and
+documentation.  now(), time_ns(), sleep(), the types and the Policy enum
+are the extension's own objects, made when it is imported and re-exported
+unwrapped: every getter returns a Policy member.
 """
 import types as _types
 
@@ -36,6 +38,7 @@ from ._monostamp import (  # noqa: F401  (re-exported, unwrapped: the hot path)
     zone_changed,
 )
 from ._patching import patch
+from . import _sleep  # noqa: F401  (registers sleep()'s finish)
 from ._interop import json_default, register_sqlite
 
 __all__ = [

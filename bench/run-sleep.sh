@@ -1,0 +1,42 @@
+#!/bin/sh
+# Sleep lateness measured from each host language in fresh processes, the
+# finish against the core alone in the same run (issue 23, docs/sleep.md):
+#   sh bench/run-sleep.sh BUILD     (make bench-sleep; make bench runs the
+#                                    same scripts from bench/run-bindings.sh)
+# Python: bench/python/bench_sleep.py under $PYTHON, which must have this
+# checkout's monostamp installed (make test-python, or pip install .);
+# Lua: bench/lua/bench_sleep.lua under $LUA over $BUILD/lua (make lua) and
+# under $LUAJIT over $BUILD/libmonostamp.so (make lib).  Each takes about a
+# minute (MONOSTAMP_BENCH_QUICK=1: about 20 s).
+cd "$(dirname "$0")/.." || exit 1
+BUILD=${1:-build}
+BUILD_ABS=$(cd "$BUILD" && pwd) || exit 1
+PYTHON=${PYTHON:-python3}
+LUA=${LUA:-lua5.4}
+LUAJIT=${LUAJIT:-luajit}
+status=0
+uptime
+
+echo "== Python ($PYTHON): bench/python/bench_sleep.py"
+if (cd / && "$PYTHON" -c 'import monostamp._sleep') 2>/dev/null; then
+    (cd / && "$PYTHON" "$OLDPWD/bench/python/bench_sleep.py") || status=1
+else
+    echo "python sleep bench: skipped ($PYTHON lacks monostamp: make test-python or pip install .)"
+fi
+
+echo "== Lua ($LUA): bench/lua/bench_sleep.lua"
+if command -v "$LUA" >/dev/null 2>&1; then
+    LUA_CPATH="$BUILD_ABS/lua/?.so;;" LUA_PATH="bindings/lua/?.lua;;" "$LUA" bench/lua/bench_sleep.lua ||
+        status=1
+else
+    echo "lua sleep bench: skipped (no $LUA)"
+fi
+
+echo "== LuaJIT ($LUAJIT): bench/lua/bench_sleep.lua over monostamp.ffi"
+if command -v "$LUAJIT" >/dev/null 2>&1; then
+    MONOSTAMP_LIBRARY="$BUILD_ABS/libmonostamp.so" LUA_PATH="bindings/lua/?.lua;;" \
+        "$LUAJIT" bench/lua/bench_sleep.lua || status=1
+else
+    echo "luajit sleep bench: skipped (no $LUAJIT)"
+fi
+exit $status
