@@ -243,6 +243,8 @@ static PyMethodDef ms_methods[] = {
     {"_foreign", ms_patch_foreign, METH_NOARGS, ms_patch_foreign_doc},
     {"_installed", ms_patch_is_installed, METH_NOARGS, ms_patch_installed_doc},
     {"_targets", ms_patch_targets, METH_NOARGS, ms_patch_targets_doc},
+    {"_after_fork", ms_patch_after_fork, METH_NOARGS, ms_patch_after_fork_doc},
+    {"_hold_switch_lock", ms_patch_hold_switch_lock, METH_O, ms_patch_hold_switch_lock_doc},
     {NULL, NULL, 0, NULL},
 };
 
