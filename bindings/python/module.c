@@ -363,7 +363,8 @@ static int ms_exec(PyObject *module)
         return -1;
     if (PyModule_AddStringConstant(module, "__version__", MONOSTAMP_VERSION) < 0 ||
         PyModule_AddIntConstant(module, "DEFAULT_SLEEP_TOLERANCE_NS",
-                                MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS) < 0)
+                                MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS) < 0 ||
+        PyModule_AddIntConstant(module, "PATCH_MAX_LEAD_NS", MS_PATCH_MAX_LEAD_NS) < 0)
         return -1;
     /* Asked once, here, before any thread can see the module: the core's
      * answer never changes, and the pointer is then only read.  An

@@ -521,23 +521,3 @@ def test_clock_time_and_now_datetime_are_unique():
     assert len(set(vals)) == 2000
     d = [monostamp.now_datetime(timezone.utc) for _ in range(2000)]
     assert len(set(d)) == 2000 and all(x.tzinfo is timezone.utc for x in d)
-
-
-# ------------------------------------------------------- other tools
-
-def test_time_machine_active_is_a_runtime_error():
-    time_machine = pytest.importorskip("time_machine")
-    with time_machine.travel(0, tick=False):
-        with pytest.raises(RuntimeError, match="time-machine"):
-            monostamp.patch().start()
-    assert is_real_time()
-    with monostamp.patch(manual(start_s=946684800)):
-        assert DT.now().year == 2000
-
-
-def test_freezegun_active_is_a_runtime_error():
-    freezegun = pytest.importorskip("freezegun")
-    with freezegun.freeze_time("2001-01-01"):
-        with pytest.raises(RuntimeError, match="freezegun"):
-            monostamp.patch().start()
-    assert is_real_time()
