@@ -85,8 +85,8 @@ def test_tzset_takes_effect_at_once(tz, clock):
     """monkeypatch.setenv("TZ", ...); time.tzset(): the next patched now()
     and today() show the new zone, as time.localtime() does (without the
     tzset wrapper the zone engine noticed within a second)."""
-    tz("UTC")
     with monostamp.patch(None if clock == "default" else Clock(STRICT)):
+        tz("UTC")  # patched too: an earlier test's zone may linger otherwise
         utc = DT.now(timezone.utc)
         assert abs(DT.now() - utc.replace(tzinfo=None)) < datetime.timedelta(seconds=5)
         tz("Asia/Tokyo")
