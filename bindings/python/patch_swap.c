@@ -215,6 +215,9 @@ int ms_patch_swap_init(void)
  * it; the records swapped out are freed after it is released. */
 static void lock_switch(void)
 {
+    /* Uncontended, as it nearly always is: no GIL round trip. */
+    if (PyThread_acquire_lock(switch_lock, NOWAIT_LOCK))
+        return;
     Py_BEGIN_ALLOW_THREADS
     PyThread_acquire_lock(switch_lock, WAIT_LOCK);
     Py_END_ALLOW_THREADS

@@ -118,6 +118,7 @@ class _Finder(importlib.abc.MetaPathFinder):
 
 
 _finder = None
+_watched = False  # watch() has run: later imports are the finder's
 
 
 def _unwatch_if_done():
@@ -132,8 +133,11 @@ def _unwatch_if_done():
 
 def watch():
     """Wraps the tools already imported; the others as they are imported."""
-    global _finder
+    global _finder, _watched
+    if _watched:
+        return
     with _watch_lock:
+        _watched = True
         missing = False
         for name in _TOOLS:
             module = sys.modules.get(name)
@@ -148,8 +152,9 @@ def watch():
 
 def unwrap():
     """Puts the tools' own start() and stop() back and stops watching (tests)."""
-    global _finder
+    global _finder, _watched
     with _watch_lock:
+        _watched = False
         for name, (class_name, _) in _TOOLS.items():
             cls = getattr(sys.modules.get(name), class_name, None)
             if isinstance(cls, type) and _MARK in vars(cls):
