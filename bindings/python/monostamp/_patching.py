@@ -122,6 +122,7 @@ def _after_fork_in_child():
     both locks and the GIL)."""
     global _lock
     _lock = threading.Lock()
+    _compose._watch_lock = threading.Lock()
     _c._after_fork()
 
 
