@@ -191,6 +191,9 @@ PyObject *ms_patch_today(PyObject *cls, PyObject *unused);
  * what the local zone's history decides). */
 PyObject *ms_patch_tzset(PyObject *self, PyObject *unused);
 
+/* patch_datetime.c: forgets the cached fold answer (a new active clock). */
+void ms_patch_fold_forget(void);
+
 /* patch_datetime.c: imports datetime's C API for that file (see the top)
  * and returns 0, or -1 with the error.  ms_patch_exec calls it first. */
 int ms_patch_datetime_import(void);

@@ -80,8 +80,10 @@ static void local_fields(const monostamp_stamp *s, fields *f)
  * So the answer is kept for a second of stamps of one zone and offset:
  * whether and where [T, T + |Δ|) is.  Within a second of the same offset
  * no second change can happen (zones change at most every few weeks),
- * and the local zone itself is re-read by the engine once a second.  Held
- * under the GIL: only the main interpreter patches (patch_functions.c).
+ * and the local zone itself is re-read by the engine once a second.  It is
+ * forgotten at each switch of the active clock, since a zone closed with its
+ * clock may be opened again at the same address as another.  Held under the
+ * GIL: only the main interpreter patches (patch_functions.c).
  */
 static struct {
     monostamp_zone *zone;      /* NULL: nothing kept */
@@ -131,6 +133,11 @@ static int fold_of(monostamp_zone *zone, const monostamp_stamp *s)
         fold_cache.fold_until_s = until;
     }
     return t >= fold_cache.fold_from_s && t < fold_cache.fold_until_s;
+}
+
+void ms_patch_fold_forget(void)
+{
+    fold_cache.zone = NULL;
 }
 
 PyObject *ms_patch_tzset(PyObject *self, PyObject *unused)
