@@ -28,9 +28,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 PROJECTS = ["humanize==4.17.0", "structlog==26.1.0", "python-dateutil==4.0.0"]
 #: What the suites need beyond the projects themselves (their "tests" extras,
-#: less coverage, benchmarking and random-order plugins).
-TEST_DEPS = ["pytest>=9", "pytest-asyncio", "hypothesis", "freezegun", "time-machine",
-             "simplejson", "tzdata", "setuptools>=77"]
+#: less the random-order plugin; pytest-cov for dateutil's no_cover marker and attrs,
+#: pytest-benchmark for humanize's benchmark fixture).
+TEST_DEPS = ["pytest>=9", "pytest-asyncio", "pytest-cov", "pytest-benchmark", "hypothesis",
+             "freezegun", "time-machine", "simplejson", "attrs", "tzdata", "setuptools>=77"]
+#: pytest arguments of each project's run: pytest-asyncio (structlog's) warns
+#: at startup where it is not configured, and the others make warnings errors.
+PYTEST_ARGS = {"structlog": [], "humanize": ["-p", "no:asyncio"],
+               "python-dateutil": ["-p", "no:asyncio"]}
 
 
 def run(*args, **kwargs):
@@ -54,9 +59,10 @@ def failing(output):
     return set(re.findall(r"^(?:FAILED|ERROR) (\S+)", output, re.M))
 
 
-def suite(python, source, patched, log):
+def suite(python, source, extra, patched, log):
+    """(failing ids, the summary line or None) of one run of a suite."""
     args = [python, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-p",
-            "no:randomly", "-rfE", "-q"]
+            "no:randomly", "-rfE", "-q", *extra]
     if patched:
         args.append("--monostamp-patch")
     env = dict(os.environ)
@@ -67,7 +73,7 @@ def suite(python, source, patched, log):
     log.write_text(done.stdout + done.stderr)
     summary = [line for line in done.stdout.splitlines() if re.search(r"\d+ (passed|failed)",
                                                                      line)]
-    return failing(done.stdout), (summary[-1] if summary else "no summary: see %s" % log)
+    return failing(done.stdout), (summary[-1] if summary else None)
 
 
 def main():
@@ -102,9 +108,15 @@ def main():
                 tar.extractall(sources, filter="data")  # no links or paths out
             except TypeError:  # a Python before the filters
                 tar.extractall(sources)
-        plain, plain_summary = suite(python, source, False, logs / (source.name + "-plain.log"))
-        patched, patched_summary = suite(python, source, True,
+        extra = PYTEST_ARGS.get(name, [])
+        plain, plain_summary = suite(python, source, extra, False,
+                                     logs / (source.name + "-plain.log"))
+        patched, patched_summary = suite(python, source, extra, True,
                                          logs / (source.name + "-patched.log"))
+        if plain_summary is None or patched_summary is None:
+            print("%s: a run did not finish: see %s" % (source.name, logs))
+            status = 1
+            continue
         same = plain == patched
         print("%s: plain: %s; --monostamp-patch: %s; failing tests %s" % (
             source.name, plain_summary, patched_summary,

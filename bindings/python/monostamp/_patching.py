@@ -84,7 +84,7 @@ def _uuid_stop():
 # "Engaged": monostamp's functions are in the method tables (_c._installed()).
 # A patch is started but not engaged while a time-machine travel or a
 # freezegun freeze is active (_compose.py): theirs win, ours resume after.
-# These run under _lock.
+# _engage and _disengage run under _lock; _step_aside and _resume take it.
 
 def _engage():
     """Our functions in, drawing from the innermost patch's clock."""
@@ -118,8 +118,9 @@ def _resume():
 def _after_fork_in_child():
     """A fork while another thread was inside start() or stop() leaves both
     locks held by a thread the child does not have: the child makes new
-    ones.  The stack and the tables are consistent (they change only under
-    both locks and the GIL)."""
+    ones.  The method tables are whole (they change only under both locks
+    and the GIL); the patch that thread was starting or stopping may be
+    left on the child's stack, as the child inherits every active one."""
     global _lock
     _lock = threading.Lock()
     _compose._watch_lock = threading.Lock()
