@@ -193,8 +193,27 @@ HOOK = textwrap.dedent("""
 """)
 
 
-def test_tools_imported_after_the_patch_started_are_caught(time_machine, freezegun):
-    done = subprocess.run([sys.executable, "-c", HOOK], capture_output=True, text=True,
+FIRST = textwrap.dedent("""
+    import time, time_machine, freezegun, monostamp
+    clock = monostamp.Clock(source="manual", start_ns=1262304000 * 10**9, max_lead_ns=0)
+    for tool in (time_machine.travel(0, tick=False), freezegun.freeze_time("1970-01-01")):
+        tool.start()                        # before any monostamp.patch() ever started
+        p = monostamp.patch(clock).start()  # waits for it
+        assert time.time() == 0, time.time()
+        tool.stop()
+        assert 1262304000 <= time.time() < 1262304001
+        p.stop()
+    assert abs(time.time() - monostamp.Clock(monostamp.Policy.ACCEPT_PLATFORM_TIME).time()) < 10
+    print("ok")
+""")
+
+
+@pytest.mark.parametrize("script", [HOOK, FIRST], ids=["imported later", "started first"])
+def test_tools_imported_later_or_started_before_any_patch(time_machine, freezegun, script):
+    """In a fresh interpreter: a tool imported while a patch is active (the
+    import hook wraps it), and a travel or freeze started before the first
+    patch ever started (the patch waits, and resumes at its stop)."""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                           timeout=120)
     assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr
 
