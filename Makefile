@@ -11,6 +11,9 @@
 #   make bench-sleep  sleep lateness from Python, Lua and LuaJIT (part of bench)
 #   make fuzz       the libFuzzer targets, FUZZ_SECONDS each
 #   make test-tzrule-full  POSIX TZ rules against glibc and zoneinfo, full run
+#   make test-real-suites  humanize's, structlog's and python-dateutil's own
+#                   suites, plain and with --monostamp-patch: the same failing
+#                   tests (fetched with pip into a cache; tools/test-real-suites.py)
 #   make install PREFIX=/usr/local
 #
 # Every target that needs a tool runs tools/install-deps.sh first, which
@@ -43,7 +46,7 @@ DEPS := tools/install-deps.sh
 
 .PHONY: all lib test test-c test-asan test-tsan test-header test-cxx test-install test-windows test-exports \
         test-python test-pythons test-lua test-lua53 test-forky demo bench fuzz install lua python clean deps \
-        test-tzrule-full
+        test-tzrule-full test-real-suites
 
 all: lib
 lib: $(BUILD)/libmonostamp.a $(BUILD)/libmonostamp.so $(BUILD)/monostamp.pc
@@ -263,6 +266,9 @@ test-forky:
 # threads on clocks that release the GIL; tools/tsan-python.supp may hold
 # CPython's reports only); the busted specs against a module built with
 # ASan+UBSan.  Each script says what it can and cannot see.
+test-real-suites:
+	@$(PYTHON) tools/test-real-suites.py
+
 .PHONY: test-python-tsan test-lua-asan soak
 test-python-tsan:
 	@PYTHON=$(PYTHON) tools/test-python-tsan.sh $(BUILD)

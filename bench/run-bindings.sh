@@ -9,7 +9,8 @@ status=0
 # ---------------------------------------------------------------- Python
 # Installs the binding for $PYTHON (default python3) and runs
 # bench/python/bench.py, bench_stamp.py (Stamp against datetime) and
-# bench_ids.py (uuid7 and take against their peers), none part of the
+# bench_ids.py (uuid7 and take against their peers), bench_patch.py
+# (patched calls, a start+stop cycle, the lead bound), none part of the
 # wheel: ns per call and the target ratios, each against a baseline timed
 # in the same run; and bench_cli.py, python -m monostamp's stamps/s and
 # peak memory (its --against FILE, for a ratio to another version, is for
@@ -26,6 +27,8 @@ if [ -f setup.py ] && command -v "$PYTHON" >/dev/null 2>&1; then
         "$PYTHON" "$benches/bench_stamp.py" &&
         echo "== Python: ids and blocks against their peers (bench_ids.py)" &&
         "$PYTHON" "$benches/bench_ids.py" &&
+        echo "== Python: monostamp.patch() (bench_patch.py)" &&
+        "$PYTHON" "$benches/bench_patch.py" &&
         echo "== Python: the command line (bench_cli.py)" &&
         "$PYTHON" "$benches/bench_cli.py"); then
         :

@@ -61,7 +61,10 @@ fi
 # reads pyproject.toml's SPDX license string (make test-python builds without
 # build isolation, so with this setuptools); mypy runs stubtest on the .pyi.
 pips=""
-for mod in pytest:pytest hypothesis:hypothesis xdist:pytest-xdist mypy:mypy; do
+# freezegun and time-machine: monostamp.patch() gives way to them, tested
+# with both (tests/python/test_patch_compose.py, test_suites_both_ways.py).
+for mod in pytest:pytest hypothesis:hypothesis xdist:pytest-xdist mypy:mypy \
+           freezegun:freezegun time_machine:time-machine; do
     "$PYTHON" -c "import ${mod%%:*}" 2>/dev/null || pips="$pips ${mod#*:}"
 done
 "$PYTHON" -c 'import setuptools, sys

@@ -246,6 +246,8 @@ static PyMethodDef ms_methods[] = {
     {"_foreign", ms_patch_foreign, METH_NOARGS, ms_patch_foreign_doc},
     {"_installed", ms_patch_is_installed, METH_NOARGS, ms_patch_installed_doc},
     {"_targets", ms_patch_targets, METH_NOARGS, ms_patch_targets_doc},
+    {"_after_fork", ms_patch_after_fork, METH_NOARGS, ms_patch_after_fork_doc},
+    {"_hold_switch_lock", ms_patch_hold_switch_lock, METH_O, ms_patch_hold_switch_lock_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -364,7 +366,8 @@ static int ms_exec(PyObject *module)
         return -1;
     if (PyModule_AddStringConstant(module, "__version__", MONOSTAMP_VERSION) < 0 ||
         PyModule_AddIntConstant(module, "DEFAULT_SLEEP_TOLERANCE_NS",
-                                MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS) < 0)
+                                MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS) < 0 ||
+        PyModule_AddIntConstant(module, "PATCH_MAX_LEAD_NS", MS_PATCH_MAX_LEAD_NS) < 0)
         return -1;
     /* Asked once, here, before any thread can see the module: the core's
      * answer never changes, and the pointer is then only read.  An

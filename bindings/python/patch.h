@@ -7,7 +7,8 @@
  *     patch_active.c     the active clock: its publication and the draws
  *     patch_swap.c       the targets; saving, swapping and restoring ml_meth
  *     patch_time.c       the replacements for the time module
- *     patch_datetime.c   the replacements for datetime and date
+ *     patch_datetime.c   the replacements for datetime and date, and for
+ *                        time.tzset (which tells the zones they changed)
  *     patch_functions.c  the module functions monostamp/_patching.py calls
  *
  * How it reaches every caller.  A built-in function is a PyCFunctionObject
@@ -66,6 +67,7 @@ enum {
     T_CTIME,
     T_ASCTIME,
     T_STRFTIME,
+    T_TZSET, /* optional: not on Windows (patch_swap.c skips a missing one) */
     T_NOW,
     T_UTCNOW,
     T_TODAY,
@@ -90,7 +92,22 @@ typedef struct {
     monostamp_clock *clock;  /* lives as long as owner */
     int may_wait;            /* release the GIL around a draw */
     PyInterpreterState *interp; /* the interpreter owner belongs to */
+    int64_t lead_bound_ns;   /* the patch's own lead bound (patch_active.c), 0: none */
 } active_clock;
+
+/* The lead bound of a patch on the default clock.  Unique µs cannot be
+ * handed out faster than one per µs without running ahead of the wall
+ * clock: a tight loop of datetime.now() calls (10 M/s) would lead by
+ * whole seconds.  5 ms keeps every patched value within 5 ms of the real
+ * clock and costs a loop that fast its speed above 1 M µs-calls/s; the
+ * default clock's own 1 s bound stays for monostamp.now().  A patch on a
+ * Clock of the caller's keeps that clock's max_lead_ns instead. */
+#define MS_PATCH_MAX_LEAD_NS INT64_C(5000000)
+/* The lead is measured (one more reading of the wall clock) on one draw
+ * in this many (a power of 2): between two measurements it can grow by at
+ * most this many increments (64 µs), which the documented bound
+ * includes. */
+#define MS_PATCH_LEAD_CHECK_EVERY 64
 
 /* The innermost patch's clock, or NULL: replacements then call the
  * originals.  Release/acquire: a reader that sees the pointer sees the
@@ -140,6 +157,12 @@ static inline int64_t floor_div(int64_t a, int64_t b, int64_t *rem)
     return q;
 }
 
+/* Waits, with the GIL released, until the last stamp a bounded patch
+ * handed out leads the wall clock by no more than the bound: what stop()
+ * does before it gives the real functions back, so that the first real
+ * reading is never more than the bound before the last patched one. */
+void ms_patch_settle_lead(void);
+
 /* ---------------------------------------------------- the replacements */
 
 /* patch_time.c, each written for the ml_flags patch_swap.c's table gives it;
@@ -162,6 +185,14 @@ PyObject *ms_patch_now(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                        PyObject *kwnames);
 PyObject *ms_patch_utcnow(PyObject *cls, PyObject *unused);
 PyObject *ms_patch_today(PyObject *cls, PyObject *unused);
+
+/* patch_datetime.c: the replacement for time.tzset(): the original, then
+ * the zone engine and the fold cache told at once (patch_datetime.c keeps
+ * what the local zone's history decides). */
+PyObject *ms_patch_tzset(PyObject *self, PyObject *unused);
+
+/* patch_datetime.c: forgets the cached fold answer (a new active clock). */
+void ms_patch_fold_forget(void);
 
 /* patch_datetime.c: imports datetime's C API for that file (see the top)
  * and returns 0, or -1 with the error.  ms_patch_exec calls it first. */
@@ -196,6 +227,13 @@ void ms_patch_uninstall(void);
 /* 1 while the replacements are in the method tables. */
 int ms_patch_installed(void);
 
+/* In a child of fork(): a new switch lock, as the old one may be held by a
+ * thread that does not exist in the child (a fork during a start()). */
+int ms_patch_swap_after_fork(void);
+
+/* For the fork test: takes (hold) or releases the switch lock. */
+void ms_patch_swap_hold(int hold);
+
 /* The targets whose C function is neither the original nor ours: another
  * tool (time-machine) has them.  A new list of names, or NULL with the
  * error. */
@@ -203,15 +241,19 @@ PyObject *ms_patch_foreign_names(void);
 
 /* ----------------------------------------- the module's side (patch_functions.c) */
 
-/* The module functions _activate, _deactivate, _foreign, _installed and
- * _targets, for module.c's method table. */
+/* The module functions _activate, _deactivate, _foreign, _installed,
+ * _targets, _after_fork and _hold_switch_lock, for module.c's method
+ * table. */
 PyObject *ms_patch_activate(PyObject *module, PyObject *clock);
 PyObject *ms_patch_deactivate(PyObject *module, PyObject *unused);
 PyObject *ms_patch_foreign(PyObject *module, PyObject *unused);
 PyObject *ms_patch_is_installed(PyObject *module, PyObject *unused);
 PyObject *ms_patch_targets(PyObject *module, PyObject *unused);
+PyObject *ms_patch_after_fork(PyObject *module, PyObject *unused);
+PyObject *ms_patch_hold_switch_lock(PyObject *module, PyObject *hold);
 extern const char ms_patch_activate_doc[], ms_patch_deactivate_doc[], ms_patch_foreign_doc[],
-    ms_patch_installed_doc[], ms_patch_targets_doc[];
+    ms_patch_installed_doc[], ms_patch_targets_doc[], ms_patch_after_fork_doc[],
+    ms_patch_hold_switch_lock_doc[];
 
 /* The patch's part of the exec slot: datetime's C API for patch_datetime.c
  * and the method tables' entries.  0, or -1 with the error. */

@@ -1,6 +1,7 @@
 /*
  * patch_functions.c: the module functions monostamp/_patching.py calls
- * (_activate, _deactivate, _installed, _foreign, _targets) and the patch's
+ * (_activate, _deactivate, _installed, _foreign, _targets, _after_fork,
+ * _hold_switch_lock) and the patch's
  * part of the module's exec slot.  The work is done by patch_swap.c, the
  * active clock's record by patch_active.c; patch.h tells the whole story.
  */
@@ -32,13 +33,15 @@ PyObject *ms_patch_activate(PyObject *module, PyObject *clock_obj)
 {
     ms_state *st = (ms_state *)PyModule_GetState(module);
     monostamp_clock *clock;
-    int may_wait = 0; /* the default clock has no lead bound */
+    int may_wait = 0; /* the default clock: the patch's own bound waits (patch_active.c) */
+    int64_t bound = 0;
     const char *reason = unsupported_here();
     if (reason != NULL)
         return PyErr_Format(PyExc_RuntimeError, "monostamp.patch() cannot start %s", reason);
     if (clock_obj == Py_None) {
         if ((clock = st->default_clock) == NULL)
             return ms_default_clock_error(st);
+        bound = MS_PATCH_MAX_LEAD_NS;
     } else if (!ms_clock_core(clock_obj, &clock, &may_wait)) {
         ms_type_error("clock", "a monostamp.Clock or None", clock_obj);
         return NULL;
@@ -47,8 +50,9 @@ PyObject *ms_patch_activate(PyObject *module, PyObject *clock_obj)
     if (next == NULL)
         return PyErr_NoMemory();
     Py_INCREF(clock_obj);
-    *next = (active_clock){clock_obj, clock, may_wait, PyInterpreterState_Get()};
+    *next = (active_clock){clock_obj, clock, may_wait, PyInterpreterState_Get(), bound};
 
+    ms_patch_fold_forget();
     int conflict = ms_patch_install(next);
     if (conflict >= 0) {
         PyErr_Format(PyExc_RuntimeError,
@@ -62,13 +66,46 @@ PyObject *ms_patch_activate(PyObject *module, PyObject *clock_obj)
 
 const char ms_patch_deactivate_doc[] =
 "_deactivate()\n--\n\n"
-"Puts the original functions back and forgets the active clock.";
+"Puts the original functions back and forgets the active clock, after\n"
+"waiting until the last patched value of the default clock leads the\n"
+"wall clock by no more than the patch's bound.";
 
 PyObject *ms_patch_deactivate(PyObject *module, PyObject *unused)
 {
     (void)module;
     (void)unused;
+    ms_patch_settle_lead();
     ms_patch_uninstall();
+    Py_RETURN_NONE;
+}
+
+const char ms_patch_after_fork_doc[] =
+"_after_fork()\n--\n\n"
+"In a child of fork(): a new lock for the switches (the parent's may be\n"
+"held by a thread the child does not have).  monostamp/_patching.py\n"
+"registers it with os.register_at_fork.";
+
+PyObject *ms_patch_after_fork(PyObject *module, PyObject *unused)
+{
+    (void)module;
+    (void)unused;
+    if (ms_patch_swap_after_fork() < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+const char ms_patch_hold_switch_lock_doc[] =
+"_hold_switch_lock(hold, /)\n--\n\n"
+"Takes (True) or releases (False) the lock of the switches: for the test\n"
+"of a fork while another thread is inside start() or stop().";
+
+PyObject *ms_patch_hold_switch_lock(PyObject *module, PyObject *hold)
+{
+    (void)module;
+    int h = PyObject_IsTrue(hold);
+    if (h < 0)
+        return NULL;
+    ms_patch_swap_hold(h);
     Py_RETURN_NONE;
 }
 

@@ -50,6 +50,8 @@ static const target_spec specs[T_COUNT] = {
     [T_CTIME] = {"time.ctime", "ctime", METH_VARARGS, ms_patch_ctime, -1, NULL},
     [T_ASCTIME] = {"time.asctime", "asctime", METH_VARARGS, ms_patch_asctime, -1, NULL},
     [T_STRFTIME] = {"time.strftime", "strftime", METH_VARARGS, ms_patch_strftime, -1, NULL},
+    /* Not to draw a stamp: to tell the zone engine at once (patch_time.c). */
+    [T_TZSET] = {"time.tzset", "tzset", METH_NOARGS, ms_patch_tzset, -1, NULL},
     [T_NOW] = {"datetime.datetime.now", "now", METH_FASTCALL | METH_KEYWORDS | METH_CLASS,
                FN(ms_patch_now), -1, NULL},
     [T_UTCNOW] = {"datetime.datetime.utcnow", "utcnow", METH_NOARGS | METH_CLASS,
@@ -61,6 +63,14 @@ static const target_spec specs[T_COUNT] = {
 const char *ms_patch_target_name(int t)
 {
     return specs[t].name;
+}
+
+/* A target the interpreter may not have: time.tzset() exists only where
+ * the C library has a working tzset() (not on Windows).  A missing one is
+ * left out (its defs[] entry NULL), never an error. */
+static int optional(int t)
+{
+    return t == T_TZSET;
 }
 
 /* The PyMethodDef called `name` in the NULL-terminated `table`. */
@@ -110,6 +120,8 @@ static int find_targets(void)
     for (int t = 0; t < T_COUNT; t++) {
         found[t] = table_entry(time_def, t, specs[t].method);
         sibling[t] = table_entry(time_def, t, t < T_NOW ? "monotonic" : "fromtimestamp");
+        if (found[t] == NULL && optional(t))
+            continue;
         if (found[t] == NULL || sibling[t] == NULL) {
             PyErr_Format(PyExc_RuntimeError, "monostamp.patch: %s is not in its method table",
                          specs[t].name);
@@ -158,10 +170,11 @@ static int save_originals(void)
     if (saved)
         return -1;
     for (int t = 0; t < T_COUNT; t++)
-        if (!same_binary(defs[t]->ml_meth, siblings[t]->ml_meth))
+        if (defs[t] != NULL && !same_binary(defs[t]->ml_meth, siblings[t]->ml_meth))
             return t;
     for (int t = 0; t < T_COUNT; t++)
-        ms_patch_originals[t] = defs[t]->ml_meth;
+        if (defs[t] != NULL)
+            ms_patch_originals[t] = defs[t]->ml_meth;
     saved = 1;
     return -1;
 }
@@ -170,6 +183,8 @@ PyObject *ms_patch_foreign_names(void)
 {
     PyObject *names = PyList_New(0);
     for (int t = 0; names != NULL && t < T_COUNT; t++) {
+        if (defs[t] == NULL)
+            continue;
         PyCFunction f = defs[t]->ml_meth;
         if (f == chosen[t])
             continue;
@@ -200,6 +215,9 @@ int ms_patch_swap_init(void)
  * it; the records swapped out are freed after it is released. */
 static void lock_switch(void)
 {
+    /* Uncontended, as it nearly always is: no GIL round trip. */
+    if (PyThread_acquire_lock(switch_lock, NOWAIT_LOCK))
+        return;
     Py_BEGIN_ALLOW_THREADS
     PyThread_acquire_lock(switch_lock, WAIT_LOCK);
     Py_END_ALLOW_THREADS
@@ -214,11 +232,13 @@ int ms_patch_install(active_clock *next)
         /* Ours may still be there: a tool that patched on top of them put
          * them back when it stopped. */
         for (int t = 0; t < T_COUNT && conflict < 0; t++)
-            if (defs[t]->ml_meth != ms_patch_originals[t] && defs[t]->ml_meth != chosen[t])
+            if (defs[t] != NULL && defs[t]->ml_meth != ms_patch_originals[t] &&
+                defs[t]->ml_meth != chosen[t])
                 conflict = t;
         if (conflict < 0) {
             for (int t = 0; t < T_COUNT; t++)
-                defs[t]->ml_meth = chosen[t];
+                if (defs[t] != NULL)
+                    defs[t]->ml_meth = chosen[t];
             installed = 1;
         }
     }
@@ -234,7 +254,7 @@ void ms_patch_uninstall(void)
     lock_switch();
     if (installed) {
         for (int t = 0; t < T_COUNT; t++)
-            if (defs[t]->ml_meth == chosen[t])
+            if (defs[t] != NULL && defs[t]->ml_meth == chosen[t])
                 defs[t]->ml_meth = ms_patch_originals[t];
         installed = 0;
     }
@@ -246,4 +266,32 @@ void ms_patch_uninstall(void)
 int ms_patch_installed(void)
 {
     return installed;
+}
+
+/*
+ * A thread may hold switch_lock when another forks: it took the lock and
+ * waits for the GIL the forking thread holds.  In the child that thread
+ * does not exist, and the lock would stay taken for good, hanging the
+ * child's first start() or stop().  The tables are consistent all the
+ * same: they are written only with both the lock and the GIL held, in one
+ * go.  So the child makes a lock of its own; the old one is left (freeing
+ * a lock that is held is undefined).
+ */
+int ms_patch_swap_after_fork(void)
+{
+    PyThread_type_lock fresh = PyThread_allocate_lock();
+    if (fresh == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    switch_lock = fresh;
+    return 0;
+}
+
+void ms_patch_swap_hold(int hold)
+{
+    if (hold)
+        lock_switch();
+    else
+        PyThread_release_lock(switch_lock);
 }

@@ -15,6 +15,9 @@ import pytest
 # test_pytest_plugin.py runs pytest inside pytest.
 pytest_plugins = ["pytester"]
 
+# Projects of their own, which test_suites_both_ways.py runs in children.
+collect_ignore = ["suites"]
+
 try:  # no example database, and hypothesis' caches outside the checkout
     import tempfile
 

@@ -523,21 +523,44 @@ def test_clock_time_and_now_datetime_are_unique():
     assert len(set(d)) == 2000 and all(x.tzinfo is timezone.utc for x in d)
 
 
-# ------------------------------------------------------- other tools
+# ------------------------------------------------------------ the lead bound
 
-def test_time_machine_active_is_a_runtime_error():
-    time_machine = pytest.importorskip("time_machine")
-    with time_machine.travel(0, tick=False):
-        with pytest.raises(RuntimeError, match="time-machine"):
-            monostamp.patch().start()
-    assert is_real_time()
-    with monostamp.patch(manual(start_s=946684800)):
-        assert DT.now().year == 2000
+def test_a_million_tight_now_calls_lead_by_at_most_the_bound_and_stop_waits():
+    """The issue's loop: 1,000,000 datetime.now() as fast as they come.
+    Unique µs cannot be handed out faster than 1 M/s without leading the
+    wall clock; the patch on the default clock waits at PATCH_MAX_LEAD_NS
+    (measured every 64 draws, so up to 64 µs more), and stop() waits until
+    the first real value is no more than the bound before the last patched
+    one."""
+    real = Clock(Policy.ACCEPT_PLATFORM_TIME)
+    bound_ns = monostamp.PATCH_MAX_LEAD_NS + 64 * 1000
+    now = DT.now
+    with monostamp.patch():
+        for _ in range(1_000_000):
+            last = now(timezone.utc)
+        lead_ns = round(last.timestamp() * 1e6) * 1000 - real.time_ns()
+    first_real = DT.now(timezone.utc)
+    assert lead_ns <= bound_ns, "lead %.3f ms" % (lead_ns / 1e6)
+    assert (last - first_real).total_seconds() * 1e9 <= monostamp.PATCH_MAX_LEAD_NS
+    assert monostamp.PATCH_MAX_LEAD_NS == 5_000_000
 
 
-def test_freezegun_active_is_a_runtime_error():
-    freezegun = pytest.importorskip("freezegun")
-    with freezegun.freeze_time("2001-01-01"):
-        with pytest.raises(RuntimeError, match="freezegun"):
-            monostamp.patch().start()
-    assert is_real_time()
+def test_a_clock_of_the_callers_keeps_its_own_lead_bound():
+    """Clock(max_lead_ns=0): unbounded, as asked; the patch adds no bound of
+    its own.  Only a loop faster than real time can show a lead, so the
+    comparison is made when the loop was (as it is everywhere but under a
+    sanitizer)."""
+    real = Clock(Policy.ACCEPT_PLATFORM_TIME)
+    started = time.monotonic()
+    with monostamp.patch(Clock(STRICT, max_lead_ns=0)):
+        for _ in range(200_000):
+            last = time.time()
+    took = time.monotonic() - started
+    lead_s = last - real.time()
+    if took < 0.1:
+        assert lead_s > monostamp.PATCH_MAX_LEAD_NS / 1e9
+    c = Clock(STRICT, max_lead_ns=2_000_000, on_lead="wait")
+    with monostamp.patch(c):
+        for _ in range(20_000):
+            last = time.time()
+        assert last - real.time() <= 0.002 + 1e-6

@@ -239,5 +239,44 @@ def test_a_lua_subprocess_interleaves_uniquely(monostamp_clock):
 
 
 def test_plugin_is_registered_by_entry_point(pytestconfig):
-    plugin = pytestconfig.pluginmanager.get_plugin("monostamp")
+    # The entry point "monostamp" is a module of its own that loads the
+    # plugin by its module name (monostamp/_pytest_entry.py says why).
+    entry = pytestconfig.pluginmanager.get_plugin("monostamp")
+    assert entry is not None and entry.__name__ == "monostamp._pytest_entry"
+    plugin = pytestconfig.pluginmanager.get_plugin("monostamp.pytest_plugin")
     assert plugin is not None and plugin.__name__ == "monostamp.pytest_plugin"
+
+
+@pytest.mark.parametrize("args, autoload, loaded", [
+    ([], True, True),
+    (["-p", "monostamp"], True, True),
+    (["-p", "monostamp.pytest_plugin"], True, True),
+    (["-p", "no:monostamp"], True, False),
+    (["-p", "no:monostamp.pytest_plugin"], True, False),
+    (["-p", "monostamp"], False, True),
+    (["-p", "monostamp.pytest_plugin"], False, True),
+    ([], False, False),
+])
+def test_every_p_spelling_loads_or_blocks_the_plugin_once(pytester, monkeypatch, args,
+                                                          autoload, loaded):
+    """The spellings docs/pytest.md gives, with pytest's autoloading of
+    entry points on and off: the plugin is there (its fixture works, its
+    header line shows) exactly when asked for, and never registered twice
+    ("Plugin already registered under a different name")."""
+    if autoload:
+        monkeypatch.delenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", raising=False)
+    else:
+        monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.delenv(ENV, raising=False)
+    pytester.makepyfile("""
+        def test_fixture(request):
+            request.getfixturevalue("monostamp_clock")
+    """)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+    assert "already registered" not in result.stderr.str() + result.stdout.str()
+    if loaded:
+        result.assert_outcomes(passed=1)
+        result.stdout.fnmatch_lines(["monostamp: monostamp_clock is *"])
+    else:
+        result.assert_outcomes(failed=1)
+        assert "monostamp: " not in result.stdout.str()

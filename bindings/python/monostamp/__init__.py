@@ -19,6 +19,7 @@ from . import _monostamp
 from ._monostamp import (  # noqa: F401  (re-exported, unwrapped: the hot path)
     DEFAULT_SLEEP_TOLERANCE_NS,
     Clock,
+    PATCH_MAX_LEAD_NS,
     LeadError,
     Policy,
     Stamp,
@@ -37,13 +38,13 @@ from ._monostamp import (  # noqa: F401  (re-exported, unwrapped: the hot path)
     uuid7_ns,
     zone_changed,
 )
-from ._patching import patch
+from ._patching import patch, patched, patching
 from . import _sleep  # noqa: F401  (registers sleep()'s finish)
 from ._interop import json_default, register_sqlite
 
 __all__ = [
     "Clock", "LeadError", "Policy", "Stamp", "clock_info", "get_policy",
-    "monotonic_ns", "now", "now_datetime", "patch", "set_policy", "sleep",
+    "monotonic_ns", "now", "now_datetime", "patch", "patched", "patching", "set_policy", "sleep",
     "sleep_until_ns", "take", "time", "time_ns", "uuid7", "uuid7_ns", "zone_changed",
 ]
 

@@ -13,7 +13,7 @@ _F = TypeVar("_F", bound=Callable[..., Any])
 
 __all__ = [
     "Clock", "LeadError", "Policy", "Stamp", "clock_info", "get_policy",
-    "monotonic_ns", "now", "now_datetime", "patch", "set_policy", "sleep",
+    "monotonic_ns", "now", "now_datetime", "patch", "patched", "patching", "set_policy", "sleep",
     "sleep_until_ns", "take", "time", "time_ns", "uuid7", "uuid7_ns", "zone_changed",
 ]
 
@@ -21,6 +21,8 @@ __all__ += ["json_default", "register_sqlite"]
 
 __version__: str
 DEFAULT_SLEEP_TOLERANCE_NS: int
+#: The lead bound of a patch on the default clock (docs/patch.md).
+PATCH_MAX_LEAD_NS: int
 
 class Policy(str, enum.Enum):
     # Enum's constructor (look a member up by value), not str's.
@@ -160,3 +162,6 @@ class patch:
         tb: Optional[TracebackType],
     ) -> None: ...
     def __call__(self, func: _F) -> _F: ...
+
+def patching() -> Optional[patch]: ...
+def patched() -> bool: ...

@@ -6,18 +6,19 @@ time.clock_gettime(_ns)(CLOCK_REALTIME), datetime.datetime.now(),
 localtime(), ctime(), asctime(), strftime(fmt) called without a time, each
 draw a fresh stamp from the patch's clock.  The C half (in
 monostamp._monostamp: bindings/python/patch_*.c) swaps the C function pointers of those built-ins; this half keeps the
-stack of nested patches, the decorator forms, uuid and the checks for
-time-machine and freezegun.
+stack of nested patches, the decorator forms, uuid, giving way to
+time-machine and freezegun (_compose.py), and fork safety.
 """
 import functools
 import importlib
 import inspect
-import sys
+import os
 import threading
 import uuid
 
 # Bound by monostamp/__init__.py before it imports this module.
 from . import Clock
+from . import _compose
 
 # The extension, whose _activate etc. are private and so not in the
 # package's stub: imported by name, so that mypy does not look for one.
@@ -51,47 +52,83 @@ def _resolve(clock):
                         type(clock).__name__))
 
 
-def _check_no_other_tool():
-    """RuntimeError if time-machine or freezegun is patching time right now."""
-    tm = sys.modules.get("time_machine")
-    if tm is not None and getattr(tm, "traveller_stack", None):
-        raise RuntimeError("monostamp.patch() cannot start while time-machine is "
-                           "travelling; stop time_machine.travel() first")
-    fg = sys.modules.get("freezegun.api")
-    import datetime
-    import time
-    if (fg is not None and getattr(fg, "freeze_factories", None)) or \
-            datetime.datetime.__name__ == "FakeDatetime" or \
-            type(time.time).__name__ != "builtin_function_or_method":
-        raise RuntimeError("monostamp.patch() cannot start while freezegun (or another "
-                           "tool) has replaced time.time or datetime.datetime; stop "
-                           "freeze_time() first")
-    foreign = _c._foreign()
-    if foreign:
-        raise RuntimeError("monostamp.patch() cannot start: {} patched by another tool "
-                           "(time-machine?); stop it first".format(", ".join(foreign)))
+# uuid's namespace, read and written as a dict: hasattr() of a name this
+# version lacks raises and catches an AttributeError, which made uuid's part
+# of a start+stop cycle cost more than the rest together.
+_uuid_dict = vars(uuid)
 
 
 def _reset_uuid_timestamps():
     for name, initial in _UUID_LAST.items():
-        if hasattr(uuid, name):
-            setattr(uuid, name, initial)
+        if name in _uuid_dict:
+            _uuid_dict[name] = initial
 
 
 def _uuid_start():
     """uuid1() (and uuid7() where it exists) through time.time_ns(): patched."""
-    for name in _UUID_GENERATORS:
-        if hasattr(uuid, name):
-            _uuid_saved[name] = getattr(uuid, name)
-            setattr(uuid, name, None)
+    if not _uuid_saved:
+        for name in _UUID_GENERATORS:
+            if name in _uuid_dict:
+                _uuid_saved[name] = _uuid_dict[name]
+                _uuid_dict[name] = None
     _reset_uuid_timestamps()
 
 
 def _uuid_stop():
-    for name, value in _uuid_saved.items():
-        setattr(uuid, name, value)
+    _uuid_dict.update(_uuid_saved)
     _uuid_saved.clear()
     _reset_uuid_timestamps()
+
+
+# ------------------------------------------------- engaging and stepping aside
+# "Engaged": monostamp's functions are in the method tables (_c._installed()).
+# A patch is started but not engaged while a time-machine travel or a
+# freezegun freeze is active (_compose.py): theirs win, ours resume after.
+# _engage and _disengage run under _lock; _step_aside and _resume take it.
+
+def _engage():
+    """Our functions in, drawing from the innermost patch's clock."""
+    _c._activate(_stack[-1].clock)
+    _uuid_start()
+
+
+def _disengage():
+    """The real functions back (after the lead bound is waited out)."""
+    _c._deactivate()
+    _uuid_stop()
+
+
+def _step_aside():
+    """A travel or freeze is about to start: give it the real functions."""
+    with _lock:
+        if _c._installed():
+            _disengage()
+
+
+def _resume():
+    """A travel or freeze ended (or failed to start): ours again, if no other
+    is active and a patch is started.  TZ may have changed under it (a
+    travel to a zone), so the zone engine is told."""
+    with _lock:
+        if _stack and not _c._installed() and not _compose.foreign_active():
+            _c.zone_changed()
+            _engage()
+
+
+def _after_fork_in_child():
+    """A fork while another thread was inside start() or stop() leaves both
+    locks held by a thread the child does not have: the child makes new
+    ones.  The method tables are whole (they change only under both locks
+    and the GIL); the patch that thread was starting or stopping may be
+    left on the child's stack, as the child inherits every active one."""
+    global _lock
+    _lock = threading.Lock()
+    _compose._watch_lock = threading.Lock()
+    _c._after_fork()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 class patch:
@@ -121,21 +158,22 @@ class patch:
     def start(self):
         """Activates this patch (the innermost) and returns it.
 
-        RuntimeError if it is already started, or if time-machine or
-        freezegun is active.
+        RuntimeError if it is already started, or if another tool than
+        time-machine and freezegun has replaced the functions.  While a
+        time-machine travel or a freezegun freeze is active, the patch is
+        started but waits: theirs win until the last of them stops.
         """
+        _compose.watch()
         with _lock:
             if self._started:
                 raise RuntimeError("{!r} is already started".format(self))
-            outermost = not _stack
-            if outermost:
-                _check_no_other_tool()
-            _c._activate(self.clock)
-            if outermost:
-                _uuid_start()
-            else:
-                _reset_uuid_timestamps()
             _stack.append(self)
+            if not _compose.foreign_active():
+                try:
+                    _engage()
+                except BaseException:
+                    _stack.pop()
+                    raise
             self._started = True
         return self
 
@@ -150,12 +188,12 @@ class patch:
             # Normally the innermost; one stopped out of order just leaves.
             _stack.remove(self)
             self._started = False
+            if not _c._installed():
+                return  # waiting behind a travel or freeze: nothing to undo
             if _stack:
-                _c._activate(_stack[-1].clock)
-                _reset_uuid_timestamps()
+                _engage()
             else:
-                _c._deactivate()
-                _uuid_stop()
+                _disengage()
 
     def __enter__(self):
         return self.start()
@@ -188,3 +226,20 @@ def active_patches():
     """The active patches, outermost first (a new list)."""
     with _lock:
         return list(_stack)
+
+
+def patching():
+    """The innermost started monostamp.patch, or None.
+
+    Its ``clock`` is the monostamp.Clock the standard library's clocks draw
+    from (None: the process default clock).  A patch stays started while a
+    time-machine travel or freezegun freeze has precedence; patched() says
+    whether the standard library draws from it right now.
+    """
+    with _lock:
+        return _stack[-1] if _stack else None
+
+
+def patched():
+    """True while time.time(), datetime.now() & co. draw from monostamp."""
+    return bool(_c._installed())

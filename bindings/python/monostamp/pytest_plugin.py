@@ -18,8 +18,8 @@ Active once monostamp is installed (entry point ``pytest11: monostamp``).
   code that bound them before the test.  ``@pytest.mark.monostamp(patch=True)``
   patches a test with its ``manual_clock``; ``--monostamp-patch`` (or
   ``monostamp_patch = true``) patches every test of the run, around its
-  fixtures too.  time-machine or freezegun active at the same time fails
-  the test with a message saying so.
+  fixtures too.  A test's own time-machine travel or freezegun freeze wins
+  while it is active; the patch resumes when it ends.
 
 ``--monostamp-no-share`` (or ``monostamp_share = false`` in the ini file)
 keeps each process on its own sequence.  See docs/pytest.md and docs/patch.md.
@@ -28,9 +28,8 @@ import datetime as _datetime
 import importlib
 import os
 import shutil
-import sys
 import tempfile
-from typing import Any, Callable, Generator, Iterator, List, NoReturn, Optional, Tuple
+from typing import Any, Generator, Iterator, List, Optional
 
 import pytest
 
@@ -147,6 +146,17 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     _session = _Session()
 
 
+def _patch_clock(run: bool) -> str:
+    """Which clock the whole run's patch (run) or the fixture's draws from."""
+    bound = "lead bound {:g} ms".format(monostamp.PATCH_MAX_LEAD_NS / 1e6)
+    if _session.path is not None:
+        return "the session's clock (the process default clock on {}, {})".format(
+            _session.path, bound)
+    if run:
+        return "the process default clock, private to each process ({})".format(bound)
+    return "a strict Clock private to the test"
+
+
 def pytest_report_header(config: pytest.Config) -> List[str]:
     if _session.path is None:
         clock = "monostamp: session sharing off; monostamp_clock is {} per process".format(
@@ -158,64 +168,32 @@ def pytest_report_header(config: pytest.Config) -> List[str]:
         patch = "monostamp: patch: none (this build has no monostamp.patch)"
     elif _patch_run(config):
         patch = ("monostamp: patch: the whole run (--monostamp-patch): every test, "
-                 "fixtures included, reads the standard library's clocks from the session's "
-                 "clock")
+                 "fixtures included, reads the standard library's clocks from {}; a test's "
+                 "time-machine travel or freezegun freeze wins while active".format(
+                     _patch_clock(True)))
     else:
-        patch = ("monostamp: patch: per test only (the monostamp_patch fixture, "
-                 "@pytest.mark.monostamp(patch=True))")
+        patch = ("monostamp: patch: per test only (the monostamp_patch fixture on {}, "
+                 "@pytest.mark.monostamp(patch=True) on the test's manual_clock)".format(
+                     _patch_clock(False)))
     return [clock, patch]
 
 
 # ---------------------------------------------------------------- patching
 # monostamp.patch() swaps the C functions behind time.time(), datetime.now()
-# & co. (docs/patch.md).  time-machine swaps the same pointers and freezegun
-# replaces the same names: stacked, the last to start would take the other's
-# functions for the originals.  monostamp.patch().start() refuses when one of
-# them is active; while a patch of this plugin is active, their start()
-# refuses too, so the test fails with the reason instead of running on a
-# mix of clocks.
-
-#: (module, class, what to call it): the foreign patchers' start methods.
-_FOREIGN = (
-    ("time_machine", "travel", "time_machine.travel()"),
-    ("freezegun.api", "_freeze_time", "freezegun.freeze_time()"),
-)
-_guarded: List[Tuple[type, object]] = []  # (class, original start) while this plugin's patches are active
-_active = 0    # how many of this plugin's patches are active (nested: run + test)
-
-
-def _refusing_start(what: str) -> Callable[..., NoReturn]:
-    def start(self: object, *args: object, **kwargs: object) -> NoReturn:
-        raise RuntimeError(
-            "{} cannot start while monostamp.patch() is active (monostamp_patch fixture, "
-            "@pytest.mark.monostamp(patch=True) or --monostamp-patch): the two would stack "
-            "on the same clock functions; use one of them in this test".format(what))
-    return start
-
-
-def _guard_foreign() -> None:
-    for module_name, class_name, what in _FOREIGN:
-        cls = getattr(sys.modules.get(module_name), class_name, None)
-        if isinstance(cls, type) and "start" in vars(cls):
-            _guarded.append((cls, vars(cls)["start"]))
-            setattr(cls, "start", _refusing_start(what))
-
-
-def _unguard_foreign() -> None:
-    while _guarded:
-        cls, start = _guarded.pop()
-        setattr(cls, "start", start)
-
+# & co. (docs/patch.md).  A test's own time-machine travel or freezegun
+# freeze is the more specific request: monostamp.patch() gives way to it
+# while it is active and resumes after (monostamp/_compose.py), so a whole
+# suite runs under --monostamp-patch as it runs without.
 
 def _start_patch(item: pytest.Item,
                  clock: Optional[monostamp.Clock] = None) -> Optional[monostamp.patch]:
-    """monostamp.patch(clock), started, with time-machine and freezegun refused.
+    """monostamp.patch(clock), started.
 
-    None if it cannot start (no monostamp.patch in this build, or
-    time-machine or freezegun active): the reason is kept on the item, and
-    the test fails with it when it is called, instead of running unpatched.
+    None if it cannot start (no monostamp.patch in this build, or another
+    tool than time-machine and freezegun holds the functions): the reason
+    is kept on the item, and the test fails with it when it is called,
+    instead of running unpatched.
     """
-    global _active
     patch = getattr(monostamp, "patch", None)
     if patch is None:
         item.stash[_REFUSED] = "monostamp.patch is not in this build ({})".format(
@@ -227,20 +205,12 @@ def _start_patch(item: pytest.Item,
     except RuntimeError as e:
         item.stash[_REFUSED] = "monostamp.patch() cannot start: {}".format(e)
         return None
-    if _active == 0:
-        _guard_foreign()
-    _active += 1
     return p
 
 
 def _stop_patch(p: Optional[monostamp.patch]) -> None:
-    global _active
-    if p is None:
-        return
-    _active -= 1
-    if _active == 0:
-        _unguard_foreign()
-    p.stop()
+    if p is not None:
+        p.stop()
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)

@@ -1,0 +1,133 @@
+"""Real projects' own test suites, run plainly and with --monostamp-patch.
+
+    python3 tools/test-real-suites.py [PROJECT==VERSION ...]      (make test-real-suites)
+
+Issue 21's check on the real thing: each project's sdist (its tests inside)
+is fetched with pip into a cache, installed into a venv of the cache with
+the test dependencies its pyproject names, beside monostamp from this
+checkout; its suite runs twice in children, plainly and with
+--monostamp-patch, and the two sets of failing tests (FAILED and ERROR ids)
+must be the same.  Exit 0 if they are for every project.
+
+    MONOSTAMP_REAL_SUITES_CACHE   the cache (default ~/.cache/monostamp-real-suites)
+    PYTHON                        the interpreter of the venv (default: this one)
+
+The versions are pinned (below) so that a run today and one next month
+compare the same suites; name others on the command line.  pytest-randomly
+is never installed (random order would make the two runs differ by
+chance), and each suite runs in one process (-p no:xdist).
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PROJECTS = ["humanize==4.17.0", "structlog==26.1.0", "python-dateutil==4.0.0"]
+#: What the suites need beyond the projects themselves (their "tests" extras,
+#: less the random-order plugin; pytest-cov for dateutil's no_cover marker and attrs,
+#: pytest-benchmark for humanize's benchmark fixture).
+TEST_DEPS = ["pytest>=9", "pytest-asyncio", "pytest-cov", "pytest-benchmark", "hypothesis",
+             "freezegun", "time-machine", "simplejson", "attrs", "tzdata", "setuptools>=77"]
+#: pytest arguments of each project's run: pytest-asyncio (structlog's) warns
+#: at startup where it is not configured, and the others make warnings errors.
+PYTEST_ARGS = {"structlog": [], "humanize": ["-p", "no:asyncio"],
+               "python-dateutil": ["-p", "no:asyncio"]}
+
+
+def run(*args, **kwargs):
+    print("+", " ".join(str(a) for a in args), flush=True)
+    return subprocess.run([str(a) for a in args], check=True, **kwargs)
+
+
+def venv_python(cache):
+    base = os.environ.get("PYTHON", sys.executable)
+    version = subprocess.run([base, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    venv = cache / ("venv-" + version)
+    python = venv / "bin" / "python"
+    if not python.exists():
+        run(base, "-m", "venv", venv)
+    return python
+
+
+def failing(output):
+    """The ids of the failed and errored tests in pytest -rfE output."""
+    return set(re.findall(r"^(?:FAILED|ERROR) (\S+)", output, re.M))
+
+
+def suite(python, source, extra, patched, log):
+    """(failing ids, the summary line or None) of one run of a suite."""
+    args = [python, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-p",
+            "no:randomly", "-rfE", "-q", *extra]
+    if patched:
+        args.append("--monostamp-patch")
+    env = dict(os.environ)
+    env.pop("MONOSTAMP_SHARED", None)
+    env.pop("PYTEST_ADDOPTS", None)
+    done = subprocess.run([str(a) for a in args], cwd=str(source), env=env,
+                          capture_output=True, text=True, timeout=3600)
+    log.write_text(done.stdout + done.stderr)
+    summary = [line for line in done.stdout.splitlines() if re.search(r"\d+ (passed|failed)",
+                                                                     line)]
+    return failing(done.stdout), (summary[-1] if summary else None)
+
+
+def main():
+    projects = sys.argv[1:] or PROJECTS
+    cache = Path(os.environ.get("MONOSTAMP_REAL_SUITES_CACHE") or
+                 Path.home() / ".cache" / "monostamp-real-suites")
+    sdists, sources, logs = cache / "sdists", cache / "src", cache / "logs"
+    for d in (sdists, sources, logs):
+        d.mkdir(parents=True, exist_ok=True)
+    python = venv_python(cache)
+    pip = [python, "-m", "pip", "--disable-pip-version-check", "-q"]
+    run(*pip, "install", *TEST_DEPS)
+    run(*pip, "download", "--no-deps", "--no-binary", ":all:", "-d", sdists, *projects)
+    run(REPO / "tools" / "pip-install-checked.sh", python, cache / "pip-install.log")
+    status = 0
+    for spec in projects:
+        name, _, version = spec.partition("==")
+        stem = re.sub(r"[-_.]+", "_", name).lower()
+        archives = [p for p in sdists.glob("*.tar.gz")
+                    if re.sub(r"[-_.]+", "_", p.name).lower().startswith(stem + "_" + (
+                        version.replace(".", "_") if version else ""))]
+        if not archives:
+            print("%s: no sdist in %s" % (spec, sdists))
+            status = 1
+            continue
+        archive = sorted(archives)[-1]
+        run(*pip, "install", archive)
+        source = sources / archive.name[:-len(".tar.gz")]
+        shutil.rmtree(source, ignore_errors=True)
+        with tarfile.open(archive) as tar:
+            try:
+                tar.extractall(sources, filter="data")  # no links or paths out
+            except TypeError:  # a Python before the filters
+                tar.extractall(sources)
+        extra = PYTEST_ARGS.get(name, [])
+        plain, plain_summary = suite(python, source, extra, False,
+                                     logs / (source.name + "-plain.log"))
+        patched, patched_summary = suite(python, source, extra, True,
+                                         logs / (source.name + "-patched.log"))
+        if plain_summary is None or patched_summary is None:
+            print("%s: a run did not finish: see %s" % (source.name, logs))
+            status = 1
+            continue
+        same = plain == patched
+        print("%s: plain: %s; --monostamp-patch: %s; failing tests %s" % (
+            source.name, plain_summary, patched_summary,
+            "the same (%d)" % len(plain) if same else "DIFFER"))
+        for test in sorted(patched - plain):
+            print("  fails only patched: " + test)
+        for test in sorted(plain - patched):
+            print("  fails only plain:   " + test)
+        status |= not same
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
