@@ -110,6 +110,10 @@ static int find_targets(void)
     for (int t = 0; t < T_COUNT; t++) {
         found[t] = table_entry(time_def, t, specs[t].method);
         sibling[t] = table_entry(time_def, t, t < T_NOW ? "monotonic" : "fromtimestamp");
+        /* A function this platform's module lacks (Windows has no
+         * time.clock_gettime) is no target: defs[t] stays NULL. */
+        if (found[t] == NULL && sibling[t] != NULL && t != T_TIME)
+            continue;
         if (found[t] == NULL || sibling[t] == NULL) {
             PyErr_Format(PyExc_RuntimeError, "monostamp.patch: %s is not in its method table",
                          specs[t].name);
@@ -158,10 +162,11 @@ static int save_originals(void)
     if (saved)
         return -1;
     for (int t = 0; t < T_COUNT; t++)
-        if (!same_binary(defs[t]->ml_meth, siblings[t]->ml_meth))
+        if (defs[t] != NULL && !same_binary(defs[t]->ml_meth, siblings[t]->ml_meth))
             return t;
     for (int t = 0; t < T_COUNT; t++)
-        ms_patch_originals[t] = defs[t]->ml_meth;
+        if (defs[t] != NULL)
+            ms_patch_originals[t] = defs[t]->ml_meth;
     saved = 1;
     return -1;
 }
@@ -170,6 +175,8 @@ PyObject *ms_patch_foreign_names(void)
 {
     PyObject *names = PyList_New(0);
     for (int t = 0; names != NULL && t < T_COUNT; t++) {
+        if (defs[t] == NULL)
+            continue;
         PyCFunction f = defs[t]->ml_meth;
         if (f == chosen[t])
             continue;
@@ -214,11 +221,13 @@ int ms_patch_install(active_clock *next)
         /* Ours may still be there: a tool that patched on top of them put
          * them back when it stopped. */
         for (int t = 0; t < T_COUNT && conflict < 0; t++)
-            if (defs[t]->ml_meth != ms_patch_originals[t] && defs[t]->ml_meth != chosen[t])
+            if (defs[t] != NULL && defs[t]->ml_meth != ms_patch_originals[t] &&
+                defs[t]->ml_meth != chosen[t])
                 conflict = t;
         if (conflict < 0) {
             for (int t = 0; t < T_COUNT; t++)
-                defs[t]->ml_meth = chosen[t];
+                if (defs[t] != NULL)
+                    defs[t]->ml_meth = chosen[t];
             installed = 1;
         }
     }
@@ -234,7 +243,7 @@ void ms_patch_uninstall(void)
     lock_switch();
     if (installed) {
         for (int t = 0; t < T_COUNT; t++)
-            if (defs[t]->ml_meth == chosen[t])
+            if (defs[t] != NULL && defs[t]->ml_meth == chosen[t])
                 defs[t]->ml_meth = ms_patch_originals[t];
         installed = 0;
     }
