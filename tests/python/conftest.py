@@ -7,6 +7,7 @@ interpreter at a tenth of the work.
 import contextlib
 import os
 import shutil
+import sys
 import zoneinfo
 from pathlib import Path
 
@@ -56,6 +57,21 @@ def machine_zones():
         yield Path(MACHINE_TZDIR or "/usr/share/zoneinfo")
     finally:
         os.environ["TZDIR"] = str(PINNED_ZONES)
+
+
+WINDOWS = sys.platform == "win32"
+
+
+def posix_only(why):
+    """Skips the test on Windows, saying what it needs that Windows lacks
+    (make test-windows runs this suite there: docs/windows.md)."""
+    return pytest.mark.skipif(WINDOWS, reason="POSIX only: " + why)
+
+
+def shown(path):
+    """`path` as messages show it: inside its repr, as Python's own OSError
+    messages show a file name (a Windows path's backslashes doubled)."""
+    return repr(str(path))[1:-1]
 
 
 def scaled(n, minimum=1):
