@@ -46,7 +46,7 @@ export PYTHONPATH PYTHONDONTWRITEBYTECODE
 # dropped; its status in $rc.
 wine_py() {
     rc=0
-    { "$WINE" "$py/python.exe" "$@" </dev/null 2>&1 || echo "wine-status $?"; } | tr -d '\r' |
+    { "$WINE" "$py/python.exe" -u "$@" </dev/null 2>&1 || echo "wine-status $?"; } | tr -d '\r' |
         tee "$out/python.log"
     if grep -q '^wine-status ' "$out/python.log"; then
         rc=$(sed -n 's/^wine-status //p' "$out/python.log")

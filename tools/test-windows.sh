@@ -36,6 +36,9 @@ TEST_TIMEOUT=${MONOSTAMP_WINE_TIMEOUT:-300}
 
 out="$BUILD/windows"
 mkdir -p "$out/obj" "$out/tests"
+started=$(date +%s)
+# Seconds since the start, for the phases' closing lines.
+elapsed() { echo "$(($(date +%s) - started)) s"; }
 
 echo "== windows: $MINGW_CC compiles the core"
 for f in csrc/*.c; do
@@ -141,10 +144,11 @@ if [ -n "$failed" ]; then
     exit 1
 fi
 echo "test-windows: every C test passed under $("$WINE" --version 2>/dev/null || echo wine)" \
-     "($skipped skipped on Windows, each with its reason above)"
+     "($skipped skipped on Windows, each with its reason above; $(elapsed) so far)"
 
 if [ "$bindings" = 1 ]; then
     WINE=$WINE MONOSTAMP_WHEEL_BUILT=1 tools/test-windows-python.sh "$BUILD"
+    echo "test-windows: tests/python passed under wine ($(elapsed) so far)"
     WINE=$WINE tools/test-windows-lua.sh "$BUILD"
-    echo "test-windows: the wheel's tests/python and tests/lua/smoke.lua passed under wine"
+    echo "test-windows: the wheel's tests/python and tests/lua/smoke.lua passed under wine ($(elapsed))"
 fi

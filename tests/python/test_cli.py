@@ -168,6 +168,7 @@ def test_a_reader_that_goes_stops_it_quietly(unbuffered):
                              env=env_for(unbuffered))
     first = child.stdout.readline()
     child.stdout.close()
+    child.stdout = None  # else communicate() on Windows reads it in a thread, closed
     _, err = child.communicate(timeout=60)
     assert int(first) > 0
     assert err == ""  # no traceback, no "Exception ignored" at exit
