@@ -117,11 +117,13 @@ wine_start() {
 }
 
 # The test tools for CPython 3.13 on Windows, pinned (file, sha256): pytest,
-# hypothesis, pytest-xdist and what they need, plus tzdata (zoneinfo's
-# database where the OS has none).
+# hypothesis, pytest-xdist and what they need, tzdata (zoneinfo's database
+# where the OS has none), and time-machine and freezegun, the tools patch()
+# must coexist with (test_patch.py, test_pytest_patch.py).
 TEST_WHEELS="
 colorama-0.4.6-py2.py3-none-any.whl 4f1d9991f5acc0ca119f9d443620b77f9d6b33703e51011c16baf57afb285fc6
 execnet-2.1.2-py3-none-any.whl 67fba928dd5a544b783f6056f449e5e3931a5c378b128bc18501f7ea79e296ec
+freezegun-1.5.5-py3-none-any.whl cd557f4a75cf074e84bc374249b9dd491eaeacd61376b9eb3c423282211619d2
 hypothesis-6.170.27-cp313-cp313-win_amd64.whl 97fd805ec3a9c42b2b79f1709644276082cfeb8f5e1ef2d62ad19690377cd708
 iniconfig-2.3.1-py3-none-any.whl 9121e2c1fdb355232495be3194c8dfe87ccc2d5dee45947b78e68f499790d7a7
 packaging-26.4-py3-none-any.whl 81383611a09c1bc0b08b76e0fd5829d7c6824c65b27a6aee339da133f4233ea2
@@ -129,7 +131,9 @@ pluggy-1.7.0-py3-none-any.whl 7dd7b0d8832ba3cb632c306926ded123429211b83641b35dc5
 pygments-2.21.0-py3-none-any.whl 2363c69b61c4a97c838da3b130dcd6468f4848992b21a82f2a63ec34377137d9
 pytest-9.2.0-py3-none-any.whl 07acdcf88ec174f907dc01af70bf52d49b014bbab03faeeade31c96b18c2e588
 pytest_xdist-3.8.0-py3-none-any.whl 202ca578cfeb7370784a8c33d6d05bc6e13b4f25b5053c30a152269fd10f0b88
+python_dateutil-4.0.0-py3-none-any.whl a5e246f79eb80475e691bf93862cead98decd8a498cf53ba0516fcdc0f50dc1c
 sortedcontainers-2.4.0-py2.py3-none-any.whl a163dcaede0f1c021485e957a39245190e74249897e2ae4b2aa38595db237ee0
+time_machine-3.6.0-cp313-cp313-win_amd64.whl ac201f2e021d6658d5179361ca08451ad1ee78121c7d9fd482d17350740e55b0
 tzdata-2026.6-py2.py3-none-any.whl 0a10eec6e13ef16b627fabed9a5f2ba61a62b1c67f327305f4e7e412a70b4aec
 "
 
