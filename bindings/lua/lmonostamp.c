@@ -55,8 +55,9 @@
 ** context says what failed: the path, the zone, MONOSTAMP_SHARED=path, or
 ** the call's name when there is nothing more specific.  The code is the
 ** OS's error number for an OS failure (positive, as io.open gives it: 2 is
-** ENOENT), else the core's own negative code (monostamp.EFOREIGN, ...),
-** so the sign tells the two apart.
+** ENOENT; on Windows the C runtime's errno for the Windows code, below),
+** else the core's own negative code (monostamp.EFOREIGN, ...), so the sign
+** tells the two apart.
 */
 #if defined(_WIN32)
 /*
