@@ -44,7 +44,7 @@ FUZZ_SRC := $(sort $(wildcard fuzz/fuzz_*.c))
 
 DEPS := tools/install-deps.sh
 
-.PHONY: all lib test test-c test-asan test-tsan test-header test-cxx test-install test-windows test-exports \
+.PHONY: all lib test test-c test-asan test-tsan test-header test-cxx test-install test-windows windows-wheel test-exports \
         test-python test-pythons test-lua test-lua53 test-forky demo bench fuzz install lua python clean deps \
         test-tzrule-full test-real-suites
 
@@ -172,6 +172,11 @@ test-install: lib
 MINGW_CC ?= x86_64-w64-mingw32-gcc
 test-windows:
 	@MINGW_CC=$(MINGW_CC) tools/test-windows.sh $(BUILD)
+
+# dist/monostamp-<version>-cp313-cp313-win_amd64.whl, cross-built by
+# mingw-w64 against CPython 3.13 for Windows (tools/windows-wheel.sh).
+windows-wheel:
+	@MINGW_CC=$(MINGW_CC) tools/windows-wheel.sh $(BUILD) dist
 
 # What each shared object exports: libmonostamp.so its API (also when built
 # without -fvisibility=hidden), the Python extension (one, patch() included)

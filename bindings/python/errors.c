@@ -25,12 +25,21 @@ int ms_type_error(const char *what, const char *expected, PyObject *obj)
 
 /* Raises OSError(err, message[, filename]): calling the class, rather than
  * setting it, picks the errno's subclass (FileNotFoundError, ...) as
- * PyErr_SetFromErrno does, and fills errno, strerror and filename. */
-static void raise_os_error(int err, PyObject *message, PyObject *filename)
+ * PyErr_SetFromErrno does, and fills errno, strerror and filename.
+ * `winerror` (Windows only, else 0) is a Windows error code instead:
+ * OSError maps it to its errno itself (ERROR_PATH_NOT_FOUND is ENOENT, so
+ * FileNotFoundError, where errno 3 would be ProcessLookupError) and keeps
+ * it as .winerror, as the os module's own errors do. */
+static void raise_os_error(int err, int winerror, PyObject *message, PyObject *filename)
 {
-    PyObject *exc = filename != NULL
-                  ? PyObject_CallFunction(PyExc_OSError, "iOO", err, message, filename)
-                  : PyObject_CallFunction(PyExc_OSError, "iO", err, message);
+    PyObject *exc;
+    if (winerror != 0)
+        exc = PyObject_CallFunction(PyExc_OSError, "iOOi", 0, message,
+                                    filename != NULL ? filename : Py_None, winerror);
+    else if (filename != NULL)
+        exc = PyObject_CallFunction(PyExc_OSError, "iOO", err, message, filename);
+    else
+        exc = PyObject_CallFunction(PyExc_OSError, "iO", err, message);
     if (exc == NULL)
         return;
     PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
@@ -66,11 +75,16 @@ PyObject *raise_core(ms_state *st, int code, PyObject *filename, const char *fmt
         return NULL;
 
     if (err != 0) {
-        raise_os_error(err, message, filename);
+#ifdef _WIN32
+        /* The core's OS failures carry GetLastError() codes on Windows. */
+        raise_os_error(0, err, message, filename);
+#else
+        raise_os_error(err, 0, message, filename);
+#endif
     } else if (code == MONOSTAMP_EUNSAFE) {
         /* A file another user could write: a permission matter, so
          * PermissionError (EACCES), with the file named. */
-        raise_os_error(EACCES, message, filename);
+        raise_os_error(EACCES, 0, message, filename);
     } else {
         PyObject *type;
         switch (code) {

@@ -120,7 +120,10 @@ static int find_targets(void)
     for (int t = 0; t < T_COUNT; t++) {
         found[t] = table_entry(time_def, t, specs[t].method);
         sibling[t] = table_entry(time_def, t, t < T_NOW ? "monotonic" : "fromtimestamp");
-        if (found[t] == NULL && optional(t))
+        /* A function this platform's module lacks (Windows has no
+         * time.clock_gettime nor time.tzset) is no target: defs[t] stays
+         * NULL.  time.time() itself must be there. */
+        if (found[t] == NULL && (optional(t) || (sibling[t] != NULL && t != T_TIME)))
             continue;
         if (found[t] == NULL || sibling[t] == NULL) {
             PyErr_Format(PyExc_RuntimeError, "monostamp.patch: %s is not in its method table",

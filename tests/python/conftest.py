@@ -7,6 +7,7 @@ interpreter at a tenth of the work.
 import contextlib
 import os
 import shutil
+import sys
 import zoneinfo
 from pathlib import Path
 
@@ -42,7 +43,9 @@ SCALE = float(os.environ.get("MONOSTAMP_TEST_SCALE", "1"))
 PINNED_ZONES = VECTORS / "zoneinfo"
 if not (PINNED_ZONES / "README.md").exists():
     raise RuntimeError("pinned zones missing: %s" % PINNED_ZONES)
-MACHINE_TZDIR = os.environ.get("TZDIR")
+# Kept for pytest-xdist's workers too, which inherit TZDIR already pinned
+# ("" where the machine had none).
+MACHINE_TZDIR = os.environ.setdefault("MONOSTAMP_MACHINE_TZDIR", os.environ.get("TZDIR", "")) or None
 os.environ["TZDIR"] = os.environ["PYTHONTZPATH"] = str(PINNED_ZONES)
 zoneinfo.reset_tzpath([str(PINNED_ZONES)])
 
@@ -59,6 +62,21 @@ def machine_zones():
         yield Path(MACHINE_TZDIR or "/usr/share/zoneinfo")
     finally:
         os.environ["TZDIR"] = str(PINNED_ZONES)
+
+
+WINDOWS = sys.platform == "win32"
+
+
+def posix_only(why):
+    """Skips the test on Windows, saying what it needs that Windows lacks
+    (make test-windows runs this suite there: docs/windows.md)."""
+    return pytest.mark.skipif(WINDOWS, reason="POSIX only: " + why)
+
+
+def shown(path):
+    """`path` as messages show it: inside its repr, as Python's own OSError
+    messages show a file name (a Windows path's backslashes doubled)."""
+    return repr(str(path))[1:-1]
 
 
 def scaled(n, minimum=1):

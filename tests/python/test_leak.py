@@ -42,7 +42,8 @@ def exercise(n, clock, manual, text):
 
 
 @pytest.mark.heavy
-@pytest.mark.skipif(not os.path.exists(STATM), reason="needs /proc/self/statm")
+@pytest.mark.skipif(not os.path.exists(STATM) or os.name != "posix",
+                    reason="needs /proc/self/statm and os.sysconf")
 def test_a_million_calls_leave_memory_flat():
     clock = Clock(zone="UTC")
     manual = Clock(source="manual", start_ns=0)

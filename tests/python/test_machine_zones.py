@@ -39,9 +39,14 @@ def vector_instants():
 VECTOR_INSTANTS = vector_instants()
 
 
+UTC_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+
+
 def oracle_offset(tz, t):
-    """zoneinfo's offset at second t, in seconds."""
-    return dt.datetime.fromtimestamp(t, tz).utcoffset() // dt.timedelta(seconds=1)
+    """zoneinfo's offset at second t, in seconds: fromtimestamp(t, tz), by
+    arithmetic from the epoch (Windows' fromtimestamp refuses t < 0)."""
+    utc = UTC_EPOCH + dt.timedelta(seconds=t)
+    return utc.astimezone(tz).utcoffset() // dt.timedelta(seconds=1)
 
 
 def changes(tz, instants):

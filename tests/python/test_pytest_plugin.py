@@ -3,6 +3,7 @@ and a Lua subprocess drawing from the same sequence as the test."""
 import datetime
 import os
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -11,7 +12,7 @@ import pytest
 
 import monostamp
 
-from conftest import PY_MEET, assert_overlapping, lua_env
+from conftest import PY_MEET, WINDOWS, assert_overlapping, lua_env
 
 ENV = "MONOSTAMP_SHARED"
 
@@ -78,7 +79,14 @@ def test_fixtures_and_marker_in_a_subprocess_run(pytester, monkeypatch):
     assert match, header
     # The controller made the state file in a directory of its own and
     # removed it when the session ended.
-    assert not os.path.exists(os.path.dirname(match.group(1)))
+    state_dir = os.path.dirname(match.group(1))
+    if WINDOWS:
+        # XXX: the default clock maps the file until its process exits, and
+        # Windows removes no mapped file meanwhile: the directory stays
+        # (docs/windows.md, Gaps).  The process is gone now, so it can go.
+        assert os.path.exists(state_dir)
+        shutil.rmtree(state_dir)
+    assert not os.path.exists(state_dir)
 
 
 def test_a_marker_that_cannot_act_warns(pytester):

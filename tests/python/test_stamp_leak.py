@@ -59,7 +59,8 @@ def exercise(n):
 
 
 @pytest.mark.heavy
-@pytest.mark.skipif(not os.path.exists(STATM), reason="needs /proc/self/statm")
+@pytest.mark.skipif(not os.path.exists(STATM) or os.name != "posix",
+                    reason="needs /proc/self/statm and os.sysconf")
 def test_a_million_stamp_conversions_leave_memory_flat():
     exercise(10_000)  # warm-up: the caches (offsets, zones) fill here
     gc.collect()

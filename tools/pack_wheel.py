@@ -1,0 +1,104 @@
+"""tools/pack_wheel.py EXTENSION TAG OUTDIR: packs the monostamp wheel
+around a prebuilt extension, with the standard library alone (zipfile,
+hashlib, base64 for RECORD), for a cross-build where no build backend can
+run (make windows-wheel; docs/windows.md).
+
+The package, its stub and py.typed come from bindings/python/monostamp, the
+metadata from pyproject.toml (name, version, summary, license, Python
+requirement, keywords, classifiers, extras, the pytest11 entry point) and
+the long description from its readme, so the wheel says what setuptools'
+would.  TAG is the wheel's tag (cp313-cp313-win_amd64).  Entries are
+sorted and dated 1980-01-01: the same inputs give the same bytes.
+"""
+import base64
+import hashlib
+import os
+import sys
+import tomllib
+import zipfile
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PACKAGE = os.path.join(REPO, "bindings", "python", "monostamp")
+DATE = (1980, 1, 1, 0, 0, 0)
+
+
+def metadata(project):
+    lines = [
+        "Metadata-Version: 2.4",
+        "Name: %s" % project["name"],
+        "Version: %s" % project["version"],
+        "Summary: %s" % project["description"],
+        "Keywords: %s" % ",".join(project.get("keywords", [])),
+        "License-Expression: %s" % project["license"],
+    ]
+    lines += ["License-File: %s" % f for f in project.get("license-files", [])]
+    lines += ["Classifier: %s" % c for c in project.get("classifiers", [])]
+    lines.append("Requires-Python: %s" % project["requires-python"])
+    for extra, reqs in sorted(project.get("optional-dependencies", {}).items()):
+        lines += ['Requires-Dist: %s; extra == "%s"' % (r, extra) for r in reqs]
+        lines.append("Provides-Extra: %s" % extra)
+    lines.append("Description-Content-Type: text/markdown")
+    with open(os.path.join(REPO, project["readme"]), encoding="utf-8") as f:
+        readme = f.read()
+    return "\n".join(lines) + "\n\n" + readme
+
+
+def entry_points(project):
+    out = []
+    for group, entries in sorted(project.get("entry-points", {}).items()):
+        out.append("[%s]" % group)
+        out += ["%s = %s" % (k, v) for k, v in sorted(entries.items())]
+        out.append("")
+    return "\n".join(out)
+
+
+def zip_entry(name):
+    info = zipfile.ZipInfo(name, DATE)
+    info.external_attr = 0o644 << 16  # rw-r--r--, not the 0 a bare ZipInfo has
+    info.compress_type = zipfile.ZIP_DEFLATED
+    return info
+
+
+def record_line(name, data):
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=")
+    return "%s,sha256=%s,%d" % (name, digest.decode(), len(data))
+
+
+def main(extension, tag, outdir):
+    with open(os.path.join(REPO, "pyproject.toml"), "rb") as f:
+        project = tomllib.load(f)["project"]
+    name, version = project["name"], project["version"]
+    info = "%s-%s.dist-info" % (name, version)
+    files = {}
+    for entry in sorted(os.listdir(PACKAGE)):
+        if entry.endswith((".py", ".pyi")) or entry == "py.typed":
+            with open(os.path.join(PACKAGE, entry), "rb") as f:
+                files["monostamp/" + entry] = f.read()
+    with open(extension, "rb") as f:
+        files["monostamp/" + os.path.basename(extension)] = f.read()
+    files[info + "/METADATA"] = metadata(project).encode()
+    files[info + "/WHEEL"] = ("Wheel-Version: 1.0\nGenerator: monostamp tools/pack_wheel.py\n"
+                              "Root-Is-Purelib: false\nTag: %s\n" % tag).encode()
+    files[info + "/entry_points.txt"] = entry_points(project).encode()
+    files[info + "/top_level.txt"] = b"monostamp\n"
+    for lic in project.get("license-files", []):
+        with open(os.path.join(REPO, lic), "rb") as f:
+            files[info + "/licenses/" + lic] = f.read()
+    record = [record_line(n, d) for n, d in sorted(files.items())]
+    record.append(info + "/RECORD,,")
+    files[info + "/RECORD"] = ("\n".join(record) + "\n").encode()
+
+    os.makedirs(outdir, exist_ok=True)
+    path = os.path.join(outdir, "%s-%s-%s.whl" % (name, version, tag))
+    tmp = path + ".tmp"
+    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as whl:
+        for n in sorted(files, key=lambda n: (n == info + "/RECORD", n)):  # RECORD last
+            whl.writestr(zip_entry(n), files[n])
+    os.replace(tmp, path)
+    print(path)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        sys.exit("usage: pack_wheel.py EXTENSION TAG OUTDIR")
+    main(*sys.argv[1:])
