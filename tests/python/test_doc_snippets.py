@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -150,6 +151,8 @@ def run_script(snippet, tmp_path):
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=[s.id for s in SNIPPETS])
 def test_snippet_runs(snippet, tmp_path, pytester, monkeypatch):
+    if "time.tzset()" in snippet.text and not hasattr(time, "tzset"):
+        pytest.skip("POSIX only: the snippet calls time.tzset()")
     if missing_optional(snippet):
         pytest.skip("needs %s (test dependencies: tools/install-deps.sh)" % ", ".join(
             missing_optional(snippet)))

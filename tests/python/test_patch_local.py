@@ -21,6 +21,11 @@ STRICT = Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT
 NY_FALL_BACK_S = 1793512800
 
 
+# Every test here sets TZ and calls time.tzset(), which Windows' time lacks.
+pytestmark = pytest.mark.skipif(not hasattr(time, "tzset"),
+                                reason="POSIX only: time.tzset()")
+
+
 @pytest.fixture
 def tz(monkeypatch):
     """set(name): TZ=name and time.tzset(), undone after the test."""
