@@ -10,22 +10,8 @@ local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.l
 
 local MS = 1000000
 
--- Runs `script` under `interp` in the background with a ready file as
--- arg[1]; once the file exists, sends SIGINT; waits up to 20 s, then
--- SIGKILL.  Returns the child's output followed by "rc=<status>".  Shell
--- builtins only (kill, wait): no timeout(1) or pkill, which a preloaded
--- sanitizer runtime (make test-lua-asan) can hang.
-local function interrupted(interp, script)
-  local dir = script:match("^(.*)/")
-  local ready, out = dir .. "/ready", dir .. "/out"
-  return (helper.sh(("cd %s && { %s %s %s > %s 2>&1 & bg=$!; "
-    .. "n=0; while [ ! -e %s ] && [ $n -lt 400 ]; do sleep 0.05; n=$((n+1)); done; "
-    .. "sleep 0.2; kill -INT $bg; "
-    .. "n=0; while kill -0 $bg 2>/dev/null && [ $n -lt 400 ]; do sleep 0.05; n=$((n+1)); done; "
-    .. "kill -9 $bg 2>/dev/null; wait $bg; s=$?; cat %s; echo \"rc=$s\"; }"):format(
-    helper.q(dir), interp, helper.q(script), helper.q(ready), helper.q(out), helper.q(ready),
-    helper.q(out))))
-end
+local run_interrupted = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "interrupt.lua")
+local function interrupted(interp, script) return run_interrupted(helper, interp, script) end
 local state = assert(finishing.state(monostamp), "monostamp.lua registers the finish")
 
 -- A finisher of its own, registered for the test: it records the core
