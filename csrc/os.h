@@ -1,9 +1,12 @@
 /*
  * os.h: every call the core makes into the operating system, behind one
  * interface (libuv's uv-common.h over src/unix and src/win).  os_posix.c
- * and os_windows.c implement it, each inside one top-level #if, so every
- * build compiles both and one of them is empty.  The rest of the core is
- * portable C11 and includes no platform header.
+ * implements it on POSIX; on Windows, os_windows_files.c implements the
+ * file system (paths, state files, anonymous shared maps, file ids and
+ * whole-file reads) and os_windows.c the rest.  Each file sits inside one
+ * top-level #if, so every build compiles all three and the other
+ * platform's are empty.  The rest of the core is portable C11 and includes
+ * no platform header.
  *
  * Failures are returned as MONOSTAMP_EOS(err) (the cause travels in the
  * code) or as a named MONOSTAMP_E* code; nothing here leaves a cause in

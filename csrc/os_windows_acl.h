@@ -1,10 +1,10 @@
 /*
  * os_windows_acl.h: who may write a state file on Windows, read off the
  * file's security descriptor, and the descriptor a new private file gets.
- * Part of os_windows.c, which alone includes it, after <windows.h>: a
- * header of static functions rather than a .c file so that os_windows.c
- * stays one job per screenful and every build's source list (Makefile,
- * setup.py, the rockspec) stays as it is.
+ * Part of os_windows_files.c, which alone includes it, after <windows.h>:
+ * a header of static functions rather than a .c file so that
+ * os_windows_files.c stays one job per screenful and nothing of it needs
+ * a name outside that file.
  *
  * "Another user could write it" (os_posix.c reads it off a mode) is here:
  * the owner must be the caller, and every ACE that grants a right to
