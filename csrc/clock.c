@@ -131,8 +131,14 @@ static MONOSTAMP__NOINLINE int lead_exceeded(monostamp__clock *clock, int64_t le
         return lead_error(clock);
     bump(&clock->lead_waits);
     /* Naps of at most 10 ms, so a wall clock stepped back meanwhile is
-     * re-read rather than waited out blindly. */
+     * re-read rather than waited out blindly.  The host's waiter brackets
+     * each nap: Python lets its GIL go and runs signal handlers after. */
+    const monostamp_waiter *waiter = atomic_load_explicit(&clock->waiter, memory_order_acquire);
+    void *token = waiter != NULL && waiter->before_nap != NULL ? waiter->before_nap(waiter->context)
+                                                               : NULL;
     monostamp__os_nap_ns(behind < 10000000 ? behind : 10000000);
+    if (waiter != NULL && waiter->after_nap != NULL && waiter->after_nap(waiter->context, token))
+        return MONOSTAMP_EINTR;
     return AGAIN;
 }
 
@@ -291,9 +297,6 @@ static int after_lead_wait(monostamp__clock *clock, int64_t start_ns)
 {
     if (monostamp__os_monotonic_ns() - start_ns > wait_limit_ns(clock))
         return lead_error(clock);
-    /* The host's turn: Python runs its signal handlers here. */
-    if (clock->wait_check != NULL && clock->wait_check(clock->wait_context) != 0)
-        return MONOSTAMP_EINTR;
     return AGAIN;
 }
 

@@ -34,9 +34,10 @@ typedef struct monostamp__clock {
      * stamp makes never calls out. */
     struct monostamp__state_watch *watch;
     _Atomic int64_t recheck_at_ns;
-    monostamp_wait_check wait_check;  /* between naps of a lead wait, or NULL */
+    /* Around each nap of a lead wait, or NULL; atomic so that a host can
+     * set it while other threads stamp. */
+    _Atomic(const monostamp_waiter *) waiter;
     int destroyed;                    /* set by destroy: every call is EINVAL */
-    void *wait_context;
     /* 64 bytes keep the groups on different cache lines wherever the
      * caller put the storage (alignment is the caller's). */
     char separate_read_mostly[MONOSTAMP__CACHE_LINE];

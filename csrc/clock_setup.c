@@ -42,6 +42,7 @@ int monostamp_clock_init(monostamp_clock *storage, const monostamp_options *opti
     atomic_init(&clock->apt_reading, INT64_MIN);
     atomic_init(&clock->recheck_at_ns, INT64_MAX);
     atomic_init(&clock->last_ns, &clock->own_last);
+    atomic_init(&clock->waiter, NULL);
 
     if ((rc = monostamp_zone_open(options->zone, &clock->zone)) != MONOSTAMP_OK) {
         clock->zone = NULL;
@@ -129,14 +130,13 @@ int64_t monostamp_clock_max_lead_ns(const monostamp_clock *clock)
     return const_clock_of(clock)->max_lead_ns;
 }
 
-void monostamp_clock_set_wait_check(monostamp_clock *storage, monostamp_wait_check check,
-                                    void *context)
+int monostamp_clock_set_waiter(monostamp_clock *storage, const monostamp_waiter *waiter)
 {
-    if (storage == NULL)
-        return;
-    monostamp__clock *clock = clock_of(storage);
-    clock->wait_check = check;
-    clock->wait_context = context;
+    if (storage == NULL || clock_of(storage)->destroyed)
+        return MONOSTAMP_EINVAL;
+    /* Release: a nap that loads the pointer sees the waiter's fields. */
+    atomic_store_explicit(&clock_of(storage)->waiter, waiter, memory_order_release);
+    return MONOSTAMP_OK;
 }
 
 monostamp_on_lead monostamp_clock_on_lead(const monostamp_clock *clock)

@@ -67,8 +67,8 @@ enum {
     MONOSTAMP_ENOMEM = -10,   /* out of memory */
     MONOSTAMP_EUNSAFE = -11,  /* a state file another user could write: a symbolic link,
                                  owned by someone else, or writable by group or others */
-    MONOSTAMP_EINTR = -12,    /* a wait for the lead bound was cut short by the caller's
-                                 wait check (monostamp_clock_set_wait_check) */
+    MONOSTAMP_EINTR = -12,    /* a wait for the lead bound was cut short by the clock's
+                                 waiter (monostamp_clock_set_waiter) */
     MONOSTAMP_EPOLICY = -13,  /* the clock's policy does not make stamps unique, and the
                                  operation needs it (monostamp_clock_take) */
     MONOSTAMP_ENOTV7 = -14    /* 16 bytes or text that are not a UUIDv7 monostamp made */
@@ -378,18 +378,28 @@ MONOSTAMP_API monostamp_source monostamp_clock_source(const monostamp_clock *clo
 MONOSTAMP_API monostamp_zone *monostamp_clock_zone(const monostamp_clock *clock);
 MONOSTAMP_API int64_t monostamp_clock_max_lead_ns(const monostamp_clock *clock);
 MONOSTAMP_API monostamp_on_lead monostamp_clock_on_lead(const monostamp_clock *clock);
-/* A function a stamp calls between its naps while it waits for the source
- * (on_lead = wait): nonzero ends the wait, and the stamp fails with
- * MONOSTAMP_EINTR, the state unchanged.  For hosts that must run signal
- * handlers (Python's Ctrl-C) during a wait.  Called in the waiting thread,
- * with whatever locks the caller of the stamp holds. */
-typedef int (*monostamp_wait_check)(void *context);
+/* What a host does around each nap of a stamp that waits for its source
+ * (on_lead = wait; naps last at most 10 ms).  before_nap(context) runs just
+ * before the nap and returns a token; after_nap(context, token) runs just
+ * after it, and nonzero ends the wait: the stamp fails with MONOSTAMP_EINTR,
+ * the state unchanged.  Either may be NULL.  Both run in the waiting thread,
+ * with whatever locks the caller of the stamp holds, and only while a stamp
+ * waits: a stamp that does not wait never calls them.  For hosts with a
+ * global lock to let go of during the nap and signal handlers to run after
+ * it (Python's GIL and Ctrl-C). */
+typedef struct monostamp_waiter {
+    void *(*before_nap)(void *context);
+    int (*after_nap)(void *context, void *token);
+    void *context;
+} monostamp_waiter;
 
-/* Sets (or, with NULL, clears) the clock's wait check.  Call it before
- * other threads use the clock. */
-MONOSTAMP_API void monostamp_clock_set_wait_check(monostamp_clock *clock,
-                                                  monostamp_wait_check check,
-                                                  void *context);
+/* Sets (or, with NULL, clears) the clock's waiter: MONOSTAMP_OK, or
+ * MONOSTAMP_EINVAL for a NULL or destroyed clock.  Thread-safe: each nap
+ * uses the waiter set when it began, before_nap and after_nap from the
+ * same one, so a waiter replaced while a thread naps must stay valid until
+ * that nap ends (static storage is simplest). */
+MONOSTAMP_API int monostamp_clock_set_waiter(monostamp_clock *clock,
+                                             const monostamp_waiter *waiter);
 
 /* 1 if the clock's state lives in a shared file.  Thread-safe. */
 MONOSTAMP_API int monostamp_clock_is_shared(const monostamp_clock *clock);

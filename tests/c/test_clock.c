@@ -392,6 +392,7 @@ static void test_a_destroyed_clock_refuses_every_call(void)
             CHECK_RC(monostamp_clock_set_policy(&clock, policy), MONOSTAMP_EINVAL);
             CHECK_RC(monostamp_manual_set(&clock, 5), MONOSTAMP_EINVAL);
             CHECK_RC(monostamp_manual_advance(&clock, 5), MONOSTAMP_EINVAL);
+            CHECK_RC(monostamp_clock_set_waiter(&clock, NULL), MONOSTAMP_EINVAL);
             CHECK_EQ(ns, 42);
             CHECK_EQ(step, 42);
             monostamp_clock_destroy(&clock); /* twice in a row is safe */

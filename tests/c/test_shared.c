@@ -1,8 +1,10 @@
 /* test_shared.c: clocks on one state file share one sequence: two in one
  * process, two processes at once, the lead bound a pushed file imposes
- * (waited, refused, or ended by a wait check), a deleted or replaced file,
- * and MONOSTAMP_SHARED and monostamp_default_share joining the default
+ * (waited, refused, or ended by the clock's waiter, also one swapped
+ * while threads wait), a deleted or replaced file, and MONOSTAMP_SHARED and monostamp_default_share joining the default
  * clocks of processes.  test_shared_files.c has the state file itself. */
+#include <pthread.h> /* winpthreads under mingw-w64 */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -185,50 +187,144 @@ static void test_lead_wait_is_bounded(void)
     CHECK_LT(waited, 100);
 }
 
-static int checks_seen;
+/* What a waiter saw: naps begun and ended, and ends whose token was not
+ * the one their beginning gave (a waiter swapped between the two). */
+struct nap_tally {
+    atomic_int befores, afters, mismatches;
+    int stop_after; /* after_nap ends the wait at this many naps; 0: never */
+};
 
-static int stop_at_the_third_check(void *context)
+static void *count_before(void *context)
 {
-    int *seen = context;
-    return ++*seen >= 3;
+    struct nap_tally *t = context;
+    atomic_fetch_add(&t->befores, 1);
+    return t; /* the token after_nap must get back */
 }
 
-static void test_a_wait_check_can_end_the_wait(void)
+static int count_after(void *context, void *token)
 {
-    monostamp_clock pusher, waiter;
+    struct nap_tally *t = context;
+    if (token != t)
+        atomic_fetch_add(&t->mismatches, 1);
+    int afters = atomic_fetch_add(&t->afters, 1) + 1;
+    return t->stop_after != 0 && afters >= t->stop_after;
+}
+
+/* A realtime clock with a 200 ms bound on a state file that a manual
+ * clock pushed `ahead_ns` past the wall clock: its next stamp waits.
+ * Sets *pushed to the pusher's stamp; the caller destroys both. */
+static void open_behind_a_push(const char *name, int64_t ahead_ns, monostamp_clock *pusher,
+                               monostamp_clock *waiter, int64_t *pushed)
+{
     monostamp_options o;
-    int64_t now = 0, pushed = 0, ns = 42;
-    const char *path = path_in_dir("checked.state");
+    int64_t now = 0;
+    const char *path = path_in_dir(name);
     monostamp_options_init(&o);
     o.source = MONOSTAMP_SOURCE_MANUAL;
     o.shared_path = path;
     o.has_start_ns = 1;
     CHECK_OK(monostamp_source_read(MONOSTAMP_SOURCE_REALTIME, &now));
-    /* 450 ms ahead with a 200 ms bound: a wait of ~250 ms (within the
-     * bound + 100 ms that one stamp may wait), room for three checks even
-     * where a 10 ms nap takes several times that (Wine, a loaded machine). */
-    o.start_ns = now + 450000000;
+    o.start_ns = now + ahead_ns;
     o.max_lead_ns = 1000000; /* as in stamp_after_push */
-    CHECK_OK(monostamp_clock_init(&pusher, &o));
-    CHECK_OK(monostamp_time_ns(&pusher, &pushed));
+    CHECK_OK(monostamp_clock_init(pusher, &o));
+    CHECK_OK(monostamp_time_ns(pusher, pushed));
     monostamp_options_init(&o);
     o.shared_path = path;
     o.max_lead_ns = 200000000;
-    CHECK_OK(monostamp_clock_init(&waiter, &o));
-    checks_seen = 0;
-    monostamp_clock_set_wait_check(&waiter, stop_at_the_third_check, &checks_seen);
+    CHECK_OK(monostamp_clock_init(waiter, &o));
+}
+
+static void test_a_waiter_brackets_each_nap_and_can_end_the_wait(void)
+{
+    monostamp_clock pusher, waiter;
+    int64_t pushed = 0, ns = 42, next = 0;
+    /* 450 ms ahead with a 200 ms bound: a wait of ~250 ms (within the
+     * bound + 100 ms that one stamp may wait), room for three naps even
+     * where a 10 ms nap takes several times that (Wine, a loaded machine). */
+    open_behind_a_push("waited.state", 450000000, &pusher, &waiter, &pushed);
+    struct nap_tally tally = {.stop_after = 3};
+    const monostamp_waiter ends_at_three = {count_before, count_after, &tally};
+    CHECK_OK(monostamp_clock_set_waiter(&waiter, &ends_at_three));
     CHECK_RC(monostamp_time_ns(&waiter, &ns), MONOSTAMP_EINTR);
-    CHECK_EQ(checks_seen, 3);
+    CHECK_EQ(atomic_load(&tally.befores), 3);
+    CHECK_EQ(atomic_load(&tally.afters), 3);
+    CHECK_EQ(atomic_load(&tally.mismatches), 0);
     CHECK_EQ(ns, 42);
     /* Nothing was handed out: the pusher's next stamp follows its last. */
-    int64_t next = 0;
     CHECK_OK(monostamp_time_ns(&pusher, &next));
     CHECK_EQ(next, pushed + 1);
-    /* Cleared, the wait runs to its end. */
-    monostamp_clock_set_wait_check(&waiter, NULL, NULL);
+    /* A waiter with neither function, then none at all: the wait runs to
+     * its end, and the old waiter is not called again. */
+    const monostamp_waiter empty = {NULL, NULL, NULL};
+    CHECK_OK(monostamp_clock_set_waiter(&waiter, &empty));
     CHECK_OK(monostamp_time_ns(&waiter, &ns));
     CHECK_GT(ns, next);
+    CHECK_OK(monostamp_clock_set_waiter(&waiter, NULL));
+    CHECK_EQ(atomic_load(&tally.befores), 3);
     CHECK_STR_EQ(monostamp_strerror(MONOSTAMP_EINTR), "interrupted while waiting for the lead bound");
+    CHECK_RC(monostamp_clock_set_waiter(NULL, &empty), MONOSTAMP_EINVAL);
+    monostamp_clock_destroy(&waiter);
+    monostamp_clock_destroy(&pusher);
+}
+
+/* Two threads wait out a push on one clock while a third swaps its waiter
+ * back and forth: each nap ends with the waiter it began with. */
+struct swap_run {
+    monostamp_clock *clock;
+    pthread_barrier_t *start;
+    atomic_int *waiting; /* threads still in their stamp */
+    int64_t ns;
+    int rc;
+};
+
+static void *wait_out_the_push(void *arg)
+{
+    struct swap_run *r = arg;
+    pthread_barrier_wait(r->start);
+    r->rc = monostamp_time_ns(r->clock, &r->ns);
+    atomic_fetch_sub(r->waiting, 1);
+    return NULL;
+}
+
+static void test_a_waiter_swapped_while_threads_wait(void)
+{
+    monostamp_clock pusher, waiter;
+    int64_t pushed = 0;
+    /* 400 ms ahead, 200 ms bound: ~200 ms of naps, 100 ms to spare for
+     * starting the threads. */
+    open_behind_a_push("swapped.state", 400000000, &pusher, &waiter, &pushed);
+    struct nap_tally a = {0}, b = {0};
+    const monostamp_waiter waiter_a = {count_before, count_after, &a};
+    const monostamp_waiter waiter_b = {count_before, count_after, &b};
+    CHECK_OK(monostamp_clock_set_waiter(&waiter, &waiter_a));
+    pthread_barrier_t start;
+    atomic_int waiting = 2;
+    CHECK_EQ(pthread_barrier_init(&start, NULL, 3), 0);
+    struct swap_run runs[2];
+    pthread_t ids[2];
+    for (int i = 0; i < 2; i++) {
+        runs[i] = (struct swap_run){&waiter, &start, &waiting, 0, 1};
+        CHECK_EQ(pthread_create(&ids[i], NULL, wait_out_the_push, &runs[i]), 0);
+    }
+    pthread_barrier_wait(&start);
+    long swaps = 0;
+    do {
+        CHECK_OK(monostamp_clock_set_waiter(&waiter, swaps % 2 ? &waiter_a : &waiter_b));
+        swaps++;
+    } while (atomic_load(&waiting) > 0);
+    for (int i = 0; i < 2; i++)
+        pthread_join(ids[i], NULL);
+    pthread_barrier_destroy(&start);
+    for (int i = 0; i < 2; i++) {
+        CHECK_OK(runs[i].rc);
+        CHECK_GT(runs[i].ns, pushed);
+    }
+    CHECK(runs[0].ns != runs[1].ns);
+    int befores = atomic_load(&a.befores) + atomic_load(&b.befores);
+    CHECK_GE(befores, 2); /* both threads napped: the overlap was real */
+    CHECK_EQ(atomic_load(&a.afters) + atomic_load(&b.afters), befores);
+    CHECK_EQ(atomic_load(&a.mismatches) + atomic_load(&b.mismatches), 0);
+    CHECK_GT(swaps, 1);
     monostamp_clock_destroy(&waiter);
     monostamp_clock_destroy(&pusher);
 }
@@ -430,7 +526,8 @@ int main(int argc, char **argv)
     RUN(test_two_clocks_in_one_process_share);
     RUN(test_two_processes_on_one_file);
     RUN(test_lead_wait_is_bounded);
-    RUN(test_a_wait_check_can_end_the_wait);
+    RUN(test_a_waiter_brackets_each_nap_and_can_end_the_wait);
+    RUN(test_a_waiter_swapped_while_threads_wait);
     RUN(test_a_deleted_file_does_not_split_the_sequence);
     RUN(test_environment_joins_default_clocks);
     RUN(test_default_clock_moves_onto_a_file);
