@@ -9,11 +9,12 @@
 # What this can see: CPython is not instrumented, so TSan checks the
 # accesses our code makes, ordered by what CPython does with pthreads (the
 # GIL's mutex and condition variable).  Under the GIL two threads are in
-# monostamp's C code at once only where it releases the GIL: clocks that
-# may wait (max_lead_ns > 0, on_lead='wait', not manual) and the sleeps.
-# The tests' other threads draw with the GIL held, so the driver at the end
-# puts four threads on such clocks, with a fifth changing the policy and
-# reading stats() under the GIL meanwhile.
+# monostamp's C code at once only where it lets the GIL go: the naps of a
+# stamp that waits for its lead bound, and the sleeps.  The tests' other
+# threads draw with the GIL held, so test_concurrency.py's
+# test_threads_draw_while_others_wait_for_the_lead_bound has two threads
+# wait out a pushed state file while two others stamp (one on that file)
+# and a fifth changes a waiter's policy and reads stats().
 #
 # MONOSTAMP_TEST_SCALE (default 1) scales the heavy tests as in
 # tests/python/conftest.py.
@@ -56,12 +57,13 @@ run() {
 # shared file), and the tests elsewhere that start threads.
 others=$(cd tests/python && grep -l '^import threading\|^ *import threading' test_*.py |
     grep -v '^test_concurrency\.py$' | tr '\n' ' ')
-echo "== pytest under TSan: test_concurrency.py, and the threaded tests of: $others"
+echo "== pytest under TSan: test_concurrency.py, test_lead_wait.py (whose children inherit"
+echo "   the preload), and the threaded tests of: $others"
 # shellcheck disable=SC2086
-(cd tests/python && run -m pytest -q -p no:cacheprovider test_concurrency.py $others \
-    -k 'test_concurrency or thread or gil')
+(cd tests/python && run -m pytest -q -p no:cacheprovider test_concurrency.py test_lead_wait.py \
+    $others -k 'test_concurrency or test_lead_wait or thread or gil')
 
 # tests/python/test_concurrency.py's
-# test_threads_in_the_core_at_once_on_clocks_that_release_the_gil is the
-# one that puts threads in the core at the same moment (clocks whose stamps
-# may wait release the GIL): without it a race in the core goes unseen.
+# test_threads_draw_while_others_wait_for_the_lead_bound is the one that
+# puts threads in the core at the same moment (a stamp's naps let the GIL
+# go): without it a race in the core goes unseen.

@@ -22,7 +22,6 @@ typedef struct {
     /* The module's Stamp type, held so that now() (the hot path) needs no
      * module-state lookup: a METH_NOARGS call with nothing else to find. */
     PyTypeObject *stamp_type;
-    int may_wait;          /* a stamp may sleep: release the GIL around it */
     monostamp_clock clock; /* initialised once, never moved */
 } ClockObject;
 
@@ -110,19 +109,6 @@ static int clock_args_check(const clock_args *ca)
     return -1;
 }
 
-/* Between the naps of a lead wait (the GIL released): runs Python's signal
- * handlers, so Ctrl-C ends the wait.  Nonzero, with the handler's exception
- * set in this thread, ends it; the stamp then fails with MONOSTAMP_EINTR and
- * raise_core keeps that exception. */
-static int run_signal_handlers(void *unused)
-{
-    (void)unused;
-    PyGILState_STATE gil = PyGILState_Ensure();
-    int failed = PyErr_CheckSignals() < 0;
-    PyGILState_Release(gil);
-    return failed;
-}
-
 /* Raises for a failed monostamp_clock_init: the zone or the shared file
  * named with the reason, since the options themselves were checked. */
 static void clock_init_error(ms_state *st, int rc, const clock_args *ca)
@@ -180,13 +166,10 @@ static PyObject *clock_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     Py_INCREF(self->shared);
     self->stamp_type = st->stamp_type;
     Py_INCREF(self->stamp_type);
-    /* Only a bounded lead with the wait action sleeps in the core (manual
-     * clocks always error): other clocks keep the GIL for their few ns. */
-    self->may_wait = monostamp_clock_max_lead_ns(&self->clock) > 0 &&
-                     monostamp_clock_on_lead(&self->clock) == MONOSTAMP_ON_LEAD_WAIT &&
-                     monostamp_clock_source(&self->clock) != MONOSTAMP_SOURCE_MANUAL;
-    if (self->may_wait)
-        monostamp_clock_set_wait_check(&self->clock, run_signal_handlers, NULL);
+    /* A stamp that waits for the lead bound lets the GIL go while it naps
+     * and runs the signal handlers after each nap (waiter.c); one that
+     * does not wait keeps the GIL for its few ns. */
+    (void)monostamp_clock_set_waiter(&self->clock, &ms_waiter);
 done:
     Py_XDECREF(ca.shared_bytes);
     return (PyObject *)self;
@@ -248,15 +231,8 @@ static PyObject *clock_now(PyObject *op, PyObject *unused)
 {
     ClockObject *self = CLOCK(op);
     monostamp_stamp stamp;
-    int rc;
     (void)unused;
-    if (self->may_wait) {
-        Py_BEGIN_ALLOW_THREADS
-        rc = monostamp_now(&self->clock, &stamp);
-        Py_END_ALLOW_THREADS
-    } else {
-        rc = monostamp_now(&self->clock, &stamp);
-    }
+    int rc = monostamp_now(&self->clock, &stamp);
     if (rc != MONOSTAMP_OK)
         return clock_error(ms_state_of_type(Py_TYPE(op)), self, rc, "now()");
     return ms_stamp_new(self->stamp_type, stamp.utc_ns, stamp.offset_s);
@@ -270,42 +246,27 @@ static PyObject *clock_time_ns(PyObject *op, PyObject *unused)
 {
     ClockObject *self = CLOCK(op);
     int64_t ns;
-    int rc;
     (void)unused;
-    if (self->may_wait) {
-        Py_BEGIN_ALLOW_THREADS
-        rc = monostamp_time_ns(&self->clock, &ns);
-        Py_END_ALLOW_THREADS
-    } else {
-        rc = monostamp_time_ns(&self->clock, &ns);
-    }
+    int rc = monostamp_time_ns(&self->clock, &ns);
     if (rc != MONOSTAMP_OK)
         return clock_error(ms_state_of_type(Py_TYPE(op)), self, rc, "time_ns()");
     return PyLong_FromLongLong(ns);
 }
 
-int ms_clock_core(PyObject *obj, monostamp_clock **out, int *may_wait)
+int ms_clock_core(PyObject *obj, monostamp_clock **out)
 {
     /* Clock cannot be subclassed, and no other type has our tp_new: this
      * tells a Clock apart without module state. */
     if (Py_TYPE(obj)->tp_new != clock_new)
         return 0;
     *out = &CLOCK(obj)->clock;
-    *may_wait = CLOCK(obj)->may_wait;
     return 1;
 }
 
-PyObject *ms_draw_time(ms_state *st, monostamp_clock *clock, int may_wait, const char *call)
+PyObject *ms_draw_time(ms_state *st, monostamp_clock *clock, const char *call)
 {
     int64_t ns;
-    int rc;
-    if (may_wait) {
-        Py_BEGIN_ALLOW_THREADS
-        rc = monostamp_time_us(clock, &ns);
-        Py_END_ALLOW_THREADS
-    } else {
-        rc = monostamp_time_us(clock, &ns);
-    }
+    int rc = monostamp_time_us(clock, &ns);
     if (rc != MONOSTAMP_OK)
         return raise_core(st, rc, NULL, "%s", call);
     /* Whole µs apart near today are distinct doubles (the ulp is ~238 ns):
@@ -313,18 +274,11 @@ PyObject *ms_draw_time(ms_state *st, monostamp_clock *clock, int may_wait, const
     return PyFloat_FromDouble((double)ns / 1e9);
 }
 
-PyObject *ms_draw_datetime(ms_state *st, monostamp_clock *clock, int may_wait, PyObject *tz,
+PyObject *ms_draw_datetime(ms_state *st, monostamp_clock *clock, PyObject *tz,
                            const char *call)
 {
     monostamp_stamp stamp;
-    int rc;
-    if (may_wait) {
-        Py_BEGIN_ALLOW_THREADS
-        rc = monostamp_now_us(clock, &stamp);
-        Py_END_ALLOW_THREADS
-    } else {
-        rc = monostamp_now_us(clock, &stamp);
-    }
+    int rc = monostamp_now_us(clock, &stamp);
     if (rc != MONOSTAMP_OK)
         return raise_core(st, rc, NULL, "%s", call);
     /* A whole-µs stamp: the datetime holds all of it. */
@@ -346,7 +300,7 @@ static PyObject *clock_time(PyObject *op, PyObject *unused)
 {
     ClockObject *self = CLOCK(op);
     (void)unused;
-    return ms_draw_time(ms_state_of_type(Py_TYPE(op)), &self->clock, self->may_wait, "time()");
+    return ms_draw_time(ms_state_of_type(Py_TYPE(op)), &self->clock, "time()");
 }
 
 PyDoc_STRVAR(clock_now_datetime_doc,
@@ -363,7 +317,7 @@ static PyObject *clock_now_datetime(PyObject *op, PyObject *const *args, Py_ssiz
     PyObject *tz;
     if (ms_parse_args("now_datetime", args, nargs, kwnames, names, 1, 0, &tz) < 0)
         return NULL;
-    return ms_draw_datetime(ms_state_of_type(Py_TYPE(op)), &self->clock, self->may_wait, tz,
+    return ms_draw_datetime(ms_state_of_type(Py_TYPE(op)), &self->clock, tz,
                             "now_datetime()");
 }
 

@@ -172,18 +172,10 @@ static PyObject *uuid_object(ms_state *st, const uint8_t id[16])
 
 /* ------------------------------------------------------------- uuid7 */
 
-static PyObject *clock_uuid7(ms_state *st, monostamp_clock *clock, int may_wait,
-                             const char *context)
+static PyObject *clock_uuid7(ms_state *st, monostamp_clock *clock, const char *context)
 {
     uint8_t id[16];
-    int rc;
-    if (may_wait) {
-        Py_BEGIN_ALLOW_THREADS
-        rc = monostamp_uuid7(clock, id);
-        Py_END_ALLOW_THREADS
-    } else {
-        rc = monostamp_uuid7(clock, id);
-    }
+    int rc = monostamp_uuid7(clock, id);
     if (rc != MONOSTAMP_OK)
         return raise_core(st, rc, NULL, "%s", context);
     return uuid_object(st, id);
@@ -210,7 +202,7 @@ PyObject *ms_uuid7(PyObject *module, PyObject *unused)
     ms_state *st = PyModule_GetState(module);
     (void)unused;
     monostamp_clock *clock = default_clock(st);
-    return clock == NULL ? NULL : clock_uuid7(st, clock, 0, "uuid7()");
+    return clock == NULL ? NULL : clock_uuid7(st, clock, "uuid7()");
 }
 
 const char ms_clock_uuid7_doc[] =
@@ -220,11 +212,10 @@ const char ms_clock_uuid7_doc[] =
 
 PyObject *ms_clock_uuid7(PyObject *clock, PyObject *unused)
 {
-    int may_wait = 0;
     monostamp_clock *core = NULL;
     (void)unused;
-    ms_clock_core(clock, &core, &may_wait); /* a method: `clock` is a Clock */
-    return clock_uuid7(ms_state_of_type(Py_TYPE(clock)), core, may_wait, "Clock.uuid7()");
+    ms_clock_core(clock, &core); /* a method: `clock` is a Clock */
+    return clock_uuid7(ms_state_of_type(Py_TYPE(clock)), core, "Clock.uuid7()");
 }
 
 const char ms_uuid7_ns_doc[] =
@@ -327,20 +318,13 @@ static PyObject *block_range(int64_t first, int64_t n, int64_t step)
     return result;
 }
 
-static PyObject *clock_take(ms_state *st, monostamp_clock *clock, int may_wait,
-                            PyObject *arg, const char *fname)
+static PyObject *clock_take(ms_state *st, monostamp_clock *clock, PyObject *arg,
+                            const char *fname)
 {
     int64_t n = 0, first = 0, step = 0;
-    int rc;
     if (count_arg(arg, fname, &n) < 0)
         return NULL;
-    if (may_wait) {
-        Py_BEGIN_ALLOW_THREADS
-        rc = monostamp_clock_take(clock, n, &first, &step);
-        Py_END_ALLOW_THREADS
-    } else {
-        rc = monostamp_clock_take(clock, n, &first, &step);
-    }
+    int rc = monostamp_clock_take(clock, n, &first, &step);
     if (rc == MONOSTAMP_EPOLICY) {
         PyErr_Format(PyExc_ValueError,
                      "%s: the clock's policy %s allows equal stamps, so it has no blocks; "
@@ -373,7 +357,7 @@ PyObject *ms_take(PyObject *module, PyObject *arg)
 {
     ms_state *st = PyModule_GetState(module);
     monostamp_clock *clock = default_clock(st);
-    return clock == NULL ? NULL : clock_take(st, clock, 0, arg, "take()");
+    return clock == NULL ? NULL : clock_take(st, clock, arg, "take()");
 }
 
 const char ms_clock_take_doc[] =
@@ -382,8 +366,7 @@ const char ms_clock_take_doc[] =
 
 PyObject *ms_clock_take(PyObject *clock, PyObject *arg)
 {
-    int may_wait = 0;
     monostamp_clock *core = NULL;
-    ms_clock_core(clock, &core, &may_wait); /* a method: `clock` is a Clock */
-    return clock_take(ms_state_of_type(Py_TYPE(clock)), core, may_wait, arg, "Clock.take()");
+    ms_clock_core(clock, &core); /* a method: `clock` is a Clock */
+    return clock_take(ms_state_of_type(Py_TYPE(clock)), core, arg, "Clock.take()");
 }

@@ -92,7 +92,7 @@ static PyObject *ms_time(PyObject *module, PyObject *unused)
     (void)unused;
     if (st->default_clock == NULL)
         return ms_default_clock_error(st);
-    return ms_draw_time(st, st->default_clock, 0, "time()");
+    return ms_draw_time(st, st->default_clock, "time()");
 }
 
 PyDoc_STRVAR(now_datetime_doc,
@@ -110,7 +110,7 @@ static PyObject *ms_now_datetime(PyObject *module, PyObject *const *args, Py_ssi
         return NULL;
     if (st->default_clock == NULL)
         return ms_default_clock_error(st);
-    return ms_draw_datetime(st, st->default_clock, 0, tz, "now_datetime()");
+    return ms_draw_datetime(st, st->default_clock, tz, "now_datetime()");
 }
 
 PyDoc_STRVAR(get_policy_doc,
@@ -373,6 +373,10 @@ static int ms_exec(PyObject *module)
      * answer never changes, and the pointer is then only read.  An
      * unusable clock is asked again by each call, to raise its error. */
     st->default_clock = monostamp_default_clock(&clock) == MONOSTAMP_OK ? clock : NULL;
+    if (st->default_clock != NULL) {
+        ms_waiter_on_default_clock(st->default_clock);
+        st->waits_on_default = 1;
+    }
     return 0;
 }
 
@@ -415,6 +419,11 @@ static int ms_clear(PyObject *module)
 
 static void ms_free(void *module)
 {
+    ms_state *st = STATE(module);
+    if (st->waits_on_default) {
+        ms_waiter_off_default_clock(st->default_clock);
+        st->waits_on_default = 0;
+    }
     ms_clear((PyObject *)module);
 }
 

@@ -59,6 +59,7 @@ typedef struct {
      * (it then never changes), else NULL: now() and time_ns() then ask
      * the core again and raise the error that makes it unusable. */
     monostamp_clock *default_clock;
+    int waits_on_default; /* this module set ms_waiter on default_clock */
     /* uuid.UUID and what building one needs, imported by the first
      * uuid7() call and published once (ids.c), or NULL before. */
     _Atomic(struct ms_uuid_refs *) uuid_refs;
@@ -177,15 +178,24 @@ int ms_datetime_exec(ms_state *st);
 /* --------------------------------------------------------- clocks */
 
 /* clock.c.  If `obj` is a monostamp.Clock, stores its core clock and
- * whether a draw on it may sleep (the GIL is then released around the
- * draw), and returns 1; else returns 0.  Never raises. */
-int ms_clock_core(PyObject *obj, monostamp_clock **out, int *may_wait);
+ * returns 1; else returns 0.  Never raises. */
+int ms_clock_core(PyObject *obj, monostamp_clock **out);
 /* The unique float (time()) and aware datetime (now_datetime(tz)) that
  * Clock and the default clock's module functions share (clock.c): drawn at
  * whole-µs grain, errors raised with the context `call`. */
-PyObject *ms_draw_time(ms_state *st, monostamp_clock *clock, int may_wait, const char *call);
-PyObject *ms_draw_datetime(ms_state *st, monostamp_clock *clock, int may_wait, PyObject *tz,
-                           const char *call);
+PyObject *ms_draw_time(ms_state *st, monostamp_clock *clock, const char *call);
+PyObject *ms_draw_datetime(ms_state *st, monostamp_clock *clock, PyObject *tz,
+                          const char *call);
+
+/* waiter.c: the waiter every clock of the binding carries, which lets the
+ * GIL go during each nap of a lead wait and runs the signal handlers after
+ * it (Ctrl-C ends the wait).  The default clock is the core's, one per
+ * process: each module object that uses it sets the waiter on it in exec
+ * (ms_state.waits_on_default) and takes it off when freed; the last one
+ * off clears it. */
+extern const monostamp_waiter ms_waiter;
+void ms_waiter_on_default_clock(monostamp_clock *clock);
+void ms_waiter_off_default_clock(monostamp_clock *clock);
 
 /*
  * Sorts METH_FASTCALL | METH_KEYWORDS arguments into `out` (borrowed

@@ -90,7 +90,6 @@ typedef PyObject *(*fast_kw_fn)(PyObject *, PyObject *const *, Py_ssize_t, PyObj
 typedef struct {
     PyObject *owner;         /* the Clock, or None for the default clock; owned */
     monostamp_clock *clock;  /* lives as long as owner */
-    int may_wait;            /* release the GIL around a draw */
     PyInterpreterState *interp; /* the interpreter owner belongs to */
     int64_t lead_bound_ns;   /* the patch's own lead bound (patch_active.c), 0: none */
 } active_clock;

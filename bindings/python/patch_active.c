@@ -75,14 +75,7 @@ void ms_patch_settle_lead(void)
 
 int ms_patch_draw(const active_clock *a, int kind, const char *call, monostamp_stamp *out)
 {
-    int rc;
-    if (a->may_wait) {
-        Py_BEGIN_ALLOW_THREADS
-        rc = draw(a->clock, kind, out);
-        Py_END_ALLOW_THREADS
-    } else {
-        rc = draw(a->clock, kind, out);
-    }
+    int rc = draw(a->clock, kind, out);
     if (rc != MONOSTAMP_OK) {
         /* A Clock's type leads to its module's LeadError.  The default
          * clock (owner None) waits at its bound; only a lead no wait can

@@ -33,7 +33,6 @@ PyObject *ms_patch_activate(PyObject *module, PyObject *clock_obj)
 {
     ms_state *st = (ms_state *)PyModule_GetState(module);
     monostamp_clock *clock;
-    int may_wait = 0; /* the default clock: the patch's own bound waits (patch_active.c) */
     int64_t bound = 0;
     const char *reason = unsupported_here();
     if (reason != NULL)
@@ -42,7 +41,7 @@ PyObject *ms_patch_activate(PyObject *module, PyObject *clock_obj)
         if ((clock = st->default_clock) == NULL)
             return ms_default_clock_error(st);
         bound = MS_PATCH_MAX_LEAD_NS;
-    } else if (!ms_clock_core(clock_obj, &clock, &may_wait)) {
+    } else if (!ms_clock_core(clock_obj, &clock)) {
         ms_type_error("clock", "a monostamp.Clock or None", clock_obj);
         return NULL;
     }
@@ -50,7 +49,7 @@ PyObject *ms_patch_activate(PyObject *module, PyObject *clock_obj)
     if (next == NULL)
         return PyErr_NoMemory();
     Py_INCREF(clock_obj);
-    *next = (active_clock){clock_obj, clock, may_wait, PyInterpreterState_Get(), bound};
+    *next = (active_clock){clock_obj, clock, PyInterpreterState_Get(), bound};
 
     ms_patch_fold_forget();
     int conflict = ms_patch_install(next);

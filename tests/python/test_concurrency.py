@@ -179,51 +179,67 @@ def test_two_clocks_on_one_file_in_one_process(tmp_path):
     assert [b.time_ns(), a.time_ns()] == [first + 1, first + 2]
 
 
-@pytest.mark.heavy
-def test_threads_in_the_core_at_once_on_clocks_that_release_the_gil(tmp_path):
-    # Under the GIL, two threads run the core at the same moment only on a
-    # clock whose stamps may wait (max_lead_ns > 0, on_lead='wait'), which
-    # releases it: the one place where a data race in the core can show,
-    # and where the TSan build (make test-python-tsan) can see it.  Two of
-    # the four clocks share a file; a fifth thread changes the policy and
-    # reads the counters meanwhile.
-    n = scaled(100_000, 2000)
-    path = tmp_path / "released.state"
-    private = Clock(max_lead_ns=10**9)
-    shared = [Clock(max_lead_ns=10**9, shared=path) for _ in range(2)]
-    clocks = [private, private, shared[0], shared[1]]
-    results = [None] * 4
-    done = threading.Event()
+def test_threads_draw_while_others_wait_for_the_lead_bound(tmp_path):
+    # Under the GIL, two threads run the core at the same moment only while
+    # a stamp naps in a lead wait, which lets the GIL go: the one place
+    # where a data race in the core can show, and where the TSan build
+    # (make test-python-tsan) can see it.  Two waiters on a file pushed
+    # ahead wait out the push; meanwhile two drawers stamp (one on the same
+    # file, unbounded so that it never waits, one on a private clock) and a
+    # meddler changes a waiter's policy and reads the counters.  The drawers
+    # start only once both waiters are in their waits, and draw until one
+    # is back: the overlap is certain, not hoped for.
+    path = str(tmp_path / "pushed.state")
+    bound = 200_000_000
+    pusher = Clock(source="manual", start_ns=time.time_ns() + bound + 250_000_000,
+                   shared=path, max_lead_ns=1_000_000)
+    pushed = pusher.time_ns()
+    waiters = [Clock(shared=path, max_lead_ns=bound) for _ in range(2)]
+    same_file = Clock(shared=path, max_lead_ns=0)
+    private = Clock()
+    waited = [None, None]
+    drawn = [[], []]
+    back = threading.Event()
+    stop = threading.Event()
     start = threading.Barrier(5)
-    halfway = threading.Barrier(4)
 
-    def work(i):
+    def wait(i):
         start.wait()
-        c = clocks[i]
-        draws = iter(range(n))
-        results[i] = meet_halfway(n, lambda: c.now().utc_ns if next(draws) & 1 else c.time_ns(),
-                                  halfway)
+        waited[i] = waiters[i].time_ns()
+        back.set()
+
+    def both_waiting():
+        return all(w.stats()["lead_waits"] > 0 for w in waiters)
+
+    def draw_while_they_wait(i, clock):
+        start.wait()
+        while not both_waiting() and not back.is_set():
+            time.sleep(0.001)
+        while not back.is_set():
+            drawn[i].append(clock.time_ns() if len(drawn[i]) & 1 else clock.now().utc_ns)
 
     def meddle():
         start.wait()
-        policies = ["monotonicForceNanosecondIncrement", "monotonicForceMicrosecondIncrement"]
+        policies = ["monotonicForceMicrosecondIncrement", "monotonicForceNanosecondIncrement"]
         k = 0
-        while not done.is_set():
-            private.policy = policies[k & 1]
-            private.stats()
-            shared[0].stats()
+        while not stop.is_set():
+            waiters[1].policy = policies[k & 1]
+            waiters[0].stats()
             k += 1
-        private.policy = policies[0]
+            time.sleep(0.0005)
+        waiters[1].policy = policies[1]
 
-    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
-    meddler = threading.Thread(target=meddle)
-    for t in threads + [meddler]:
-        t.start()
+    threads = [threading.Thread(target=wait, args=(i,)) for i in range(2)]
+    threads += [threading.Thread(target=draw_while_they_wait, args=(0, same_file)),
+                threading.Thread(target=draw_while_they_wait, args=(1, private)),
+                threading.Thread(target=meddle)]
     for t in threads:
+        t.start()
+    for t in threads[:4]:
         t.join()
-    done.set()
-    meddler.join()
-    assert_unique_increasing_per_source(results[:2])  # one private clock
-    assert_unique_increasing_per_source(results[2:])  # one file
-    assert_overlapping(results[:2])
-    assert_overlapping(results[2:])
+    stop.set()
+    threads[4].join()
+    assert all(w > pushed for w in waited)
+    assert drawn[0] and drawn[1], "the drawers never drew while both waited"
+    assert_unique_increasing_per_source([drawn[0], [waited[0]], [waited[1]], [pushed]])
+    assert_unique_increasing_per_source([drawn[1]])
