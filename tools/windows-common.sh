@@ -56,7 +56,13 @@ unpack_once() {
             return 1
         fi
         rm -rf "$1"
-        mv "$tmp/out" "$1" || return 1
+        # -T: should another run have put DIR there meanwhile, fail rather
+        # than nest ours inside it, and take theirs if it is finished.
+        if ! mv -T "$tmp/out" "$1" 2>/dev/null && [ ! -f "$1/$2" ]; then
+            echo "windows: could not move the unpacked $4 to $1" >&2
+            rm -rf "$tmp"
+            return 1
+        fi
         rm -rf "$tmp"
     fi
 }
