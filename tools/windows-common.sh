@@ -163,12 +163,12 @@ tzdata-2026.6-py2.py3-none-any.whl 0a10eec6e13ef16b627fabed9a5f2ba61a62b1c67f327
 
 # The wheels above in $CACHE/wheels, each checked against its pin; pip
 # (for Windows, CPython 3.13, binary only, through a hash-checked
-# requirements list) fetches what is missing.  Prints the folder.
+# requirements list of its own, so that two runs sharing $CACHE never write
+# one list at once) fetches what is missing.  Prints the folder.
 test_wheels() {
     dir="$CACHE/wheels"
     mkdir -p "$dir"
-    reqs="$dir/requirements.txt"
-    : >"$reqs"
+    reqs=$(mktemp "$dir/requirements.XXXXXX") || return 1
     missing=0
     echo "$TEST_WHEELS" | while read -r file sum; do
         [ -n "$file" ] || continue
@@ -187,8 +187,9 @@ test_wheels() {
         echo "windows: downloading the test wheels into $dir" >&2
         $PIP download -q --no-deps --only-binary :all: --platform win_amd64 --python-version 3.13 \
             --implementation cp --require-hashes -r "$reqs" -d "$dir" >/dev/null 2>&1 || {
-            echo "windows: pip download of the test wheels failed" >&2; return 1; }
+            rm -f "$reqs"; echo "windows: pip download of the test wheels failed" >&2; return 1; }
     fi
+    rm -f "$reqs"
     echo "$dir"
 }
 
