@@ -181,15 +181,21 @@ windows-wheel:
 # What each shared object exports: libmonostamp.so its API (also when built
 # without -fvisibility=hidden), the Python extension (one, patch() included)
 # PyInit__monostamp alone, the rock
-# that a plain `luarocks make` builds luaopen_* alone.
+# that a plain `luarocks make` builds luaopen_* alone.  The extension is the
+# one in the wheel pip builds from this tree now, not whatever monostamp
+# $(PYTHON) has installed.
 test-exports: $(BUILD)/libmonostamp.so
 	@mkdir -p $(BUILD)/exports
 	$(CC) $(CSTD) -O2 -fPIC -shared -Icsrc -DMONOSTAMP_EXPORTS $(CORE_SRC) \
 	    -o $(BUILD)/exports/libmonostamp-default-visibility.so $(LDLIBS_ALL)
 	@tools/check-exports.sh monostamp_ $(BUILD)/libmonostamp.so \
 	    $(BUILD)/exports/libmonostamp-default-visibility.so
-	@tools/check-exports.sh PyInit__monostamp "$$(cd $(BUILD) && $(PYTHON) -c \
-	    'import monostamp._monostamp as m; print(m.__file__)')"
+	@rm -rf $(BUILD)/exports/wheel
+	@$(PYTHON) -m pip wheel --disable-pip-version-check --no-deps --no-build-isolation \
+	    -w $(BUILD)/exports/wheel . >$(BUILD)/exports/wheel.log 2>&1 || \
+	    { tail -n 20 $(BUILD)/exports/wheel.log; echo "pip wheel . failed" >&2; exit 1; }
+	@cd $(BUILD)/exports/wheel && $(PYTHON) -m zipfile -e monostamp-*.whl unpacked
+	@tools/check-exports.sh PyInit__monostamp $(BUILD)/exports/wheel/unpacked/monostamp/_monostamp*
 	@tools/check-lua-exports.sh $(BUILD)
 
 # Python: the extension is built and installed for the default interpreter
