@@ -134,20 +134,6 @@ static inline void monostamp__os_cpu_relax(void)
 
 struct monostamp__os_file_id;
 
-/* Maps `size` bytes of the file at `path` shared and writable, and gives
- * the identity of the file mapped (to notice later that the path names
- * another).  If the
- * file is absent it is first created holding exactly `initial` (`size`
- * bytes, mode 0600, or 0660 with `trust_group`), complete under a temporary
- * name and then linked into place, so no process ever maps a half-written
- * file and two creators cannot both win.  A file another user could write
- * is never used (see monostamp_options.trust_group).  0 and *out_addr;
- * MONOSTAMP_EUNSAFE for such a file; MONOSTAMP_EFOREIGN if the path is not
- * a regular file of at least `size` bytes; else an EOS code.  (Windows:
- * the mode and owner checks read the file's DACL; see docs/windows.md.) */
-int monostamp__os_map_file(const char *path, const void *initial, size_t size,
-                           int trust_group, void **out_addr, struct monostamp__os_file_id *out_id);
-
 /* A state file's place, pinned when a clock opens it: the directory
  * (POSIX: an open directory descriptor, so openat/fstatat reach the same
  * directory whatever chdir() or a rename of a parent does) and the file's
@@ -161,10 +147,34 @@ typedef struct monostamp__os_place monostamp__os_place;
 int monostamp__os_place_pin(const char *path, monostamp__os_place **out);
 void monostamp__os_place_free(monostamp__os_place *place);
 
-/* monostamp__os_map_file (below) at a pinned place. */
+/* Maps `size` bytes of the file at a pinned place shared and writable,
+ * and gives the identity of the file mapped (to notice later that the
+ * place names another).  If the file is absent it is first created holding
+ * exactly `initial` (`size` bytes, mode 0600, or 0660 with `trust_group`),
+ * complete under a temporary name and then linked into place, so no
+ * process ever maps a half-written file and two creators cannot both win.
+ * A file another user could write is never used (see
+ * monostamp_options.trust_group).  0 and *out_addr; MONOSTAMP_EUNSAFE for
+ * such a file; MONOSTAMP_EFOREIGN if the place is not a regular file of at
+ * least `size` bytes; else an EOS code.  (Windows: the mode and owner
+ * checks read the file's DACL; see docs/windows.md.) */
 int monostamp__os_map_place(const monostamp__os_place *place, const void *initial, size_t size,
                             int trust_group, void **out_addr,
                             struct monostamp__os_file_id *out_id);
+
+/* monostamp__os_map_place at `path`, pinned for this one mapping. */
+static inline int monostamp__os_map_file(const char *path, const void *initial, size_t size,
+                                         int trust_group, void **out_addr,
+                                         struct monostamp__os_file_id *out_id)
+{
+    monostamp__os_place *place;
+    int rc = monostamp__os_place_pin(path, &place);
+    if (rc != MONOSTAMP_OK)
+        return rc;
+    rc = monostamp__os_map_place(place, initial, size, trust_group, out_addr, out_id);
+    monostamp__os_place_free(place);
+    return rc;
+}
 
 /* The id of what the place names now, not following a symbolic link
  * (which the mapping refuses anyway): 0, or an EOS code (not found...). */

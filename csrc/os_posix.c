@@ -380,18 +380,6 @@ int monostamp__os_map_place(const monostamp__os_place *place, const void *initia
     return MONOSTAMP_OK;
 }
 
-int monostamp__os_map_file(const char *path, const void *initial, size_t size,
-                           int trust_group, void **out_addr, struct monostamp__os_file_id *out_id)
-{
-    monostamp__os_place *place;
-    int rc = monostamp__os_place_pin(path, &place);
-    if (rc != MONOSTAMP_OK)
-        return rc;
-    rc = monostamp__os_map_place(place, initial, size, trust_group, out_addr, out_id);
-    monostamp__os_place_free(place);
-    return rc;
-}
-
 int monostamp__os_map_anonymous(size_t size, void **out_addr)
 {
     void *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);

@@ -158,7 +158,7 @@ int monostamp__os_read_file(const char *path, size_t max_size,
 
 /* ------------------------------------------------------ shared memory */
 
-/* State files (os.h, monostamp__os_map_file) as Windows allows them: who
+/* State files (os.h, monostamp__os_map_place) as Windows allows them: who
  * may write one is read off its security descriptor (os_windows_acl.h);
  * what else differs from os_posix.c is said where it happens and in
  * docs/windows.md. */
@@ -322,18 +322,6 @@ int monostamp__os_place_id(const monostamp__os_place *place, struct monostamp__o
     else
         rc = monostamp__os_fail((int)GetLastError());
     CloseHandle(h);
-    return rc;
-}
-
-int monostamp__os_map_file(const char *path, const void *initial, size_t size,
-                           int trust_group, void **out_addr, struct monostamp__os_file_id *out_id)
-{
-    monostamp__os_place *place;
-    int rc = monostamp__os_place_pin(path, &place);
-    if (rc != MONOSTAMP_OK)
-        return rc;
-    rc = monostamp__os_map_place(place, initial, size, trust_group, out_addr, out_id);
-    monostamp__os_place_free(place);
     return rc;
 }
 
