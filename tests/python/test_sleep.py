@@ -195,6 +195,10 @@ CHILD = r"""
 import linecache, signal, sys, time
 import monostamp
 from monostamp import _sleep
+# Python raises KeyboardInterrupt only if SIGINT was not ignored when it
+# started, and a job a non-interactive shell puts in the background starts
+# with SIGINT ignored: make it Python's own handler whoever started the run.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 if sys.argv[1] == "spin":
     # The core's part made nothing: the whole 30 s is the Python spin.
     _sleep._sleep_until_core = lambda deadline_ns, tolerance_ns: None
