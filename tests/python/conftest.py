@@ -13,6 +13,10 @@ from pathlib import Path
 
 import pytest
 
+import wine_spawn
+
+wine_spawn.install()
+
 # test_pytest_plugin.py runs pytest inside pytest.
 pytest_plugins = ["pytester"]
 
