@@ -44,6 +44,8 @@ need_deb "$luajit_deb" luajit
 need_deb clang clang
 need_deb libclang-rt-14-dev /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
 need_deb tzdata /usr/share/zoneinfo/Europe/Berlin
+# libfaketime steps the wall clock under a child (tests/python/test_wall_step.py).
+need_deb faketime faketime
 
 if [ "${1:-}" = --python ]; then
     debs=""

@@ -208,6 +208,52 @@ static PyObject *ms_share_default(PyObject *module, PyObject *arg)
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(create_state_file_doc,
+"create_state_file(path, /, *, trust_group=False)\n--\n\n"
+"Creates a state file at path whose sequence starts at the wall clock,\n"
+"where a file a clock creates starts its lead bound (1 s by default)\n"
+"ahead of it.  Only for a path in a directory you made yourself for this\n"
+"sequence (a test runner's private directory): no earlier sequence can\n"
+"have handed out stamps there for the new one to repeat.  Clocks and\n"
+"MONOSTAMP_SHARED then join it as usual.  FileExistsError if a file is\n"
+"already at path.");
+
+static PyObject *ms_create_state_file(PyObject *module, PyObject *const *args,
+                                      Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = {"path", "trust_group"};
+    PyObject *path = NULL, *trust = Py_False, *bytes;
+    if (nargs != 1) {
+        PyErr_Format(PyExc_TypeError,
+                     "create_state_file() takes exactly 1 positional argument (%zd given)",
+                     nargs);
+        return NULL;
+    }
+    path = args[0];
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, i);
+        if (PyUnicode_CompareWithASCIIString(name, names[1]) == 0) {
+            trust = args[nargs + i];
+        } else {
+            PyErr_Format(PyExc_TypeError,
+                         "create_state_file() got an unexpected keyword argument '%U'", name);
+            return NULL;
+        }
+    }
+    if (!PyBool_Check(trust)) {
+        ms_type_error("create_state_file(): trust_group", "bool", trust);
+        return NULL;
+    }
+    if (ms_path_arg(path, "create_state_file(): path", &bytes) < 0)
+        return NULL;
+    int rc = monostamp_state_file_create(PyBytes_AsString(bytes), trust == Py_True);
+    Py_DECREF(bytes);
+    if (rc != MONOSTAMP_OK)
+        return raise_core(STATE(module), rc, path, "create_state_file(%R)", path);
+    Py_RETURN_NONE;
+}
+
 PyDoc_STRVAR(monotonic_ns_doc,
 "monotonic_ns()\n--\n\n"
 "CLOCK_MONOTONIC in int ns: the time base of sleep_until_ns().");
@@ -234,6 +280,7 @@ static PyMethodDef ms_methods[] = {
     {"clock_info", ms_clock_info, METH_O, clock_info_doc},
     {"zone_changed", ms_zone_changed, METH_NOARGS, zone_changed_doc},
     {"monotonic_ns", ms_monotonic_ns, METH_NOARGS, monotonic_ns_doc},
+    {"create_state_file", FASTCALL_KW(ms_create_state_file), create_state_file_doc},
     {"sleep", FASTCALL_KW(ms_sleep), ms_sleep_doc},
     {"sleep_until_ns", FASTCALL_KW(ms_sleep_until_ns), ms_sleep_until_ns_doc},
     /* Their finish in Python (sleep.c, monostamp/_sleep.py). */

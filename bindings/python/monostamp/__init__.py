@@ -24,6 +24,7 @@ from ._monostamp import (  # noqa: F401  (re-exported, unwrapped: the hot path)
     Policy,
     Stamp,
     __version__,
+    create_state_file,
     get_policy,
     monotonic_ns,
     now,
@@ -43,7 +44,7 @@ from . import _sleep  # noqa: F401  (registers sleep()'s finish)
 from ._interop import json_default, register_sqlite
 
 __all__ = [
-    "Clock", "LeadError", "Policy", "Stamp", "clock_info", "get_policy",
+    "Clock", "LeadError", "Policy", "Stamp", "clock_info", "create_state_file", "get_policy",
     "monotonic_ns", "now", "now_datetime", "patch", "patched", "patching", "set_policy", "sleep",
     "sleep_until_ns", "take", "time", "time_ns", "uuid7", "uuid7_ns", "zone_changed",
 ]

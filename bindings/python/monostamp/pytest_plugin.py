@@ -122,8 +122,11 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     directory = tempfile.mkdtemp(prefix="monostamp-pytest-")
     path = os.path.join(directory, "state")
+    # A directory of our own: no earlier sequence used the path, so the
+    # file starts at the real clock, not a lead bound ahead of it.
+    monostamp.create_state_file(path)
     # This process imported monostamp before the file existed: move its
-    # default clock (monostamp.now()) onto the file, which also creates it.
+    # default clock (monostamp.now()) onto the file.
     _ext._share_default(path)
     _session = _Session(path, directory, os.environ.get(ENV))
     os.environ[ENV] = path
