@@ -14,6 +14,7 @@
 #   make test-real-suites  humanize's, structlog's and python-dateutil's own
 #                   suites, plain and with --monostamp-patch: the same failing
 #                   tests (fetched with pip into a cache; tools/test-real-suites.py)
+#   make bench-real-suites  the same suites timed plain and patched: ratios
 #   make install PREFIX=/usr/local
 #
 # Every target that needs a tool runs tools/install-deps.sh first, which
@@ -279,6 +280,11 @@ test-forky:
 # ASan+UBSan.  Each script says what it can and cannot see.
 test-real-suites:
 	@$(PYTHON) tools/test-real-suites.py
+# The same suites timed, plain and patched in turn, 15 runs each way:
+# medians and the patched/plain ratios (docs/benchmarks.md).
+.PHONY: bench-real-suites
+bench-real-suites:
+	@$(PYTHON) tools/test-real-suites.py --bench 15
 
 .PHONY: test-python-tsan test-lua-asan soak
 test-python-tsan:

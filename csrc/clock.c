@@ -154,7 +154,7 @@ static int64_t reference_ns(monostamp__clock *clock, _Atomic int64_t *cell, int6
         ref = atomic_load_explicit(&clock->manual_anchor, RELAXED);
     } else {
         int64_t anchor = atomic_load_explicit(cell + MONOSTAMP__STATE_ANCHOR, RELAXED);
-        int64_t monotonic = monostamp__os_monotonic_ns();
+        int64_t monotonic = monostamp__os_monotonic_of(clock->source);
         ref = anchor > INT64_MAX - monotonic ? INT64_MAX : anchor + monotonic;
     }
     return ref > reading ? ref : reading;
@@ -186,7 +186,7 @@ static MONOSTAMP__NOINLINE int lead_beyond(monostamp__clock *clock, _Atomic int6
             monostamp__state_raise(&clock->manual_anchor, last);
         else
             monostamp__state_raise(cell + MONOSTAMP__STATE_ANCHOR,
-                                   monostamp__state_anchor_of(last));
+                                   monostamp__state_anchor_of(clock->source, last));
         return MONOSTAMP_OK;
     }
     return lead_exceeded(clock, lead, bound);

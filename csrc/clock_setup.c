@@ -53,7 +53,7 @@ int monostamp_clock_init(monostamp_clock *storage, const monostamp_options *opti
     if (clock->source != MONOSTAMP_SOURCE_MANUAL &&
         monostamp__os_clock_read(clock->source, &reading) == MONOSTAMP_OK) {
         atomic_store_explicit(&clock->own_state[MONOSTAMP__STATE_ANCHOR],
-                              monostamp__state_anchor_of(reading), RELAXED);
+                              monostamp__state_anchor_of(clock->source, reading), RELAXED);
         atomic_store_explicit(&clock->recheck_at_ns, monostamp__clock_next_checkpoint(reading),
                               RELAXED);
     }

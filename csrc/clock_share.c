@@ -265,7 +265,8 @@ int monostamp__clock_checkpoint(monostamp__clock *clock, int64_t reading)
         return MONOSTAMP_EINVAL;
     if (clock->source != MONOSTAMP_SOURCE_MANUAL) {
         _Atomic int64_t *cell = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
-        raise_cell(cell + MONOSTAMP__STATE_ANCHOR, monostamp__state_anchor_of(reading));
+        raise_cell(cell + MONOSTAMP__STATE_ANCHOR,
+                   monostamp__state_anchor_of(clock->source, reading));
     }
     if (watch == NULL) {
         atomic_store_explicit(&clock->recheck_at_ns, next_check(reading), RELAXED);

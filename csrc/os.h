@@ -97,6 +97,12 @@ int monostamp__os_clock_info(int source, monostamp_clock_info *out);
  * 0 if it cannot be read (never seen). */
 int64_t monostamp__os_monotonic_ns(void);
 
+/* The monotonic clock that ticks with a wall-clock source, for the lead
+ * bound's reference (clock.c): the tick-grained one (CLOCK_MONOTONIC_COARSE)
+ * for MONOSTAMP_SOURCE_REALTIME_COARSE where there is one, so that the
+ * reference trails real time as that source does; else the precise one. */
+int64_t monostamp__os_monotonic_of(int source);
+
 /* Sleeps about `ns` (> 0), for the lead bound, where waking late only
  * costs a later stamp.  Signals shorten nothing: the nap resumes. */
 void monostamp__os_nap_ns(int64_t ns);

@@ -61,6 +61,21 @@ int64_t monostamp__os_monotonic_ns(void)
     return (int64_t)ts.tv_sec * MONOSTAMP__NS_PER_S + ts.tv_nsec;
 }
 
+int64_t monostamp__os_monotonic_of(int source)
+{
+#if defined(CLOCK_MONOTONIC_COARSE) && defined(CLOCK_REALTIME_COARSE)
+    struct timespec ts;
+    if (source == MONOSTAMP_SOURCE_REALTIME_COARSE) {
+        if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) != 0)
+            return 0;
+        return (int64_t)ts.tv_sec * MONOSTAMP__NS_PER_S + ts.tv_nsec;
+    }
+#else
+    (void)source;
+#endif
+    return monostamp__os_monotonic_ns();
+}
+
 void monostamp__os_nap_ns(int64_t ns)
 {
     struct timespec ts = timespec_of(ns);

@@ -71,7 +71,7 @@ int monostamp__state_file_open(const monostamp__os_place *place, int trust_group
     }
     atomic_init(&initial.state[MONOSTAMP__STATE_LAST], start);
     atomic_init(&initial.state[MONOSTAMP__STATE_ANCHOR],
-                readable ? monostamp__state_anchor_of(now) : 0);
+                readable ? monostamp__state_anchor_of(MONOSTAMP_SOURCE_REALTIME, now) : 0);
 
     rc = monostamp__os_map_place(place, &initial, sizeof initial, trust_group, &map, id);
     if (rc != MONOSTAMP_OK)

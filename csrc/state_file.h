@@ -33,13 +33,15 @@ enum { MONOSTAMP__STATE_LAST = 0, MONOSTAMP__STATE_ANCHOR = 1, MONOSTAMP__STATE_
  * a directory its creator made itself, which no earlier sequence used. */
 #define MONOSTAMP__STATE_FRESH INT64_C(-1)
 
-/* The anchor of a platform source's reading taken just now: the reading
- * minus the monotonic clock, read after it, so that the anchor errs low (a
- * reference a hair behind real time can only tighten a lead bound).
- * Saturated for readings far before 1970. */
-static inline int64_t monostamp__state_anchor_of(int64_t reading)
+/* The anchor of a reading of platform source `source` taken just now: the
+ * reading minus its monotonic twin (monostamp__os_monotonic_of), read
+ * after it, so that the anchor errs low (a reference a hair behind real
+ * time can only tighten a lead bound).  Wall minus monotonic is the same
+ * for the precise and the coarse pair, so clocks of both kinds share one
+ * anchor.  Saturated for readings far before 1970. */
+static inline int64_t monostamp__state_anchor_of(int source, int64_t reading)
 {
-    int64_t monotonic = monostamp__os_monotonic_ns();
+    int64_t monotonic = monostamp__os_monotonic_of(source);
     return reading < INT64_MIN + monotonic ? INT64_MIN : reading - monotonic;
 }
 
