@@ -348,7 +348,7 @@ clean:
 PRELOAD_SRC := $(sort $(wildcard preload/*.c))
 PRELOAD_CORE_FLAGS := -DMONOSTAMP_PRELOAD_BUILD -Dclock_gettime=monostamp_preload__next_clock_gettime
 PRELOAD_LINK := -shared -Wl,--version-script=preload/exports.map -Wl,-z,now -Wl,--no-undefined
-PRELOAD_TESTS := test_preload stamper
+PRELOAD_TESTS := test_preload stamper libearly.so
 define preload_flavour
 $(BUILD)/$(1)/preload/core/%.o: csrc/%.c $(CORE_HDR) Makefile
 	@mkdir -p $$(@D)
@@ -362,6 +362,9 @@ $(BUILD)/$(1)/preload/%.o: preload/%.c preload/preload.h $(CORE_HDR) Makefile
 $(BUILD)/$(1)/libmonostamp_preload.so: $(patsubst preload/%.c,$(BUILD)/$(1)/preload/%.o,$(PRELOAD_SRC)) \
         $(BUILD)/$(1)/preload/libcore.a preload/exports.map
 	$$(CC) $(PRELOAD_LINK) $(3) -o $$@ $$(filter %.o,$$^) $(BUILD)/$(1)/preload/libcore.a $(LDLIBS_ALL)
+$(BUILD)/$(1)/preload-tests/libearly.so: tests/preload/early.c tests/preload/preload_check.h
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_ALL) $(2) -Itests/preload -shared $$< -o $$@ $(3)
 $(BUILD)/$(1)/preload-tests/%: tests/preload/%.c tests/preload/preload_check.h $(BUILD)/$(1)/libcore.a
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_ALL) $(2) -Itests/preload $$< $(BUILD)/$(1)/libcore.a -o $$@ $$(LDLIBS_ALL) $(3)
