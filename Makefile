@@ -309,6 +309,7 @@ bench: deps $(addprefix $(BUILD)/bench/,$(BENCHES))
 	@$(MAKE) --no-print-directory lua
 	@PYTHON=$(PYTHON) LUA=$(LUA) LUAJIT=$(LUAJIT) sh bench/run-sleep.sh $(BUILD)
 	@sh bench/nginx.sh $(BUILD)
+	@$(MAKE) --no-print-directory bench-preload
 
 # Sleep lateness from Python, Lua and LuaJIT in fresh processes, each
 # binding's finish against the core alone (issue 23, docs/sleep.md); make
@@ -388,3 +389,14 @@ test-preload-asan: $(call PRELOAD_DEPS,asan)
 	@CC=$(CC) sh tests/preload/run.sh $(BUILD) asan
 test-preload-tsan: $(call PRELOAD_DEPS,tsan)
 	@CC=$(CC) sh tests/preload/run.sh $(BUILD) tsan
+
+# The preloaded clock_gettime(CLOCK_REALTIME) on a shared state file against
+# libc's own call, side by side in one run (docs/benchmarks.md).
+.PHONY: bench-preload
+$(BUILD)/bench/bench_preload: bench/preload/bench_preload.c bench/c/bench_util.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -O2 -Ibench/c $< -o $@ $(LDLIBS_ALL)
+bench-preload: $(BUILD)/libmonostamp_preload.so $(BUILD)/bench/bench_preload
+	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
+	    LD_PRELOAD=$(abspath $(BUILD))/libmonostamp_preload.so MONOSTAMP_SHARED=$$dir/state \
+	    $(BUILD)/bench/bench_preload
