@@ -1,7 +1,8 @@
 # monostamp: build, test, benchmark.
 #
 #   make            libmonostamp.a, libmonostamp.so, monostamp.pc in $(BUILD)
-#   make test       every suite: C (plain, ASan+UBSan, TSan), Python, Lua, on
+#   make test       every suite: C (plain, ASan+UBSan, TSan), Python, Lua, the
+#                   preload library (test-preload, also -asan and -tsan), on
 #                   this machine's CPython 3.10-3.13, Lua 5.3/5.4 and LuaJIT
 #   make test-forky the Python suite on CPython 3.14 and 3.15 and the busted
 #                   specs on Lua 5.5, in a Debian testing ("forky") chroot
@@ -105,7 +106,7 @@ TESTS = $(patsubst tests/c/%.c,%,$(TEST_SRC))
 test: deps
 	@$(MAKE) --no-print-directory test-c test-asan test-tsan test-header test-cxx test-install test-windows \
 	    test-python test-pythons test-python-tsan test-lua test-lua53 test-lua-asan test-luajit \
-	    test-exports
+	    test-exports test-preload test-preload-asan test-preload-tsan
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 	@echo "make test: all suites passed"
 
