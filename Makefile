@@ -1,6 +1,7 @@
 # monostamp: build, test, benchmark.
 #
-#   make            libmonostamp.a, libmonostamp.so, monostamp.pc in $(BUILD)
+#   make            libmonostamp.a, libmonostamp.so, libmonostamp_preload.so,
+#                   monostamp.pc in $(BUILD)
 #   make test       every suite: C (plain, ASan+UBSan, TSan), Python, Lua, the
 #                   preload library (test-preload, also -asan and -tsan), on
 #                   this machine's CPython 3.10-3.13, Lua 5.3/5.4 and LuaJIT
