@@ -13,6 +13,7 @@ import sys
 from glob import glob
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 os.chdir(HERE)  # the globs and paths below are relative to the checkout
@@ -37,6 +38,41 @@ ext = Extension(
     libraries=libraries,
 )
 
+
+
+class build_ext_and_preload(build_ext):
+    """Builds the extension, then libmonostamp_preload.so into the package
+    (monostamp/libmonostamp_preload.so) on Linux, for `monostamp run
+    --native`: a plain shared library, not an extension, made by the same
+    compiler from preload/ and its own copy of the core, whose clock_gettime
+    calls are renamed so that they never bind to the preload's own export
+    (the Makefile's preload block does the same; docs/preload.md)."""
+
+    def run(self):
+        super().run()
+        if sys.platform.startswith("linux"):
+            self.build_preload()
+
+    def build_preload(self):
+        temp = os.path.join(self.build_temp, "preload")
+        flags = cflags + ["-fPIC"]
+        core = self.compiler.compile(
+            sorted(glob("csrc/*.c")), output_dir=os.path.join(temp, "core"),
+            macros=[("MONOSTAMP_PRELOAD_BUILD", None),
+                    ("clock_gettime", "monostamp_preload__next_clock_gettime")],
+            include_dirs=["csrc"], extra_postargs=flags)
+        own = self.compiler.compile(
+            sorted(glob("preload/*.c")), output_dir=temp,
+            include_dirs=["csrc", "preload"], extra_postargs=flags)
+        out = os.path.join(self.build_lib, "monostamp", "libmonostamp_preload.so")
+        if self.inplace:
+            out = os.path.join("bindings", "python", "monostamp", "libmonostamp_preload.so")
+        self.compiler.link_shared_object(
+            own + core, out, libraries=libraries,
+            extra_postargs=["-Wl,--version-script=preload/exports.map", "-Wl,-z,now",
+                            "-Wl,--no-undefined"])
+
+
 options = {"build": {"build_base": "build-python"}}  # not the C build's build/
 
-setup(ext_modules=[ext], options=options)
+setup(ext_modules=[ext], options=options, cmdclass={"build_ext": build_ext_and_preload})
