@@ -295,6 +295,7 @@ static PyMethodDef ms_methods[] = {
     {"_targets", ms_patch_targets, METH_NOARGS, ms_patch_targets_doc},
     {"_after_fork", ms_patch_after_fork, METH_NOARGS, ms_patch_after_fork_doc},
     {"_hold_switch_lock", ms_patch_hold_switch_lock, METH_O, ms_patch_hold_switch_lock_doc},
+    {"_adopt", ms_patch_adopt, METH_O, ms_patch_adopt_doc},
     {NULL, NULL, 0, NULL},
 };
 

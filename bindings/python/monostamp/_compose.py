@@ -34,8 +34,10 @@ import sys
 import threading
 
 #: The tools: module name -> (class whose start/stop to wrap, "is it active?").
+#: time-machine 3.x keeps its travels in traveller_stack, 2.x in coordinates_stack.
 _TOOLS = {
-    "time_machine": ("travel", lambda m: bool(getattr(m, "traveller_stack", None))),
+    "time_machine": ("travel", lambda m: bool(getattr(m, "traveller_stack", None) or
+                                              getattr(m, "coordinates_stack", None))),
     "freezegun.api": ("_freeze_time", lambda m: bool(getattr(m, "freeze_factories", None))),
 }
 _MARK = "_monostamp_composed"  # set on a wrapped class: its (start, stop)
@@ -49,6 +51,20 @@ def foreign_active():
         if module is not None and active(module):
             return True
     return False
+
+
+def adopt_left_behind(c):
+    """time-machine before 3.0 patches the clock functions at its first
+    travel and leaves them in (they pass through while no travel is
+    active): those are what the tables hold from then on, so the C half
+    (`c`, the extension) takes them as the originals to install over and
+    write back.  Called before each install, with no travel active."""
+    module = sys.modules.get("time_machine")
+    if module is None or not hasattr(module, "coordinates_stack"):
+        return  # not imported, or 3.x, which restores the functions itself
+    witness = getattr(sys.modules.get("_time_machine"), "original_time", None)
+    if witness is not None:
+        c._adopt(witness)
 
 
 def _wrap(module):

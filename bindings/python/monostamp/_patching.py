@@ -88,6 +88,7 @@ def _uuid_stop():
 
 def _engage():
     """Our functions in, drawing from the innermost patch's clock."""
+    _compose.adopt_left_behind(_c)
     _c._activate(_stack[-1].clock)
     _uuid_start()
 

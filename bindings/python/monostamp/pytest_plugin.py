@@ -206,7 +206,7 @@ def _start_patch(item: pytest.Item,
     try:
         p.start()
     except RuntimeError as e:
-        item.stash[_REFUSED] = "monostamp.patch() cannot start: {}".format(e)
+        item.stash[_REFUSED] = str(e)  # "monostamp.patch() cannot start: ..."
         return None
     return p
 
