@@ -125,6 +125,18 @@ int ms_policy_arg(ms_state *st, PyObject *obj, const char *what, int *out)
     const char *name = name_arg(obj, what, "a Policy or str", &known);
     if (name == NULL)
         return -1;
+    /* A member's name ('MONOTONIC_FORCE_NANOSECOND_INCREMENT') as its value. */
+    for (int p = 0; p < MS_POLICY_COUNT; p++) {
+        PyObject *member_name = PyObject_GetAttrString(st->policies[p], "name");
+        int same = member_name != NULL ? PyUnicode_Compare(member_name, obj) == 0 : -1;
+        Py_XDECREF(member_name);
+        if (same < 0 || (same == 0 && PyErr_Occurred()))
+            return -1;
+        if (same) {
+            *out = p;
+            return 0;
+        }
+    }
     if (!known || monostamp_policy_from_name(name, &policy) != MONOSTAMP_OK)
         return unknown_name(what, obj, monostamp_policy_name);
     *out = (int)policy;

@@ -249,6 +249,8 @@ static PyObject *ms_create_state_file(PyObject *module, PyObject *const *args,
         return NULL;
     int rc = monostamp_state_file_create(PyBytes_AsString(bytes), trust == Py_True);
     Py_DECREF(bytes);
+    if (rc != MONOSTAMP_OK && ms_missing_directory("create_state_file(): path", rc, path))
+        return NULL;
     if (rc != MONOSTAMP_OK)
         return raise_core(STATE(module), rc, path, "create_state_file(%R)", path);
     Py_RETURN_NONE;
@@ -399,6 +401,23 @@ PyDoc_STRVAR(lead_error_doc,
 "clock's on_lead is 'error' (manual clocks always error).  A RuntimeError:\n"
 "it is the clock's state, not the call's arguments, that is at fault.");
 
+/* The functions are monostamp's (re-exported by the package): the
+ * interpreter's own messages ("now() takes no keyword arguments") name
+ * them through __module__, which would otherwise be this private one. */
+static int public_module_name(PyObject *module)
+{
+    PyObject *dict = PyModule_GetDict(module), *key, *value;
+    PyObject *name = PyUnicode_FromString("monostamp");
+    Py_ssize_t pos = 0;
+    int rc = name != NULL ? 0 : -1;
+    while (rc == 0 && PyDict_Next(dict, &pos, &key, &value))
+        if (PyCFunction_Check(value) && PyUnicode_Check(key) &&
+            PyUnicode_READ_CHAR(key, 0) != '_')
+            rc = PyObject_SetAttrString(value, "__module__", name);
+    Py_XDECREF(name);
+    return rc;
+}
+
 static int ms_exec(PyObject *module)
 {
     ms_state *st = STATE(module);
@@ -415,7 +434,8 @@ static int ms_exec(PyObject *module)
     if (PyModule_AddStringConstant(module, "__version__", MONOSTAMP_VERSION) < 0 ||
         PyModule_AddIntConstant(module, "DEFAULT_SLEEP_TOLERANCE_NS",
                                 MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS) < 0 ||
-        PyModule_AddIntConstant(module, "PATCH_MAX_LEAD_NS", MS_PATCH_MAX_LEAD_NS) < 0)
+        PyModule_AddIntConstant(module, "PATCH_MAX_LEAD_NS", MS_PATCH_MAX_LEAD_NS) < 0 ||
+        public_module_name(module) < 0)
         return -1;
     /* Asked once, here, before any thread can see the module: the core's
      * answer never changes, and the pointer is then only read.  An

@@ -149,7 +149,8 @@ class patch:
         self._started = False
 
     def __repr__(self):
-        return "monostamp.patch({!r})".format(self._given)
+        # The default clock is the default argument: monostamp.patch().
+        return "monostamp.patch({})".format("" if self._given is None else repr(self._given))
 
     @property
     def active(self):
