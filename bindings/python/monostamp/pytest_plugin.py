@@ -65,6 +65,7 @@ class _Session:
         self.owned_dir = owned_dir  # the directory this process made (controller)
         self.previous_env = previous_env
         self.sigterm: Any = None    # our SIGTERM handler, while installed
+        self.sigterm_previous: Any = None  # the handler it replaced
 
 
 _session = _Session()
@@ -138,6 +139,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # default clock (monostamp.now()) onto the file.
     _ext._share_default(path)
     _session = _Session(path, directory, os.environ.get(ENV))
+    _session.sigterm_previous = signal.getsignal(signal.SIGTERM)
     _session.sigterm = _remove_on_sigterm(directory)
     os.environ[ENV] = path
 
@@ -171,7 +173,6 @@ def _remove_on_sigterm(directory: str) -> Any:
         else:
             os.kill(os.getpid(), signal.SIGTERM)
 
-    handler.previous = previous  # type: ignore[attr-defined]
     signal.signal(signal.SIGTERM, handler)
     return handler
 
@@ -186,7 +187,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     global _session
     if _session.owned_dir is not None:
         if _session.sigterm is not None and signal.getsignal(signal.SIGTERM) is _session.sigterm:
-            signal.signal(signal.SIGTERM, _session.sigterm.previous)
+            signal.signal(signal.SIGTERM, _session.sigterm_previous)
         if _session.previous_env is None:
             os.environ.pop(ENV, None)
         else:
@@ -346,7 +347,7 @@ ManualClock = monostamp.Clock
 
 
 def _manual_clock(start_ns: int = EPOCH_2000_NS, zone: str = "UTC",
-                  policy: "monostamp.Policy | str" = STRICT) -> monostamp.Clock:
+                  policy: Any = STRICT) -> monostamp.Clock:
     # No lead bound: the test moves this source at will, and a clock
     # stepped back an hour leads it by an hour (the default bound is 1 s).
     return monostamp.Clock(policy=policy, source="manual", zone=zone, start_ns=start_ns,
