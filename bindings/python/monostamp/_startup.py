@@ -56,6 +56,10 @@ def _reason(error):
 
 def main():
     global started
+    if started is not None:
+        # site runs a .pth once per site directory it is found in, and a
+        # venv's lib64 is a link to its lib: the first call did it all.
+        return
     try:
         if not wanted(os.environ.get(VARIABLE)):
             return
