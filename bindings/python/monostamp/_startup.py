@@ -27,6 +27,15 @@ SHARED = "MONOSTAMP_SHARED"
 started = None
 
 
+def stop():
+    """Stops the patch main() started, if it is still active."""
+    global started
+    if started is not None:
+        if started.active:
+            started.stop()
+        started = None
+
+
 def wanted(value):
     """True for "1", False for unset, "" and "0"; ValueError otherwise."""
     if value is None or value in ("", "0"):

@@ -175,10 +175,7 @@ def _unpatch_worker_startup() -> None:
     real time between tests (each test is patched by pytest_runtest_setup),
     so that startup patch stops here.  The variable stays, for the tests'
     children."""
-    startup = importlib.import_module("monostamp._startup")
-    if startup.started is not None and startup.started.active:
-        startup.started.stop()
-        startup.started = None
+    importlib.import_module("monostamp._startup").stop()
 
 
 @pytest.hookimpl(optionalhook=True)
