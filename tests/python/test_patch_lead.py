@@ -53,8 +53,7 @@ def test_every_patched_value_is_within_the_bound_from_the_first(pytester, monkey
     if workers:
         pytest.importorskip("xdist", reason="pytest-xdist is not installed")
     monkeypatch.delenv("MONOSTAMP_SHARED", raising=False)
-    tests = "".join(ONE_DRAWER.format(i=i, seconds=scaled(2) / 2 if workers is None else
-                                      scaled(2), bound=BOUND) for i in range(4))
+    tests = "".join(ONE_DRAWER.format(i=i, seconds=scaled(2), bound=BOUND) for i in range(4))
     pytester.makepyfile(DRAWERS.format(tests=tests))
     args = ["--monostamp-patch", "-p", "no:cacheprovider"]
     if workers:

@@ -125,6 +125,8 @@ def _check(report, policy, step_ns):
     # No call waited for the step: a few ms at most (loaded machine).
     assert report["slowest"] < 50 * 10**6, report["slowest"]
     stats = report["stats"]
+    if stats is not None:
+        assert stats["lead_waits"] == 0 and stats["lead_errors"] == 0, stats
     if stats is not None and policy != "acceptPlatformTime":
         assert stats["backward_steps"] >= 1
         assert stats["largest_backward_ns"] >= abs(step_ns) - 10 * 10**9
@@ -173,7 +175,8 @@ LUA_CHILD = textwrap.dedent("""
     local st = clock:stats()
     io.write('{"seen": [', table.concat(seen, ","), '], "slowest": ', slowest,
              ', "stats": {"backward_steps": ', st.backward_steps,
-             ', "largest_backward_ns": ', st.largest_backward_ns, '}}\\n')
+             ', "largest_backward_ns": ', st.largest_backward_ns,
+             ', "lead_waits": ', st.lead_waits, ', "lead_errors": ', st.lead_errors, '}}\\n')
 """)
 
 
