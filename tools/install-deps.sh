@@ -69,6 +69,11 @@ for mod in pytest:pytest hypothesis:hypothesis xdist:pytest-xdist mypy:mypy \
            freezegun:freezegun time_machine:time-machine; do
     "$PYTHON" -c "import ${mod%%:*}" 2>/dev/null || pips="$pips ${mod#*:}"
 done
+# Django: tests/python/test_django.py drives a small project's parallel
+# test runner.  Pinned; Django 6 needs Python 3.12+, so 3.10/3.11 get 5.2 LTS.
+django_pin=$("$PYTHON" -c 'import sys; print("django==6.1.3" if sys.version_info >= (3, 12) else "django==5.2.20")')
+"$PYTHON" -c "import django, sys; sys.exit(django.get_version() != '${django_pin#django==}')" 2>/dev/null ||
+    pips="$pips $django_pin"
 "$PYTHON" -c 'import setuptools, sys
 sys.exit(int(setuptools.__version__.split(".")[0]) < 77)' 2>/dev/null ||
     pips="$pips setuptools>=77"

@@ -201,6 +201,8 @@ PyObject *ms_policy_object(ms_state *st, int policy)
         PyErr_Format(PyExc_SystemError, "monostamp: policy %d out of range", policy);
         return NULL;
     }
+    if (ms_policy_ready(st) < 0)
+        return NULL;
     Py_INCREF(st->policies[policy]);
     return st->policies[policy];
 }

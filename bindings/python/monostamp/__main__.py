@@ -6,6 +6,11 @@
     $ python -m monostamp --ns
     $ python -m monostamp --uuid7
     $ python -m monostamp --shared /run/user/1000/stamps    # one sequence with other processes
+    $ python -m monostamp run -- python manage.py test --parallel 4   # (or: monostamp run ...)
+
+`run` runs a command whose whole process tree stamps as one: see
+monostamp/_run.py and docs/patch.md.  The rest of this text is about the
+printing form.
 
 Each line is the next stamp of one clock: the process's default clock (which
 joins MONOSTAMP_SHARED if that is set), or, with --zone, --shared or
@@ -86,8 +91,13 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    words = sys.argv[1:] if argv is None else argv
+    if words[:1] == ["run"]:
+        from . import _run
+
+        return _run.main(words[1:])
     p = parser()
-    args = p.parse_args(argv)
+    args = p.parse_args(words)
     # --digits, --z and --zone shape ISO text, which --ns and --uuid7 do
     # not print: asked together, one of them would be ignored.
     if args.ns or args.uuid7:
