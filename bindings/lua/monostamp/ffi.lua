@@ -146,7 +146,7 @@ local M = {
   -- failure returns the OS's positive errno instead).
   EINVAL = -1, ERANGE = -2, ENOTSUP = -3, ELEAD = -4, EFOREIGN = -6,
   EVERSION = -7, ENOZONE = -8, ESYNTAX = -9, ENOMEM = -10, EUNSAFE = -11,
-  EINTR = -12, EPOLICY = -13, ENOTV7 = -14,
+  EINTR = -12, EPOLICY = -13, ENOTV7 = -14, EEXIST = -15,
 }
 
 -- {=================================================== the library
