@@ -5,6 +5,12 @@ of the session, as the runs' summary).
 The build is MONOSTAMP_BUILD (the Makefile's BUILD, which the launcher
 passes), else ./build of the checkout; its libmonostamp.so must exist
 (`make lib`).
+
+Layout, for the next test to join: a test file (test_<what>.py) launched by
+its make target through a script in tools/ that only installs; what it runs
+beside the test in a module of its own (nginx_server.py) with its programs
+in a folder (nginx/); its fixtures in a section of this file; the stamps it
+gathers checked with stamps.py (no stamp twice, each process in order).
 """
 from __future__ import annotations
 

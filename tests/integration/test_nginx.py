@@ -25,8 +25,8 @@ Run by `make test-nginx` (tools/test-nginx.sh installs the packages first).
 """
 from __future__ import annotations
 
-import http.client
 import grp
+import http.client
 import os
 import pwd
 import shutil
@@ -122,12 +122,19 @@ class Holders:
             t.join(30)
 
 
+def wanted(reload: bool) -> int:
+    """The responses a run records at least: NGINX_RESPONSES, twice across
+    a reload, rounded up to a whole share for each wrk thread."""
+    total = RESPONSES * 2 if reload else RESPONSES
+    return -(-total // THREADS) * THREADS
+
+
 def main_conf(name: str, build: Path, prefix: Path) -> tuple[str, str]:
     """The setup's top-level lines and http{} lines."""
     main = "env MONOSTAMP_LIBRARY=%s/libmonostamp.so;" % build
-    http = ""
+    in_http = ""
     if name == "init":
-        http = '    init_by_lua_block { require "monostamp.ffi" }'
+        in_http = '    init_by_lua_block { require "monostamp.ffi" }'
     elif name == "shared":
         # The state file's directory belongs to the worker user: the workers
         # create the file, and monostamp accepts only a file of the
@@ -139,19 +146,17 @@ def main_conf(name: str, build: Path, prefix: Path) -> tuple[str, str]:
         os.chown(state, pwd.getpwnam(user).pw_uid, grp.getgrnam(group).gr_gid)
         state.chmod(0o700)
         main += "\nenv MONOSTAMP_SHARED=%s/monostamp.state;" % state
-    return main, http
+    return main, in_http
 
 
 def record(server: nginx_server.Nginx, out: Path, reload: bool) -> tuple[Records, set, float]:
     """Has wrk record the bodies (and, across a reload, the /hold ones);
     returns the records, the old workers (empty without a reload) and the
-    seconds it took."""
-    total = RESPONSES * 2 if reload else RESPONSES
-    per_thread = -(-total // THREADS)
-    total = per_thread * THREADS
+    seconds wrk ran."""
+    total = wanted(reload)
     # Across a reload wrk runs until the old workers' /hold requests are
     # over (and total is in), however long the reload takes.
-    want = 10**9 if reload else per_thread
+    want = 10**9 if reload else total // THREADS
     started = time.monotonic()
     log = open(out.parent / "wrk.txt", "wb")
     # wrk runs for a time, not a count: its threads stop themselves at their
@@ -182,6 +187,7 @@ def record(server: nginx_server.Nginx, out: Path, reload: bool) -> tuple[Records
             time.sleep(0.05)
         wrk.send_signal(signal.SIGINT)
         rc = wrk.wait(30)
+        seconds = time.monotonic() - started
     finally:
         if wrk.poll() is None:
             wrk.kill()
@@ -197,7 +203,7 @@ def record(server: nginx_server.Nginx, out: Path, reload: bool) -> tuple[Records
         assert not holders.errors, holders.errors
         for body in holders.bodies:
             records.add(body, main=False)
-    return records, old, time.monotonic() - started
+    return records, old, seconds
 
 
 def check(records: Records, want: int, expect: str, old: set,
@@ -251,8 +257,8 @@ def check(records: Records, want: int, expect: str, old: set,
 @pytest.mark.parametrize("name, expect, reload", SETUPS)
 def test_stamps_in_nginx_workers(name, expect, reload, build, nginx_root, start_nginx, figures):
     folder = name + ("-reload" if reload else "")
-    main, http = main_conf(name, build, nginx_root / folder)
-    server = start_nginx(folder, main, http, LOCATIONS)
+    main, in_http = main_conf(name, build, nginx_root / folder)
+    server = start_nginx(folder, main, in_http, LOCATIONS)
     workers = server.workers()
     user = nginx_server.worker_identity()[0]
     assert len(workers) == WORKERS, "%d workers, not %d" % (len(workers), WORKERS)
@@ -271,8 +277,7 @@ def test_stamps_in_nginx_workers(name, expect, reload, build, nginx_root, start_
             time.sleep(0.1)
         assert not old & set(server.workers()), "old workers still running 10 s after the run"
 
-    want = RESPONSES * 2 if reload else RESPONSES
-    line, failures = check(records, -(-want // THREADS) * THREADS, expect, old)
+    line, failures = check(records, wanted(reload), expect, old)
     figures(line)
     if name == "shared":
         # The workers made it, as their own user, private to it.
