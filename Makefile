@@ -253,16 +253,17 @@ test-luajit: $(BUILD)/libmonostamp.so lua
 	    LUA_PATH="$(abspath bindings/lua)/?.lua;;" MONOSTAMP_LUAJIT=$(LUAJIT) \
 	    $(LUAJIT) /usr/bin/busted --pattern=_spec tests/luajit
 
-# nginx (tools/test-nginx.sh): Debian's nginx with libnginx-mod-http-lua,
-# luajit2 and wrk installed if missing; monostamp.ffi loaded in init_by_lua
-# and per worker with a state file, 4 workers as an unprivileged user, no
-# stamp twice and each worker's in order across >= NGINX_RESPONSES responses
-# and across an `nginx -s reload`; and per worker without a state file, where
-# duplicates must show.  Not in `make test` (it installs nginx).
+# nginx (tests/integration/test_nginx.py, run by tools/test-nginx.sh once it
+# has installed Debian's nginx, libnginx-mod-http-lua, luajit2 and wrk if
+# missing): monostamp.ffi loaded in init_by_lua and per worker with a state
+# file, 4 workers as an unprivileged user, no stamp twice and each worker's
+# in order across >= NGINX_RESPONSES responses and across an `nginx -s
+# reload`; and per worker without a state file, where duplicates must show.
+# Not in `make test` (it installs nginx).
 NGINX_RESPONSES ?= 50000
 .PHONY: test-nginx
 test-nginx: $(BUILD)/libmonostamp.so
-	@NGINX_RESPONSES=$(NGINX_RESPONSES) tools/test-nginx.sh $(BUILD)
+	@NGINX_RESPONSES=$(NGINX_RESPONSES) PYTHON=$(PYTHON) tools/test-nginx.sh $(BUILD)
 
 # Lua 5.3: the same module built against 5.3 and a smoke test (no busted there).
 test-lua53:
