@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -71,38 +72,108 @@ static int fill_new_file(int fd, const void *initial, size_t size, int trust_gro
 #endif
 
 struct monostamp__os_place {
-    int dir_fd;  /* the directory, pinned */
-    char name[]; /* the file's name in it */
+    int dir_fd;        /* the directory, pinned */
+    uint64_t dir_dev;  /* and its identity */
+    uint64_t dir_ino;
+    /* The directory's path as it was resolved at the pin (absolute: the
+     * working directory of that call prefixed to a relative one), and the
+     * file's full path, for noticing that the path now leads elsewhere;
+     * NULL if the working directory could not be named. */
+    char *dir_path;
+    char *full_path;
+    char name[];       /* the file's name in it; the two paths follow */
 };
+
+/* The working directory's absolute name, malloc'd, or NULL. */
+static char *working_directory(void)
+{
+    for (size_t size = 256; size <= 65536; size *= 2) {
+        char *buf = malloc(size);
+        if (buf == NULL)
+            return NULL;
+        if (getcwd(buf, size) != NULL)
+            return buf;
+        free(buf);
+        if (errno != ERANGE)
+            return NULL;
+    }
+    return NULL;
+}
+
+/* Opens `dir` as a pinned directory and reads its identity: 0 or an EOS
+ * code. */
+static int open_directory(const char *dir, int *fd, uint64_t *dev, uint64_t *ino)
+{
+    struct stat st;
+    int opened = open(dir, DIR_FLAGS);
+    if (opened < 0)
+        return monostamp__os_fail(errno);
+    if (fstat(opened, &st) != 0)
+        return close_returning(opened, monostamp__os_fail(errno));
+    *fd = opened;
+    *dev = (uint64_t)st.st_dev;
+    *ino = (uint64_t)st.st_ino;
+    return MONOSTAMP_OK;
+}
 
 int monostamp__os_place_pin(const char *path, monostamp__os_place **out)
 {
     const char *slash = strrchr(path, '/');
     const char *name = slash == NULL ? path : slash + 1;
     size_t name_len = strlen(name);
-    int fd;
+    int fd, rc;
+    uint64_t dev, ino;
 
     if (name_len == 0)
         return MONOSTAMP_EFOREIGN; /* "dir/": a directory, no state file */
-    if (slash == NULL) {
-        fd = open(".", DIR_FLAGS);
-    } else {
-        size_t len = slash == path ? 1 : (size_t)(slash - path);
-        char *dir = malloc(len + 1);
-        if (dir == NULL)
-            return MONOSTAMP_ENOMEM;
-        memcpy(dir, path, len);
-        dir[len] = '\0';
-        fd = open(dir, DIR_FLAGS);
+    size_t dir_len = slash == NULL ? 1 : slash == path ? 1 : (size_t)(slash - path);
+    char *dir = malloc(dir_len + 1);
+    if (dir == NULL)
+        return MONOSTAMP_ENOMEM;
+    memcpy(dir, slash == NULL ? "." : path, dir_len);
+    dir[dir_len] = '\0';
+    if ((rc = open_directory(dir, &fd, &dev, &ino)) != MONOSTAMP_OK) {
         free(dir);
+        return rc;
     }
-    if (fd < 0)
-        return monostamp__os_fail(errno);
-    monostamp__os_place *place = malloc(sizeof *place + name_len + 1);
-    if (place == NULL)
+    /* The directory's path made absolute against the working directory
+     * of this call, so that a later chdir() changes nothing. */
+    char *cwd = dir[0] == '/' ? NULL : working_directory();
+    size_t cwd_len = cwd == NULL ? 0 : strlen(cwd);
+    int known = dir[0] == '/' || cwd != NULL;
+    size_t abs_len = cwd_len + 1 + dir_len;
+    monostamp__os_place *place =
+        malloc(sizeof *place + name_len + 1 + (known ? 2 * (abs_len + 1) + name_len + 1 : 0));
+    if (place == NULL) {
+        free(dir);
+        free(cwd);
         return close_returning(fd, MONOSTAMP_ENOMEM);
+    }
     place->dir_fd = fd;
+    place->dir_dev = dev;
+    place->dir_ino = ino;
     memcpy(place->name, name, name_len + 1);
+    place->dir_path = place->full_path = NULL;
+    if (known) {
+        /* name, then the directory's path, then the file's full path. */
+        char *at = place->dir_path = place->name + name_len + 1;
+        if (cwd != NULL) {
+            memcpy(at, cwd, cwd_len);
+            at += cwd_len;
+            *at++ = '/';
+        }
+        memcpy(at, dir, dir_len);
+        at += dir_len;
+        *at++ = '\0';
+        size_t full_dir_len = (size_t)(at - 1 - place->dir_path);
+        place->full_path = at;
+        memcpy(at, place->dir_path, full_dir_len);
+        at += full_dir_len;
+        *at++ = '/'; /* "/" + "/name" is "//name": the same file */
+        memcpy(at, name, name_len + 1);
+    }
+    free(dir);
+    free(cwd);
     *out = place;
     return MONOSTAMP_OK;
 }
@@ -118,10 +189,48 @@ void monostamp__os_place_free(monostamp__os_place *place)
 int monostamp__os_place_id(const monostamp__os_place *place, monostamp__os_file_id *out)
 {
     struct stat st;
+    int rc = place->full_path != NULL
+                 ? fstatat(AT_FDCWD, place->full_path, &st, AT_SYMLINK_NOFOLLOW)
+                 : fstatat(place->dir_fd, place->name, &st, AT_SYMLINK_NOFOLLOW);
+    if (rc != 0)
+        return monostamp__os_fail(errno);
+    file_id_of(&st, out);
+    return MONOSTAMP_OK;
+}
+
+int monostamp__os_place_pinned_id(const monostamp__os_place *place, monostamp__os_file_id *out)
+{
+    struct stat st;
     if (fstatat(place->dir_fd, place->name, &st, AT_SYMLINK_NOFOLLOW) != 0)
         return monostamp__os_fail(errno);
     file_id_of(&st, out);
     return MONOSTAMP_OK;
+}
+
+int monostamp__os_place_moved(const monostamp__os_place *place)
+{
+    struct stat st;
+    if (place->dir_path == NULL || stat(place->dir_path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return 0;
+    return (uint64_t)st.st_dev != place->dir_dev || (uint64_t)st.st_ino != place->dir_ino;
+}
+
+int monostamp__os_place_refresh(monostamp__os_place *place)
+{
+    int fd;
+    uint64_t dev, ino;
+    if (!monostamp__os_place_moved(place) ||
+        open_directory(place->dir_path, &fd, &dev, &ino) != MONOSTAMP_OK)
+        return 0;
+    if (dev == place->dir_dev && ino == place->dir_ino) {
+        close(fd); /* moved back meanwhile */
+        return 0;
+    }
+    close(place->dir_fd);
+    place->dir_fd = fd;
+    place->dir_dev = dev;
+    place->dir_ino = ino;
+    return 1;
 }
 
 #if defined(O_TMPFILE) && defined(__linux__)
@@ -228,8 +337,41 @@ static int owner_is_safe(const struct stat *st, int trust_group)
     return trust_group && in_my_groups(st->st_gid);
 }
 
+/*
+ * A state file this process had mapped (`repair`, by device and inode) was
+ * truncated under it: its bytes are written anew from `initial`, the
+ * repair of a replacement whose contents are lost.  Under an exclusive
+ * flock() of the file (per open file, so threads and processes alike are
+ * serialised), and only if it is still short, so that of many repairers
+ * one writes.  0, or an EOS code.
+ */
+static int repair_truncated(int fd, const struct stat *st, const void *initial, size_t size,
+                            const struct monostamp__os_file_id *repair)
+{
+    struct stat now;
+    int rc = MONOSTAMP_OK;
+    if (repair == NULL || (uint64_t)st->st_dev != repair->dev ||
+        (uint64_t)st->st_ino != repair->ino || st->st_size >= (off_t)size)
+        return MONOSTAMP_OK;
+    while (flock(fd, LOCK_EX) != 0)
+        if (errno != EINTR)
+            return monostamp__os_fail(errno);
+    if (fstat(fd, &now) != 0) {
+        rc = monostamp__os_fail(errno);
+    } else if (now.st_size < (off_t)size) {
+        ssize_t wrote = pwrite(fd, initial, size, 0);
+        if (wrote < 0)
+            rc = monostamp__os_fail(errno);
+        else if ((size_t)wrote != size)
+            rc = MONOSTAMP_EOS(EIO);
+    }
+    flock(fd, LOCK_UN);
+    return rc;
+}
+
 int monostamp__os_map_place(const monostamp__os_place *place, const void *initial, size_t size,
-                            int trust_group, void **out_addr, struct monostamp__os_file_id *out_id)
+                            int trust_group, const struct monostamp__os_file_id *repair,
+                            void **out_addr, struct monostamp__os_file_id *out_id)
 {
     struct stat st;
     int fd, rc;
@@ -251,6 +393,10 @@ int monostamp__os_map_place(const monostamp__os_place *place, const void *initia
         return close_returning(fd, MONOSTAMP_EFOREIGN);
     if (!owner_is_safe(&st, trust_group))
         return close_returning(fd, MONOSTAMP_EUNSAFE);
+    if ((rc = repair_truncated(fd, &st, initial, size, repair)) != MONOSTAMP_OK)
+        return close_returning(fd, rc);
+    if (fstat(fd, &st) != 0)
+        return close_returning(fd, monostamp__os_fail(errno));
     if (st.st_size < (off_t)size)
         return close_returning(fd, MONOSTAMP_EFOREIGN);
     void *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
