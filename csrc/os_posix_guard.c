@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #if defined(__linux__) && defined(MREMAP_FIXED) && defined(MREMAP_MAYMOVE) && \
@@ -99,6 +100,34 @@ static int swap_in(const void *addr)
     return tripped == TRIP_DONE;
 }
 
+/* 1 if reading the guarded page faults: its file was truncated.  Read by
+ * the kernel on our behalf, so that a fault is an error, not a signal. */
+static int page_faults(const void *page)
+{
+    char byte;
+    struct iovec local = {&byte, 1}, remote = {(void *)(uintptr_t)page, 1};
+    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) < 0 && errno == EFAULT;
+}
+
+/* A SIGBUS that does not say where (raised again by a handler installed
+ * after ours, as Python's faulthandler does once it has printed its
+ * report): every guarded page whose file was truncated gets its
+ * tombstone.  1 if one did. */
+static int swap_in_truncated(void)
+{
+    int swapped = 0;
+    for (struct chunk *c = &first_chunk; c != NULL;
+         c = atomic_load_explicit(&c->next, memory_order_acquire))
+        for (int i = 0; i < GUARDS_PER_CHUNK; i++) {
+            struct guard *g = &c->guards[i];
+            const void *page = atomic_load_explicit(&g->page, memory_order_acquire);
+            if (page != NULL && atomic_load_explicit(&g->tripped, memory_order_acquire) == 0 &&
+                page_faults(page))
+                swapped |= swap_in(page);
+        }
+    return swapped;
+}
+
 /* Hands a SIGBUS that is not ours to the handler before ours. */
 static void pass_on(int sig, siginfo_t *info, void *context)
 {
@@ -125,8 +154,14 @@ static void pass_on(int sig, siginfo_t *info, void *context)
 static void on_sigbus(int sig, siginfo_t *info, void *context)
 {
     int saved = errno;
-    /* si_code > 0: raised by a fault, not sent by kill(). */
-    int ours = info != NULL && info->si_code > 0 && swap_in(info->si_addr);
+    /* si_code > 0: raised by a fault, not sent by kill(), and si_addr says
+     * where; raised by this process (a handler installed after ours
+     * passing it on), look at every guarded page. */
+    int ours = 0;
+    if (info != NULL && info->si_code > 0)
+        ours = swap_in(info->si_addr);
+    else if (info != NULL && info->si_code == SI_TKILL && info->si_pid == getpid())
+        ours = swap_in_truncated(); /* raise(): a handler after ours passing it on */
     errno = saved;
     if (!ours)
         pass_on(sig, info, context);
