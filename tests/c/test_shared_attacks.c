@@ -117,7 +117,14 @@ static void writer(struct run *run, int slot, check_gate *gate)
 static void newcomer(struct run *run)
 {
     monostamp_clock clock;
-    if (chdir(base) != 0 || open_clock(&clock, "d/state") != 0)
+    if (chdir(base) != 0)
+        _exit(1);
+    /* A truncated file is no state file to a newcomer (MONOSTAMP_EFOREIGN)
+     * until a process that had it mapped repairs it, at its next stamp. */
+    int rc, tries = 0;
+    while ((rc = open_clock(&clock, "d/state")) == MONOSTAMP_EFOREIGN && tries++ < 2000)
+        nap_ms(1);
+    if (rc != 0)
         _exit(1);
     size_t n = 0;
     while (n < NEWCOMER) {
