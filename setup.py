@@ -9,11 +9,13 @@ the full API gives the datetime C API and free-threaded builds, which have
 no stable ABI.  See docs/python.md.
 """
 import os
+import shutil
 import sys
 from glob import glob
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 os.chdir(HERE)  # the globs and paths below are relative to the checkout
@@ -27,7 +29,9 @@ else:
     cflags = ["-std=c11", "-D_POSIX_C_SOURCE=200809L", "-D_DEFAULT_SOURCE",
               "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-missing-field-initializers",
               "-Wno-unused-parameter"]
-    libraries = ["pthread"]
+    # dlsym (the core looks for the preload once, at load) lives in libdl
+    # before glibc 2.34, which a manylinux wheel must still run on.
+    libraries = ["pthread", "dl"] if sys.platform.startswith("linux") else ["pthread"]
 
 ext = Extension(
     "monostamp._monostamp",
@@ -75,4 +79,45 @@ class build_ext_and_preload(build_ext):
 
 options = {"build": {"build_base": "build-python"}}  # not the C build's build/
 
-setup(ext_modules=[ext], options=options, cmdclass={"build_ext": build_ext_and_preload})
+# The startup hook (MONOSTAMP_PATCH, monostamp/_startup.py): a .pth file at the
+# top of site-packages, beside the package, the way coverage's and
+# pytest-cov's process-start hooks are installed.  A wheel carries it at its
+# root; an editable install gets it in the wheel setuptools makes for it.
+PTH = "monostamp-patch.pth"
+PTH_SOURCE = os.path.join("bindings", "python", PTH)
+
+
+class BuildPyWithPth(build_py):
+    """build_py, plus the .pth at the root of the built tree (so the wheel's)."""
+
+    def run(self):
+        super().run()
+        if not getattr(self, "editable_mode", False):
+            self.copy_file(PTH_SOURCE, os.path.join(self.build_lib, PTH), preserve_mode=False)
+
+    def get_outputs(self, include_bytecode=True):
+        outputs = super().get_outputs(include_bytecode)
+        if getattr(self, "editable_mode", False):
+            return outputs
+        return outputs + [os.path.join(self.build_lib, PTH)]
+
+
+commands = {"build_py": BuildPyWithPth, "build_ext": build_ext_and_preload}
+
+try:
+    from setuptools.command.editable_wheel import editable_wheel
+except ImportError:  # a setuptools without PEP 660: pip falls back to develop
+    editable_wheel = None
+
+if editable_wheel is not None:
+    class EditableWheelWithPth(editable_wheel):
+        """pip install -e .: the .pth into the editable wheel's root too."""
+
+        def _run_build_commands(self, dist_name, unpacked_wheel, build_lib, tmp_dir):
+            result = super()._run_build_commands(dist_name, unpacked_wheel, build_lib, tmp_dir)
+            shutil.copyfile(PTH_SOURCE, os.path.join(unpacked_wheel, PTH))
+            return result
+
+    commands["editable_wheel"] = EditableWheelWithPth
+
+setup(ext_modules=[ext], options=options, cmdclass=commands)

@@ -99,7 +99,12 @@ static inline int candidate(int policy, int64_t reading, int64_t last,
     return reading > last ? FRESH : REPEATED;
 }
 
-enum { AGAIN = 1 }; /* internal: the lead bound waited; read again */
+/* Internal outcomes of one try at a stamp, above every error code: */
+enum {
+    AGAIN = 1,      /* the lead bound waited (or the state moved): read again */
+    MEASURE = 2     /* past the bound against the reading: try again, measuring
+                       against the reference (lead_beyond) */
+};
 
 /* How long one stamp may wait for its source at most:
  * max_lead_ns + MONOSTAMP_LEAD_WAIT_MARGIN_NS, saturated. */
@@ -275,11 +280,20 @@ static MONOSTAMP__NOINLINE int unusual_state(monostamp__clock *clock, _Atomic in
     (MONOSTAMP__UNLIKELY((last) < (seen)) ||                     \
      (MONOSTAMP__UNLIKELY((last) == MONOSTAMP__STATE_RETIRED) && (clock)->watch != NULL))
 
+/* A draw's bound that is the clock's own max_lead_ns: a constant, so that
+ * the common entry points load the field only where it is compared (a
+ * value loaded up front would hold a register, saved by every stamp). */
+#define OWN_BOUND INT64_C(-1)
+
 /* Turns a reading into a stamp under a monotonic policy and the lead
- * bound `bound` (0: none): OK, an error, or AGAIN when the bound made it
- * wait. */
+ * bound `bound` (OWN_BOUND, or a draw's own; 0: none): OK, an error, AGAIN
+ * when the bound made it wait, or, unless `measure` (a constant at each
+ * call), MEASURE for a stamp past the bound against its reading: the
+ * common try returns at once, so that nothing it holds must live across a
+ * call (each stamp would pay the saves), and the try made out of line
+ * measures against the reference. */
 static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, int64_t reading,
-                                           int64_t bound, int64_t *out_ns)
+                                           int64_t bound, int measure, int64_t *out_ns)
 {
     /* Acquire: a state moved by monostamp_default_share() is seen whole. */
     _Atomic int64_t *cell = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
@@ -300,9 +314,12 @@ static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, 
             break; /* allowDuplicates at or below last: nothing to write */
         /* A stamp at or below its reading (a fresh one) pays two tests;
          * one further ahead than the bound is measured again against the
-         * reference (out of line), and goes out, waits or fails. */
-        if (bound != 0 && stamp > reading && clock_distance(stamp, reading) > bound) {
-            int rc = lead_beyond(clock, cell, reading, last, stamp, bound);
+         * reference, and goes out, waits or fails. */
+        int64_t limit = bound == OWN_BOUND ? clock->max_lead_ns : bound;
+        if (limit != 0 && stamp > reading && clock_distance(stamp, reading) > limit) {
+            if (!measure)
+                return MEASURE;
+            int rc = lead_beyond(clock, cell, reading, last, stamp, limit);
             if (rc != MONOSTAMP_OK)
                 return rc;
         }
@@ -335,12 +352,12 @@ static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, 
  * that hold no more: a Python datetime, a double near today). */
 enum grain { GRAIN_NS, GRAIN_US };
 
-/* One reading turned into a stamp; AGAIN if the lead bound waited.  At µs
+/* One reading turned into a stamp; AGAIN or MEASURE as settle() says.  At µs
  * grain the nanosecond policy takes the µs policy's rule on the same
  * state, so µs stamps stay distinct and interleave with ns ones; the two
  * policies without that guarantee give their stamp floored to the µs. */
 static MONOSTAMP__ALWAYS_INLINE int next_once(monostamp__clock *clock, enum grain grain,
-                                              int64_t bound, int64_t *out_ns)
+                                              int64_t bound, int measure, int64_t *out_ns)
 {
     int64_t reading = 0; /* set by read_source; the 0 quiets -Wmaybe-uninitialized */
     int rc = read_source(clock, &reading);
@@ -365,7 +382,7 @@ static MONOSTAMP__ALWAYS_INLINE int next_once(monostamp__clock *clock, enum grai
     }
     if (grain == GRAIN_US && policy == MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT)
         policy = MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT;
-    rc = settle(clock, policy, reading, bound, out_ns);
+    rc = settle(clock, policy, reading, bound, measure, out_ns);
     if (grain == GRAIN_US && rc == MONOSTAMP_OK)
         *out_ns = floor_us(*out_ns); /* allowDuplicates' max(r, last) */
     return rc;
@@ -382,17 +399,20 @@ static int after_lead_wait(monostamp__clock *clock, int64_t start_ns)
     return AGAIN;
 }
 
-/* Kept out of line so that the common call needs no loop and few saved
- * registers. */
-static MONOSTAMP__NOINLINE int next_after_wait(monostamp__clock *clock, enum grain grain,
-                                               int64_t bound, int64_t *out_ns)
+/* The tries after one that waited, or that was past the bound against its
+ * reading: each measures against the reference.  Kept out of line so that
+ * the common call needs no loop and few saved registers. */
+static MONOSTAMP__NOINLINE int next_measured(monostamp__clock *clock, enum grain grain,
+                                             int64_t bound, int first_rc, int64_t *out_ns)
 {
     int64_t start = monostamp__os_monotonic_ns();
-    int rc;
-    while ((rc = next_once(clock, grain, bound, out_ns)) == AGAIN)
-        if ((rc = after_lead_wait(clock, start)) != AGAIN)
+    int rc = first_rc;
+    for (;;) {
+        if (rc == AGAIN && (rc = after_lead_wait(clock, start)) != AGAIN)
             return rc;
-    return rc;
+        if ((rc = next_once(clock, grain, bound, 1, out_ns)) != AGAIN)
+            return rc;
+    }
 }
 
 /* Inline into every entry point, so the stamp stays in a register (forced:
@@ -401,8 +421,8 @@ static MONOSTAMP__NOINLINE int next_after_wait(monostamp__clock *clock, enum gra
 static MONOSTAMP__ALWAYS_INLINE int next_stamp(monostamp__clock *clock, enum grain grain,
                                                int64_t bound, int64_t *out_ns)
 {
-    int rc = next_once(clock, grain, bound, out_ns);
-    return rc == AGAIN ? next_after_wait(clock, grain, bound, out_ns) : rc;
+    int rc = next_once(clock, grain, bound, 0, out_ns);
+    return rc > 0 ? next_measured(clock, grain, bound, rc, out_ns) : rc;
 }
 
 /* The stamp's offset, for the two entry points that give one. */
@@ -422,7 +442,7 @@ int monostamp_time_ns(monostamp_clock *clock, int64_t *out_ns)
 {
     if (clock == NULL || out_ns == NULL)
         return MONOSTAMP_EINVAL;
-    return next_stamp(clock_of(clock), GRAIN_NS, clock_of(clock)->max_lead_ns, out_ns);
+    return next_stamp(clock_of(clock), GRAIN_NS, OWN_BOUND, out_ns);
 }
 
 int monostamp_now(monostamp_clock *clock, monostamp_stamp *out)
@@ -431,7 +451,7 @@ int monostamp_now(monostamp_clock *clock, monostamp_stamp *out)
         return MONOSTAMP_EINVAL;
     monostamp__clock *c = clock_of(clock);
     int64_t ns = 0; /* set on success; the 0 quiets -Wmaybe-uninitialized */
-    int rc = next_stamp(c, GRAIN_NS, c->max_lead_ns, &ns);
+    int rc = next_stamp(c, GRAIN_NS, OWN_BOUND, &ns);
     return rc != MONOSTAMP_OK ? rc : with_offset(c, ns, out);
 }
 
@@ -439,7 +459,7 @@ int monostamp_time_us(monostamp_clock *clock, int64_t *out_ns)
 {
     if (clock == NULL || out_ns == NULL)
         return MONOSTAMP_EINVAL;
-    return next_stamp(clock_of(clock), GRAIN_US, clock_of(clock)->max_lead_ns, out_ns);
+    return next_stamp(clock_of(clock), GRAIN_US, OWN_BOUND, out_ns);
 }
 
 int monostamp_now_us(monostamp_clock *clock, monostamp_stamp *out)
@@ -448,7 +468,7 @@ int monostamp_now_us(monostamp_clock *clock, monostamp_stamp *out)
         return MONOSTAMP_EINVAL;
     monostamp__clock *c = clock_of(clock);
     int64_t ns = 0;
-    int rc = next_stamp(c, GRAIN_US, c->max_lead_ns, &ns);
+    int rc = next_stamp(c, GRAIN_US, OWN_BOUND, &ns);
     return rc != MONOSTAMP_OK ? rc : with_offset(c, ns, out);
 }
 

@@ -159,7 +159,7 @@ typedef struct monostamp_zone monostamp_zone;
 #define MONOSTAMP_ZONE_NAME_MAX 255
 
 /* Opens a zone by name: NULL or "" for the process's local zone (TZ, else
- * /etc/localtime), "UTC", an IANA name such as "Europe/Berlin" (read from
+ * /etc/localtime), "UTC" (in any case: "utc"; the zone is named "UTC"), an IANA name such as "Europe/Berlin" (read from
  * TZDIR, else the system tz database), or a POSIX TZ string such as
  * "CET-1CEST,M3.5.0,M10.5.0/3".  A name never reaches outside the zone
  * database: an absolute name or one with a ".." component is no zone, and
@@ -170,6 +170,19 @@ typedef struct monostamp_zone monostamp_zone;
  * MONOSTAMP_EINVAL if the name is longer than MONOSTAMP_ZONE_NAME_MAX.
  * Thread-safe. */
 MONOSTAMP_API int monostamp_zone_open(const char *name, monostamp_zone **out);
+/* "Did you mean ...?" for a name monostamp_zone_open refused: the zone
+ * name nearest `name` by edit distance (case ignored; swapped neighbours
+ * cost one edit; a city alone, "berlin", is near its "Europe/Berlin"),
+ * among "UTC" and the zones of the database monostamp_zone_open reads
+ * (TZDIR, else the system's; none on Windows), if it is within a slip of
+ * `name`: an edit for every four characters, one at least, three at most.
+ * Ties go to the name first in byte order.  Writes it NUL-terminated into
+ * `buf` and returns MONOSTAMP_OK; MONOSTAMP_ENOZONE when no name is that
+ * near; MONOSTAMP_ERANGE if it does not fit `size` (MONOSTAMP_ZONE_NAME_MAX
+ * + 1 always does); MONOSTAMP_EINVAL for NULL or a `size` of 0.  Walks
+ * the database (a few ms): for error messages, not a hot path.
+ * Thread-safe. */
+MONOSTAMP_API int monostamp_zone_suggest(const char *name, char *buf, size_t size);
 /* Releases a zone from monostamp_zone_open (NULL is fine; the local zone
  * is never freed).  Must be the last call on the zone. */
 MONOSTAMP_API void monostamp_zone_close(monostamp_zone *zone);

@@ -178,7 +178,11 @@ int monostamp_zone_open(const char *name, monostamp_zone **out)
     atomic_init(&z->until_ns, INT64_MIN);
     z->is_local = 0;
     z->data = data;
-    memcpy(z->name, name, n + 1);
+    /* 'utc' is named as 'UTC' is: one spelling in every repr. */
+    if (monostamp__zone_is_utc(name))
+        memcpy(z->name, "UTC", sizeof "UTC");
+    else
+        memcpy(z->name, name, n + 1);
     *out = z;
     return MONOSTAMP_OK;
 }

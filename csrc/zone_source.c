@@ -76,6 +76,13 @@ static int stays_in_database(const char *name)
     return 1;
 }
 
+int monostamp__zone_is_utc(const char *name)
+{
+    /* 'utc' and 'Utc' as 'UTC': no zone file or TZ string is spelled so. */
+    return (name[0] == 'U' || name[0] == 'u') && (name[1] == 'T' || name[1] == 't') &&
+           (name[2] == 'C' || name[2] == 'c') && name[3] == '\0';
+}
+
 int monostamp__zone_load_name(const char *name, monostamp__tzdata **out,
                               monostamp__zone_key *key)
 {
@@ -83,7 +90,7 @@ int monostamp__zone_load_name(const char *name, monostamp__tzdata **out,
     monostamp__tzrule rule;
     int rc;
     if (name[0] == ':') name++;
-    if (name[0] == '\0' || strcmp(name, "UTC") == 0) return utc_data(out);
+    if (name[0] == '\0' || monostamp__zone_is_utc(name)) return utc_data(out);
     if (stays_in_database(name) && monostamp__zone_resolve_path(name, path, sizeof path) == 0) {
         rc = monostamp__zone_load_file(path, out, key);
         if (rc != MONOSTAMP_ENOZONE) return rc;

@@ -33,6 +33,9 @@ typedef struct monostamp__zone_key {
     monostamp__os_file_id file;
 } monostamp__zone_key;
 
+/* 1 if `name` is "UTC" in any case. */
+int monostamp__zone_is_utc(const char *name);
+
 /* Joins TZDIR (else /usr/share/zoneinfo) and a relative `name`, or copies
  * an absolute one.  0, or -1 if the result does not fit `size`. */
 int monostamp__zone_resolve_path(const char *name, char *buf, size_t size);

@@ -69,6 +69,11 @@ for mod in pytest:pytest hypothesis:hypothesis xdist:pytest-xdist mypy:mypy \
            freezegun:freezegun time_machine:time-machine; do
     "$PYTHON" -c "import ${mod%%:*}" 2>/dev/null || pips="$pips ${mod#*:}"
 done
+# Django: tests/python/test_django.py drives a small project's parallel
+# test runner.  Pinned; Django 6 needs Python 3.12+, so 3.10/3.11 get 5.2 LTS.
+django_pin=$("$PYTHON" -c 'import sys; print("django==6.1.3" if sys.version_info >= (3, 12) else "django==5.2.20")')
+"$PYTHON" -c "import django, sys; sys.exit(django.get_version() != '${django_pin#django==}')" 2>/dev/null ||
+    pips="$pips $django_pin"
 "$PYTHON" -c 'import setuptools, sys
 sys.exit(int(setuptools.__version__.split(".")[0]) < 77)' 2>/dev/null ||
     pips="$pips setuptools>=77"
@@ -77,4 +82,31 @@ if [ -n "$pips" ]; then
     # shellcheck disable=SC2086
     "$PYTHON" -m pip install --quiet --disable-pip-version-check $pips
 fi
+
+# Older releases of the tools monostamp.patch() composes with, each in a
+# directory of its own (pip install --target) beside the current ones
+# above, which they would replace in site-packages: the tests put one such
+# directory on a child's sys.path (tests/python/test_old_tools.py, where
+# the same path is computed).  time-machine 2.x never restores the
+# functions it patches; freezegun 1.2 is the oldest widely pinned one.
+for req in time-machine==2.10.0 freezegun==1.2.2; do
+    dir=$("$PYTHON" -c 'import os, sys
+print(os.path.join(os.environ.get("MONOSTAMP_OLD_TOOLS") or os.path.join(
+    os.path.expanduser("~"), ".cache", "monostamp", "old-tools"),
+    sys.argv[1], sys.implementation.cache_tag))' "$req")
+    [ -f "$dir/.complete" ] && continue
+    echo "install-deps: installing $req for $PYTHON into $dir"
+    rm -rf "$dir.part"
+    # Made aside and renamed: a run cut short leaves no half directory.
+    if "$PYTHON" -m pip install --quiet --disable-pip-version-check --no-deps \
+            --target "$dir.part" "$req" && touch "$dir.part/.complete"; then
+        rm -rf "$dir" && mv "$dir.part" "$dir"
+    else
+        rm -rf "$dir.part"
+        # time-machine 2.10 was built for CPython <= 3.12; its tests skip
+        # on a newer one, and fail where it should have installed.
+        echo "install-deps: $req is not installable for $PYTHON" >&2
+        "$PYTHON" -c 'import sys; sys.exit(sys.version_info >= (3, 13))' && exit 1
+    fi
+done
 exit 0

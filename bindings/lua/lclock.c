@@ -225,8 +225,19 @@ int lms_clock_new (lua_State *L) {
   memset(p, 0, sizeof *p);  /* no metatable yet: no __gc on failure */
   rc = monostamp_clock_init(&p->clock, &options);
   if (rc != MONOSTAMP_OK) {
+    if (rc == MONOSTAMP_ENOZONE && options.zone != NULL) {
+      /* The core's "did you mean", as the Python binding shows it. */
+      char near[MONOSTAMP_ZONE_NAME_MAX + 1];
+      const char *why = monostamp_zone_suggest(options.zone, near, sizeof near) == MONOSTAMP_OK
+          ? lua_pushfstring(L, "zone '%s' is not a zone this machine knows \xe2\x80\x94 "
+                               "did you mean '%s'?", options.zone, near)
+          : lua_pushfstring(L, "zone '%s' is not a zone this machine knows \xe2\x80\x94 give "
+                               "'UTC', an IANA name such as 'Europe/Berlin' or a POSIX TZ "
+                               "string", options.zone);
+      return lms_result(L, rc, 0, 0, NULL, why);
+    }
     if (rc == MONOSTAMP_ENOZONE)
-      context = options.zone ? options.zone : "local zone";
+      context = "local zone";
     else
       context = options.shared_path ? options.shared_path : "clock";
     /* Only EINVAL is the options' fault; the rest is the world's. */

@@ -424,7 +424,7 @@ static void seterrors (lua_State *L) {
     {"ENOZONE", MONOSTAMP_ENOZONE}, {"ESYNTAX", MONOSTAMP_ESYNTAX},
     {"ENOMEM", MONOSTAMP_ENOMEM}, {"EUNSAFE", MONOSTAMP_EUNSAFE},
     {"EINTR", MONOSTAMP_EINTR}, {"EPOLICY", MONOSTAMP_EPOLICY},
-    {"ENOTV7", MONOSTAMP_ENOTV7},
+    {"ENOTV7", MONOSTAMP_ENOTV7}, {"EEXIST", MONOSTAMP_EEXIST},
   };
   size_t i;
   for (i = 0; i < sizeof errors / sizeof errors[0]; i++) {

@@ -32,8 +32,102 @@ typedef struct {
 typedef struct {
     PyObject *policy, *source, *zone, *max_lead_ns, *on_lead, *shared, *start_ns, *trust_group;
     PyObject *shared_bytes; /* owned: keeps options.shared_path alive */
+    PyObject *zone_key;     /* owned: a ZoneInfo's key, keeps options.zone alive */
     monostamp_options options;
 } clock_args;
+
+/* The zone name behind Clock(zone=...): a str as it is, a
+ * zoneinfo.ZoneInfo by its key (the name it was opened with: the core
+ * then reads the same file), datetime.timezone.utc as 'UTC'.  Other
+ * tzinfos have no name the core could open: TypeError saying what to give. */
+static const char *zone_name_arg(PyObject *obj, PyObject **keep)
+{
+    Py_ssize_t len;
+    *keep = NULL;
+    if (PyUnicode_Check(obj))
+        return ms_utf8_arg(obj, "Clock(): zone", 1, &len);
+    PyObject *datetime = PyImport_ImportModule("datetime"), *utc = NULL, *tzinfo = NULL;
+    int is_tz = 0;
+    if (datetime != NULL && (tzinfo = PyObject_GetAttrString(datetime, "tzinfo")) != NULL) {
+        PyObject *timezone = PyObject_GetAttrString(datetime, "timezone");
+        utc = timezone != NULL ? PyObject_GetAttrString(timezone, "utc") : NULL;
+        Py_XDECREF(timezone);
+        is_tz = utc != NULL ? PyObject_IsInstance(obj, tzinfo) : -1;
+    }
+    Py_XDECREF(datetime);
+    Py_XDECREF(tzinfo);
+    Py_XDECREF(utc);
+    if (is_tz < 0)
+        return NULL;
+    if (obj == utc) /* compared only: timezone.utc is immortal in the module */
+        return "UTC";
+    PyObject *key = is_tz ? PyObject_GetAttrString(obj, "key") : NULL;
+    if (key != NULL && PyUnicode_Check(key)) {
+        *keep = key;
+        return ms_utf8_arg(key, "Clock(): zone", 1, &len);
+    }
+    Py_XDECREF(key);
+    PyErr_Clear();
+    PyObject *name = PyObject_GetAttrString((PyObject *)Py_TYPE(obj), "__name__");
+    if (name != NULL)
+        ms_raise(PyExc_TypeError,
+                     "Clock(): zone must be a zone name (str), a zoneinfo.ZoneInfo or "
+                     "datetime.timezone.utc, not %U%s",
+                     name, is_tz ? " -- a fixed offset or other tzinfo has no name the "
+                                   "clock could follow: give its IANA name ('Europe/Berlin') "
+                                   "or a POSIX TZ string" : "");
+    Py_XDECREF(name);
+    return NULL;
+}
+
+/* An instant as int ns since the epoch: an int (ns), a Stamp (its
+ * utc_ns) or an aware datetime (as Stamp.fromdatetime reads it), so that
+ * a test never writes nanoseconds by hand.  `what` is "Clock.set(): ns". */
+static int instant_ns_arg(ms_state *st, PyObject *obj, const char *what, int64_t *out)
+{
+    if (PyLong_Check(obj) && !PyBool_Check(obj))
+        return ms_int64_arg(obj, what, out);
+    if (PyObject_TypeCheck(obj, st->stamp_type)) {
+        *out = ((ms_stamp_object *)obj)->utc_ns;
+        return 0;
+    }
+    PyObject *datetime = PyImport_ImportModule("datetime"), *cls = NULL;
+    int is_dt = -1;
+    if (datetime != NULL && (cls = PyObject_GetAttrString(datetime, "datetime")) != NULL)
+        is_dt = PyObject_IsInstance(obj, cls);
+    Py_XDECREF(datetime);
+    Py_XDECREF(cls);
+    if (is_dt < 0)
+        return -1;
+    if (!is_dt) {
+        PyObject *name = PyObject_GetAttrString((PyObject *)Py_TYPE(obj), "__name__");
+        if (name != NULL)
+            ms_raise(PyExc_TypeError,
+                         "%s must be int nanoseconds since the epoch, an aware datetime or a "
+                         "Stamp, not %U%s", what, name,
+                         PyFloat_Check(obj) ? " -- for seconds, give "
+                                              "datetime.fromtimestamp(s, timezone.utc)" : "");
+        Py_XDECREF(name);
+        return -1;
+    }
+    PyObject *offset = PyObject_CallMethod(obj, "utcoffset", NULL);
+    if (offset == NULL)
+        return -1;
+    int naive = offset == Py_None;
+    Py_DECREF(offset);
+    if (naive) {
+        ms_raise(PyExc_ValueError,
+                     "%s=%R is a naive datetime, which names no instant -- attach "
+                     "its zone (dt.replace(tzinfo=timezone.utc))", what, obj);
+        return -1;
+    }
+    PyObject *stamp = PyObject_CallMethod((PyObject *)st->stamp_type, "fromdatetime", "O", obj);
+    if (stamp == NULL)
+        return -1;
+    *out = ((ms_stamp_object *)stamp)->utc_ns;
+    Py_DECREF(stamp);
+    return 0;
+}
 
 /* Reads the arguments and converts each, checking types and what Python
  * alone can check.  On failure ca->shared_bytes may still need a DECREF. */
@@ -41,7 +135,6 @@ static int clock_args_parse(ms_state *st, PyObject *args, PyObject *kwds, clock_
 {
     static char *keywords[] = {"policy", "source", "zone", "max_lead_ns", "on_lead",
                                "shared", "start_ns", "trust_group", NULL};
-    Py_ssize_t len;
     monostamp_options *o = &ca->options;
 
     memset(ca, 0, sizeof *ca);
@@ -60,13 +153,12 @@ static int clock_args_parse(ms_state *st, PyObject *args, PyObject *kwds, clock_
 
     if ((ca->policy != NULL && ms_policy_arg(st, ca->policy, "Clock(): policy", &o->policy) < 0) ||
         (ca->source != NULL && ms_source_arg(ca->source, "Clock(): source", &o->source) < 0) ||
-        (ca->zone != NULL &&
-         (o->zone = ms_utf8_arg(ca->zone, "Clock(): zone", 1, &len)) == NULL) ||
+        (ca->zone != NULL && (o->zone = zone_name_arg(ca->zone, &ca->zone_key)) == NULL) ||
         (ca->max_lead_ns != NULL &&
          ms_int64_arg(ca->max_lead_ns, "Clock(): max_lead_ns", &o->max_lead_ns) < 0) ||
         (ca->on_lead != NULL && ms_on_lead_arg(ca->on_lead, "Clock(): on_lead", &o->on_lead) < 0) ||
         (ca->start_ns != NULL &&
-         ms_int64_arg(ca->start_ns, "Clock(): start_ns", &o->start_ns) < 0) ||
+         instant_ns_arg(st, ca->start_ns, "Clock(): start_ns", &o->start_ns) < 0) ||
         (ca->trust_group != NULL &&
          ms_bool_arg(ca->trust_group, "Clock(): trust_group", &o->trust_group) < 0))
         return -1;
@@ -114,7 +206,9 @@ static int clock_args_check(const clock_args *ca)
 static void clock_init_error(ms_state *st, int rc, const clock_args *ca)
 {
     if (rc == MONOSTAMP_ENOZONE)
-        raise_core(st, rc, NULL, "Clock(zone=%R)", ca->zone != NULL ? ca->zone : Py_None);
+        ms_zone_error("Clock()", ca->zone != NULL ? ca->zone : Py_None, ca->options.zone);
+    else if (ca->shared != NULL && ms_missing_directory("Clock(): shared", rc, ca->shared))
+        return;
     else if (ca->shared != NULL && (rc == MONOSTAMP_EFOREIGN || rc == MONOSTAMP_EVERSION ||
                                     rc == MONOSTAMP_EUNSAFE || monostamp_os_errno(rc) != 0))
         raise_core(st, rc, ca->shared, "Clock(shared=%R)", ca->shared);
@@ -123,18 +217,20 @@ static void clock_init_error(ms_state *st, int rc, const clock_args *ca)
 }
 
 PyDoc_STRVAR(clock_doc,
-"Clock(policy='monotonicForceNanosecondIncrement', *, source='realtime', zone=None, max_lead_ns=0, on_lead='wait', shared=None, start_ns=None, trust_group=False)\n"
+"Clock(policy='monotonicForceNanosecondIncrement', *, source='realtime', zone=None, max_lead_ns=1000000000, on_lead='wait', shared=None, start_ns=None, trust_group=False)\n"
 "--\n\n"
-"A clock of its own: unique, monotonic stamps under `policy` (a Policy or\n"
-"its name) from `source` ('realtime', 'realtime_coarse' or 'manual'), with\n"
-"offsets from `zone` (None: the local zone; 'UTC', an IANA name or a POSIX\n"
-"TZ string).  max_lead_ns > 0 bounds how far stamps may run ahead of the\n"
-"source; on_lead says what then happens: 'wait' for the source (at most\n"
+"A clock of its own: unique, monotonic stamps under `policy` (a Policy, its\n"
+"value or its member name) from `source` ('realtime', 'realtime_coarse' or\n"
+"'manual'), with offsets from `zone` (None: the local zone; 'UTC', an IANA\n"
+"name or a POSIX TZ string, a zoneinfo.ZoneInfo or datetime.timezone.utc).\n"
+"max_lead_ns bounds how far stamps may run ahead of the source (default\n"
+"1 s; 0: no bound); on_lead says what then happens: 'wait' for the source (at most\n"
 "max_lead_ns + 0.1 s, Ctrl-C ends it), or 'error' (LeadError).  shared\n"
 "names a state file that joins every process using it into one sequence;\n"
 "it must be yours alone (PermissionError otherwise), or with\n"
 "trust_group=True a file of one of your groups (mode 0660).  start_ns is\n"
-"the manual source's first reading.  Thread-safe.");
+"the manual source's first reading: int ns since the epoch, an aware\n"
+"datetime or a Stamp.  Thread-safe.");
 
 static PyObject *clock_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
@@ -172,6 +268,7 @@ static PyObject *clock_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     (void)monostamp_clock_set_waiter(&self->clock, &ms_waiter);
 done:
     Py_XDECREF(ca.shared_bytes);
+    Py_XDECREF(ca.zone_key);
     return (PyObject *)self;
 }
 
@@ -326,22 +423,40 @@ static PyObject *clock_now_datetime(PyObject *op, PyObject *const *args, Py_ssiz
 static PyObject *clock_manual(ClockObject *self, PyObject *arg, const char *name,
                               int (*op)(monostamp_clock *, int64_t))
 {
+    char what[40];
     int64_t ns;
-    if (ms_int64_arg(arg, "ns", &ns) < 0)
+    snprintf(what, sizeof what, "Clock.%s(): ns", name);
+    if (op == monostamp_manual_set) {
+        /* An instant: int ns, an aware datetime or a Stamp. */
+        if (instant_ns_arg(ms_state_of_type(Py_TYPE(self)), arg, what, &ns) < 0)
+            return NULL;
+    } else if (PyFloat_Check(arg)) {
+        /* A step is a count of ns; 1.5 most likely meant seconds. */
+        ms_raise(PyExc_TypeError,
+                     "%s must be an int of nanoseconds, not float (%R) -- give whole "
+                     "nanoseconds: 1 s is 1_000_000_000", what, arg);
         return NULL;
+    } else if (ms_int64_arg(arg, what, &ns) < 0) {
+        return NULL;
+    }
     int rc = op(&self->clock, ns);
     if (rc == MONOSTAMP_OK)
         Py_RETURN_NONE;
     if (rc == MONOSTAMP_ENOTSUP)
-        return raise_core(NULL, rc, NULL, "%s() needs a manual clock; this clock's source is '%s'",
-                          name, monostamp_source_name(monostamp_clock_source(&self->clock)));
+        return ms_raise(PyExc_ValueError,
+                            "Clock.%s(): this clock's source is '%s', which cannot be moved "
+                            "-- make the clock with Clock(source='manual')",
+                            name, monostamp_source_name(monostamp_clock_source(&self->clock)));
     if (rc == MONOSTAMP_ERANGE)
-        return raise_core(NULL, rc, NULL,
-                          "%s(%R) would move the reading past the int64 nanosecond range",
-                          name, arg);
+        return ms_raise(PyExc_ValueError,
+                            "Clock.%s(): ns=%R would move the reading past the int64 "
+                            "nanosecond range (years 1677..2262) -- give a smaller step",
+                            name, arg);
     if (rc == MONOSTAMP_EINVAL) /* step_back's only own refusal */
-        return raise_core(NULL, rc, NULL, "%s(): ns=%R must be >= 0", name, arg);
-    return raise_core(NULL, rc, NULL, "%s(%R)", name, arg);
+        return ms_raise(PyExc_ValueError,
+                            "Clock.%s(): ns=%R is negative -- give ns >= 0, or "
+                            "advance() to move forward", name, arg);
+    return raise_core(NULL, rc, NULL, "Clock.%s(%R)", name, arg);
 }
 
 static int manual_step_back(monostamp_clock *clock, int64_t ns)
@@ -351,7 +466,10 @@ static int manual_step_back(monostamp_clock *clock, int64_t ns)
 
 PyDoc_STRVAR(clock_set_doc,
 "set($self, ns, /)\n--\n\n"
-"Manual clocks: sets the source's reading to ns (int ns since the epoch).\n"
+"Manual clocks: sets the source's reading to ns: int ns since the epoch\n"
+"(small ints are fine: set(5) is 5 ns after 1970), an aware datetime or a\n"
+"Stamp.  Seconds are no int here: write datetime(2023, 11, 14,\n"
+"tzinfo=timezone.utc), not 1700000000.\n"
 "Stamps still follow the policy: setting it back does not make them go\n"
 "back unless the policy is acceptPlatformTime.");
 

@@ -111,6 +111,19 @@ static int unknown_name(const char *what, PyObject *obj, const char *(*name_of)(
     return -1;
 }
 
+/* 1 if `name` is the Policy member's name of the core's `value`. */
+static int member_name_is(const char *value, const char *name)
+{
+    for (; *value != '\0'; value++) {
+        if (*value >= 'A' && *value <= 'Z' && *name++ != '_')
+            return 0;
+        char upper = *value >= 'a' && *value <= 'z' ? (char)(*value - 'a' + 'A') : *value;
+        if (*name++ != upper)
+            return 0;
+    }
+    return *name == '\0';
+}
+
 int ms_policy_arg(ms_state *st, PyObject *obj, const char *what, int *out)
 {
     /* A member is its own answer: no text to compare. */
@@ -125,6 +138,14 @@ int ms_policy_arg(ms_state *st, PyObject *obj, const char *what, int *out)
     const char *name = name_arg(obj, what, "a Policy or str", &known);
     if (name == NULL)
         return -1;
+    /* A member's name ('MONOTONIC_FORCE_NANOSECOND_INCREMENT') as its value:
+     * the core's name with '_' before each capital, all in capitals. */
+    for (int p = 0; known && p < MS_POLICY_COUNT; p++) {
+        if (member_name_is(monostamp_policy_name(p), name)) {
+            *out = p;
+            return 0;
+        }
+    }
     if (!known || monostamp_policy_from_name(name, &policy) != MONOSTAMP_OK)
         return unknown_name(what, obj, monostamp_policy_name);
     *out = (int)policy;
@@ -189,6 +210,8 @@ PyObject *ms_policy_object(ms_state *st, int policy)
         PyErr_Format(PyExc_SystemError, "monostamp: policy %d out of range", policy);
         return NULL;
     }
+    if (ms_policy_ready(st) < 0)
+        return NULL;
     Py_INCREF(st->policies[policy]);
     return st->policies[policy];
 }

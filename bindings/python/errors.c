@@ -120,3 +120,81 @@ PyObject *raise_core(ms_state *st, int code, PyObject *filename, const char *fmt
     Py_DECREF(message);
     return NULL;
 }
+
+/* ------------------------------------------------ messages of one shape */
+
+/* `text` with MS_DASH_ASCII made an em dash (a new reference), or NULL. */
+static PyObject *dashed(PyObject *text)
+{
+    PyObject *ascii = PyUnicode_FromString(MS_DASH_ASCII);
+    PyObject *dash = PyUnicode_FromString(" \xe2\x80\x94 ");
+    PyObject *result = ascii != NULL && dash != NULL ? PyUnicode_Replace(text, ascii, dash, 1)
+                                                     : NULL;
+    Py_XDECREF(ascii);
+    Py_XDECREF(dash);
+    return result;
+}
+
+PyObject *ms_raise(PyObject *type, const char *fmt, ...)
+{
+    va_list va;
+    va_start(va, fmt);
+    PyObject *text = PyUnicode_FromFormatV(fmt, va);
+    va_end(va);
+    if (text == NULL)
+        return NULL;
+    /* PyUnicode_FromFormat takes ASCII only: the dash is written " -- ". */
+    PyObject *message = dashed(text);
+    Py_DECREF(text);
+    if (message != NULL) {
+        PyErr_SetObject(type, message);
+        Py_DECREF(message);
+    }
+    return NULL;
+}
+
+PyObject *ms_zone_error(const char *call, PyObject *zone, const char *name)
+{
+    char near[MONOSTAMP_ZONE_NAME_MAX + 1];
+    if (name != NULL && monostamp_zone_suggest(name, near, sizeof near) == MONOSTAMP_OK)
+        return ms_raise(PyExc_ValueError,
+                        "%s: zone=%R is not a zone this machine knows -- did you mean '%s'?",
+                        call, zone, near);
+    return ms_raise(PyExc_ValueError,
+                    "%s: zone=%R is not a zone this machine knows -- give 'UTC', an IANA name "
+                    "such as 'Europe/Berlin' (from TZDIR, else the system's database) or a "
+                    "POSIX TZ string such as 'CET-1CEST,M3.5.0,M10.5.0/3'", call, zone);
+}
+
+int ms_missing_directory(const char *what, int code, PyObject *path)
+{
+    if (monostamp_os_errno(code) != ENOENT)
+        return 0;
+    PyObject *os_path = PyImport_ImportModule("os.path"), *dir = NULL, *isdir = NULL;
+    int missing = 0;
+    if (os_path != NULL && (dir = PyObject_CallMethod(os_path, "dirname", "O", path)) != NULL &&
+        (isdir = PyObject_CallMethod(os_path, "isdir", "O",
+                                     PyObject_IsTrue(dir) == 1 ? dir : Py_None)) != NULL)
+        missing = isdir == Py_False && PyObject_IsTrue(dir) == 1;
+    if (os_path == NULL || dir == NULL || isdir == NULL)
+        PyErr_Clear(); /* the plain FileNotFoundError is then raised */
+    if (missing) {
+        /* The state file is created if absent; its directory is not. */
+        PyObject *message = PyUnicode_FromFormat(
+            "%s=%R: its directory does not exist -- create the directory first; the state "
+            "file itself is created if absent", what, path);
+        PyObject *text = message != NULL ? dashed(message) : NULL;
+        /* Without a filename: the path is in the message once. */
+        PyObject *exc = text != NULL ? PyObject_CallFunction(PyExc_OSError, "iO", ENOENT, text)
+                                     : NULL;
+        if (exc != NULL)
+            PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+        Py_XDECREF(exc);
+        Py_XDECREF(text);
+        Py_XDECREF(message);
+    }
+    Py_XDECREF(isdir);
+    Py_XDECREF(dir);
+    Py_XDECREF(os_path);
+    return missing;
+}

@@ -249,6 +249,8 @@ static PyObject *ms_create_state_file(PyObject *module, PyObject *const *args,
         return NULL;
     int rc = monostamp_state_file_create(PyBytes_AsString(bytes), trust == Py_True);
     Py_DECREF(bytes);
+    if (rc != MONOSTAMP_OK && ms_missing_directory("create_state_file(): path", rc, path))
+        return NULL;
     if (rc != MONOSTAMP_OK)
         return raise_core(STATE(module), rc, path, "create_state_file(%R)", path);
     Py_RETURN_NONE;
@@ -266,6 +268,24 @@ static PyObject *ms_monotonic_ns(PyObject *module, PyObject *unused)
 }
 
 #define FASTCALL_KW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
+
+PyDoc_STRVAR(module_getattr_doc,
+"__getattr__(name, /)\n--\n\n"
+"Policy, made when first asked for (PEP 562).");
+
+static PyObject *ms_module_getattr(PyObject *module, PyObject *name)
+{
+    ms_state *st = STATE(module);
+    if (PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, "Policy") == 0) {
+        if (ms_policy_ready(st) < 0 ||
+            PyModule_AddObjectRef(module, "Policy", st->policy_type) < 0)
+            return NULL;
+        return Py_NewRef(st->policy_type);
+    }
+    PyErr_Format(PyExc_AttributeError, "module 'monostamp._monostamp' has no attribute %R",
+                 name);
+    return NULL;
+}
 
 static PyMethodDef ms_methods[] = {
     {"now", ms_now, METH_NOARGS, now_doc},
@@ -287,6 +307,7 @@ static PyMethodDef ms_methods[] = {
     {"_sleep_until_core", FASTCALL_KW(ms_sleep_until_core), ms_sleep_until_core_doc},
     {"_sleep_finish", ms_sleep_finish, METH_O, ms_sleep_finish_doc},
     {"_share_default", ms_share_default, METH_O, share_default_doc},
+    {"__getattr__", ms_module_getattr, METH_O, module_getattr_doc},
     /* monostamp.patch()'s C half (patch_functions.c). */
     {"_activate", ms_patch_activate, METH_O, ms_patch_activate_doc},
     {"_deactivate", ms_patch_deactivate, METH_NOARGS, ms_patch_deactivate_doc},
@@ -295,6 +316,7 @@ static PyMethodDef ms_methods[] = {
     {"_targets", ms_patch_targets, METH_NOARGS, ms_patch_targets_doc},
     {"_after_fork", ms_patch_after_fork, METH_NOARGS, ms_patch_after_fork_doc},
     {"_hold_switch_lock", ms_patch_hold_switch_lock, METH_O, ms_patch_hold_switch_lock_doc},
+    {"_adopt", ms_patch_adopt, METH_O, ms_patch_adopt_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -369,17 +391,38 @@ done:
     return cls;
 }
 
-/* Policy and its members by monostamp_policy, into the state. */
-static int exec_policy(PyObject *module, ms_state *st)
+/* Policy and its members by monostamp_policy, into the state, made on
+ * first use: the enum module costs more to import than datetime, and most
+ * processes that import monostamp (a child patched at startup) never ask
+ * for a Policy.  Made under the GIL; enum's code may release it, so a
+ * thread that finds the type made by another meanwhile keeps that one.
+ * Returns 0, or -1 with an exception set. */
+int ms_policy_ready(ms_state *st)
 {
-    if ((st->policy_type = make_policy_type()) == NULL)
+    if (st->policy_type != NULL)
+        return 0;
+    PyObject *members[MS_POLICY_COUNT] = {NULL};
+    PyObject *cls = make_policy_type();
+    if (cls == NULL)
         return -1;
     for (int p = 0; p < MS_POLICY_COUNT; p++) {
-        st->policies[p] = PyObject_GetAttrString(st->policy_type, policy_members[p]);
-        if (st->policies[p] == NULL)
+        if ((members[p] = PyObject_GetAttrString(cls, policy_members[p])) == NULL) {
+            for (int q = 0; q < p; q++)
+                Py_DECREF(members[q]);
+            Py_DECREF(cls);
             return -1;
+        }
     }
-    return PyModule_AddObjectRef(module, "Policy", st->policy_type);
+    if (st->policy_type != NULL) { /* another thread made it meanwhile */
+        for (int p = 0; p < MS_POLICY_COUNT; p++)
+            Py_DECREF(members[p]);
+        Py_DECREF(cls);
+        return 0;
+    }
+    for (int p = 0; p < MS_POLICY_COUNT; p++)
+        st->policies[p] = members[p];
+    st->policy_type = cls;
+    return 0;
 }
 
 /* A class from `spec`, bound to the module, into the module and *out. */
@@ -398,6 +441,23 @@ PyDoc_STRVAR(lead_error_doc,
 "clock's on_lead is 'error' (manual clocks always error).  A RuntimeError:\n"
 "it is the clock's state, not the call's arguments, that is at fault.");
 
+/* The functions are monostamp's (re-exported by the package): the
+ * interpreter's own messages ("now() takes no keyword arguments") name
+ * them through __module__, which would otherwise be this private one. */
+static int public_module_name(PyObject *module)
+{
+    PyObject *dict = PyModule_GetDict(module), *key, *value;
+    PyObject *name = PyUnicode_FromString("monostamp");
+    Py_ssize_t pos = 0;
+    int rc = name != NULL ? 0 : -1;
+    while (rc == 0 && PyDict_Next(dict, &pos, &key, &value))
+        if (PyCFunction_Check(value) && PyUnicode_Check(key) &&
+            PyUnicode_READ_CHAR(key, 0) != '_')
+            rc = PyObject_SetAttrString(value, "__module__", name);
+    Py_XDECREF(name);
+    return rc;
+}
+
 static int ms_exec(PyObject *module)
 {
     ms_state *st = STATE(module);
@@ -407,14 +467,15 @@ static int ms_exec(PyObject *module)
                                                PyExc_RuntimeError, NULL);
     if (st->lead_error == NULL || PyModule_AddObjectRef(module, "LeadError", st->lead_error) < 0)
         return -1;
-    if (exec_policy(module, st) < 0 || ms_datetime_exec(st) < 0 ||
+    if (ms_datetime_exec(st) < 0 ||
         exec_type(module, &ms_stamp_spec, &st->stamp_type) < 0 ||
         exec_type(module, &ms_clock_spec, &st->clock_type) < 0 || ms_patch_exec() < 0)
         return -1;
     if (PyModule_AddStringConstant(module, "__version__", MONOSTAMP_VERSION) < 0 ||
         PyModule_AddIntConstant(module, "DEFAULT_SLEEP_TOLERANCE_NS",
                                 MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS) < 0 ||
-        PyModule_AddIntConstant(module, "PATCH_MAX_LEAD_NS", MS_PATCH_MAX_LEAD_NS) < 0)
+        PyModule_AddIntConstant(module, "PATCH_MAX_LEAD_NS", MS_PATCH_MAX_LEAD_NS) < 0 ||
+        public_module_name(module) < 0)
         return -1;
     /* Asked once, here, before any thread can see the module: the core's
      * answer never changes, and the pointer is then only read.  An

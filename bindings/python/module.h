@@ -134,6 +134,21 @@ PyObject *raise_core(ms_state *st, int code, PyObject *filename, const char *fmt
  * be NULL: that error is never ELEAD.  module.c. */
 PyObject *ms_default_clock_error(ms_state *st);
 
+/* One shape for every message: "call(): what is wrong with which value --
+ * what to do".  PyUnicode_FromFormat takes ASCII only, so the format
+ * writes the dash as MS_DASH_ASCII, which ms_raise turns into an em dash.
+ * Raises `type` with the message and returns NULL. */
+#define MS_DASH_ASCII " -- "
+PyObject *ms_raise(PyObject *type, const char *fmt, ...);
+/* ValueError for a zone name monostamp_zone_open refused (`name`, its
+ * UTF-8, may be NULL), with the core's "did you mean ...?"
+ * (monostamp_zone_suggest) when it has one.  `call` is "Clock()". */
+PyObject *ms_zone_error(const char *call, PyObject *zone, const char *name);
+/* If `code` is ENOENT and the directory of `path` does not exist, raises
+ * FileNotFoundError naming the missing directory as such and returns 1;
+ * else returns 0 and raises nothing.  `what` is "Clock(): shared". */
+int ms_missing_directory(const char *what, int code, PyObject *path);
+
 /* TypeError "`what` must be `expected`, not <type name>"; returns -1. */
 int ms_type_error(const char *what, const char *expected, PyObject *obj);
 
@@ -155,6 +170,8 @@ int ms_int64_arg(PyObject *obj, const char *what, int64_t *out);
 int ms_seconds_arg(PyObject *obj, const char *what, int64_t *out);
 /* A Policy member or its name, as a monostamp_policy. */
 int ms_policy_arg(ms_state *st, PyObject *obj, const char *what, int *out);
+/* Makes Policy and its members on first use (module.c); 0 or -1. */
+int ms_policy_ready(ms_state *st);
 /* A source name ('realtime', ...), as a monostamp_source. */
 int ms_source_arg(PyObject *obj, const char *what, int *out);
 /* An on_lead name ('wait' or 'error'), as a monostamp_on_lead. */

@@ -228,6 +228,11 @@ int ms_patch_swap_after_fork(void);
 /* For the fork test: takes (hold) or releases the switch lock. */
 void ms_patch_swap_hold(int hold);
 
+/* time-machine 2.x's pass-through functions, left in the tables after its
+ * travels, taken as the originals (patch_swap.c says when): how many
+ * targets were taken. */
+int ms_patch_adopt_originals(PyCFunction witness);
+
 /* The targets whose C function is neither the original nor ours: another
  * tool (time-machine) has them.  A new list of names, or NULL with the
  * error. */
@@ -245,9 +250,10 @@ PyObject *ms_patch_is_installed(PyObject *module, PyObject *unused);
 PyObject *ms_patch_targets(PyObject *module, PyObject *unused);
 PyObject *ms_patch_after_fork(PyObject *module, PyObject *unused);
 PyObject *ms_patch_hold_switch_lock(PyObject *module, PyObject *hold);
+PyObject *ms_patch_adopt(PyObject *module, PyObject *witness);
 extern const char ms_patch_activate_doc[], ms_patch_deactivate_doc[], ms_patch_foreign_doc[],
     ms_patch_installed_doc[], ms_patch_targets_doc[], ms_patch_after_fork_doc[],
-    ms_patch_hold_switch_lock_doc[];
+    ms_patch_hold_switch_lock_doc[], ms_patch_adopt_doc[];
 
 /* The patch's part of the exec slot: datetime's C API for patch_datetime.c
  * and the method tables' entries.  0, or -1 with the error. */

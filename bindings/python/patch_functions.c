@@ -63,6 +63,23 @@ PyObject *ms_patch_activate(PyObject *module, PyObject *clock_obj)
     Py_RETURN_NONE;
 }
 
+const char ms_patch_adopt_doc[] =
+"_adopt(witness, /)\n--\n\n"
+"time-machine before 3.0 leaves its pass-through functions in the tables\n"
+"after its first travel: takes them as the originals, if each lives in the\n"
+"binary of `witness` (a C function of time-machine's).  Returns how many\n"
+"targets were taken; nothing while the patch is installed.";
+
+PyObject *ms_patch_adopt(PyObject *module, PyObject *witness)
+{
+    (void)module;
+    if (!PyCFunction_Check(witness)) {
+        ms_type_error("_adopt(): witness", "a built-in function", witness);
+        return NULL;
+    }
+    return PyLong_FromLong(ms_patch_adopt_originals(PyCFunction_GetFunction(witness)));
+}
+
 const char ms_patch_deactivate_doc[] =
 "_deactivate()\n--\n\n"
 "Puts the original functions back and forgets the active clock.  Every\n"

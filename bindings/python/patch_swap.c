@@ -226,6 +226,55 @@ static void lock_switch(void)
     Py_END_ALLOW_THREADS
 }
 
+/*
+ * time-machine before 3.0 writes its functions into the tables at its first
+ * travel and never takes them out again: between travels they pass each
+ * call on to the functions it found.  Such a function is then what the
+ * table holds when no tool is active, so it is taken as the original:
+ * installed over, and written back, as the genuine one would be.  A
+ * target's function qualifies only if it lives in the binary of `witness`
+ * (one of time-machine's own C functions) and not in the interpreter's.
+ * Does nothing while ours are in.  Returns how many targets it took.
+ */
+int ms_patch_adopt_originals(PyCFunction witness)
+{
+    int adopted = 0;
+    lock_switch();
+    if (!installed) {
+        PyCFunction now[T_COUNT] = {0};
+        int foreign_other = 0;
+        for (int t = 0; t < T_COUNT; t++) {
+            if (defs[t] == NULL)
+                continue;
+            PyCFunction f = now[t] = defs[t]->ml_meth;
+            int genuine = saved ? f == ms_patch_originals[t]
+                                : same_binary(f, siblings[t]->ml_meth);
+            if (genuine)
+                continue;
+#ifdef MS_HAVE_DLADDR
+            if (same_binary(f, siblings[t]->ml_meth) || !same_binary(f, witness))
+                foreign_other = 1;
+            else
+                adopted++;
+#else
+            /* No way to tell binaries apart: the caller's word for it. */
+            adopted++;
+#endif
+        }
+        /* All or nothing: a third tool's function is never adopted. */
+        if (foreign_other)
+            adopted = 0;
+        else if (adopted > 0) {
+            for (int t = 0; t < T_COUNT; t++)
+                if (defs[t] != NULL)
+                    ms_patch_originals[t] = now[t];
+            saved = 1;
+        }
+    }
+    PyThread_release_lock(switch_lock);
+    return adopted;
+}
+
 int ms_patch_install(active_clock *next)
 {
     lock_switch();

@@ -73,8 +73,9 @@ static PyObject *stamp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         /* A day or more is no UTC offset, and the core's formatter and
          * datetime.timezone both refuse it. */
         if (overflow || offset <= -86400 || offset >= 86400) {
-            PyErr_Format(PyExc_ValueError,
-                         "offset=%R is out of range: must be within +-86399 seconds", offset_obj);
+            ms_raise(PyExc_ValueError,
+                     "Stamp(): offset=%R is out of range -- give seconds east of UTC within "
+                     "+-86399", offset_obj);
             return NULL;
         }
     }
@@ -207,14 +208,15 @@ static PyObject *stamp_isoformat(PyObject *op, PyObject *const *args, Py_ssize_t
             return NULL;
         }
         if (!PyLong_Check(argv[0]) || PyBool_Check(argv[0]))
-            return ms_type_error("digits", "int", argv[0]), NULL;
+            return ms_type_error("Stamp.isoformat(): digits", "int", argv[0]), NULL;
         int overflow;
         long v = PyLong_AsLongAndOverflow(argv[0], &overflow);
         if (v == -1 && PyErr_Occurred())
             return NULL;
         if (overflow || v < 0 || v > 9)
-            return raise_core(NULL, MONOSTAMP_EINVAL, NULL,
-                              "digits=%R is out of range: must be 0..9", argv[0]);
+            return ms_raise(PyExc_ValueError,
+                            "Stamp.isoformat(): digits=%R is out of range -- give 0..9, the "
+                            "digits of the fraction of a second", argv[0]);
         digits = (int)v;
     } else if (argv[2] != NULL && argv[2] != Py_None && timespec_digits(op, argv[2], &digits) < 0) {
         return NULL;

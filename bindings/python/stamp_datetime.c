@@ -353,6 +353,10 @@ static int named_zone_offset(ms_state *st, PyObject *name, int64_t utc_ns, int32
         if (PyErr_Occurred())
             return -1;
         int rc = monostamp_zone_open(text, &zone);
+        if (rc == MONOSTAMP_ENOZONE) {
+            ms_zone_error("Stamp.astimezone()", name, text);
+            return -1;
+        }
         if (rc != MONOSTAMP_OK) {
             raise_core(st, rc, NULL, "zone=%R", name);
             return -1;

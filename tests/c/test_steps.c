@@ -223,9 +223,11 @@ static int step_child(int policy)
     monostamp_stats st;
     monostamp_clock_stats(&c, &st);
     printf("{\"slowest\": %lld, \"stats\": {\"backward_steps\": %llu, "
-           "\"largest_backward_ns\": %lld}, \"seen\": [",
+           "\"largest_backward_ns\": %lld, \"lead_waits\": %llu, \"lead_errors\": %llu}, "
+           "\"seen\": [",
            (long long)slowest, (unsigned long long)st.backward_steps,
-           (long long)st.largest_backward_ns);
+           (long long)st.largest_backward_ns, (unsigned long long)st.lead_waits,
+           (unsigned long long)st.lead_errors);
     for (int i = 0; i < 2 * N; i++)
         printf("%s%lld", i ? "," : "", (long long)seen[i]);
     printf("]}\n");

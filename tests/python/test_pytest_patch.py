@@ -128,7 +128,7 @@ def test_marker_patches_with_the_manual_clock(pytester):
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider",
                                            "-W", "ignore::DeprecationWarning")
     result.assert_outcomes(passed=5, errors=1)
-    result.stdout.fnmatch_lines(["*patch must be True or False, not 'yes'*"])
+    result.stdout.fnmatch_lines(["*patch='yes' is not a bool \u2014 give True or False*"])
 
 
 WHOLE_RUN = """

@@ -104,7 +104,8 @@ def test_astimezone_at_the_ends_of_int64(ns, name):
 
 def test_astimezone_refuses_bad_zones():
     s = Stamp(0, 0)
-    with pytest.raises(ValueError, match="zone='Mars/Olympus_Mons': unknown or malformed"):
+    with pytest.raises(ValueError, match="Stamp.astimezone\\(\\): zone='Mars/Olympus_Mons' is not a "
+                                         "zone this machine knows"):
         s.astimezone("Mars/Olympus_Mons")
     with pytest.raises(ValueError, match="NUL"):
         s.astimezone("Europe/Berlin\0")

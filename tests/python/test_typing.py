@@ -36,3 +36,30 @@ def test_mypy_strict_catches_a_misuse():
         os.unlink(f.name)
     assert done.returncode == 1
     assert 'Argument 1 to "take" has incompatible type "str"' in done.stdout
+
+
+def test_mypy_strict_catches_typos_in_names():
+    # Sources, policies and on_lead are Literal types in the stub (issue 38):
+    # a typo is an error, a right name (a policy by value or member name) is not.
+    bad = ("import monostamp\n"
+           "monostamp.Clock(source='manul')\n"
+           "monostamp.Clock(policy='monotonicForceNanosecondIncrment')\n"
+           "monostamp.Clock(on_lead='raise')\n"
+           "monostamp.set_policy('MONOTONIC_FORCE_NANO')\n")
+    good = ("import datetime, zoneinfo\nimport monostamp\n"
+            "monostamp.Clock(source='manual', on_lead='error', zone=zoneinfo.ZoneInfo('UTC'))\n"
+            "monostamp.Clock('MONOTONIC_FORCE_NANOSECOND_INCREMENT', zone=datetime.timezone.utc)\n"
+            "monostamp.set_policy('monotonicAllowDuplicates')\n"
+            "c = monostamp.Clock(source='manual', start_ns=datetime.datetime(2000, 1, 1, "
+            "tzinfo=datetime.timezone.utc))\n"
+            "c.set(monostamp.Stamp(0))\n")
+    with tempfile.TemporaryDirectory() as d:
+        for name, text in (("bad.py", bad), ("good.py", good)):
+            with open(os.path.join(d, name), "w") as f:
+                f.write(text)
+        done_bad = mypy_strict(os.path.join(d, "bad.py"))
+        done_good = mypy_strict(os.path.join(d, "good.py"))
+    assert done_good.returncode == 0, done_good.stdout
+    assert done_bad.returncode == 1
+    lines = [line for line in done_bad.stdout.splitlines() if ": error:" in line]
+    assert [int(line.split(":")[1]) for line in lines] == [2, 3, 4, 5], done_bad.stdout

@@ -97,6 +97,7 @@ int monostamp_source_from_name(const char *name, monostamp_source *out);
 int monostamp_clock_info_get(int source, monostamp_clock_info *out);
 void monostamp_zone_changed(void);
 const char *monostamp_zone_name(const monostamp_zone *zone);
+int monostamp_zone_suggest(const char *name, char *buf, size_t size);
 const char *monostamp_on_lead_name(int on_lead);
 int monostamp_on_lead_from_name(const char *name, monostamp_on_lead *out);
 void monostamp_options_init(monostamp_options *options);
@@ -145,7 +146,7 @@ local M = {
   -- failure returns the OS's positive errno instead).
   EINVAL = -1, ERANGE = -2, ENOTSUP = -3, ELEAD = -4, EFOREIGN = -6,
   EVERSION = -7, ENOZONE = -8, ESYNTAX = -9, ENOMEM = -10, EUNSAFE = -11,
-  EINTR = -12, EPOLICY = -13, ENOTV7 = -14,
+  EINTR = -12, EPOLICY = -13, ENOTV7 = -14, EEXIST = -15,
 }
 
 -- {=================================================== the library

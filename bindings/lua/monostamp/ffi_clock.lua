@@ -102,8 +102,18 @@ return function(M, I)
     if rc ~= 0 then
       if rc == M.EINVAL then argerror(1, "clock", ffi.string(C.monostamp_strerror(rc))) end
       local context
-      if rc == M.ENOZONE then
-        context = t and t.zone or "local zone"
+      if rc == M.ENOZONE and t and t.zone then
+        -- The core's "did you mean", worded as the C module words it.
+        local near = ffi.new("char[256]")
+        local said = "zone '" .. t.zone .. "' is not a zone this machine knows \u{2014} "
+        if C.monostamp_zone_suggest(t.zone, near, 256) == 0 then
+          said = said .. "did you mean '" .. ffi.string(near) .. "'?"
+        else
+          said = said .. "give 'UTC', an IANA name such as 'Europe/Berlin' or a POSIX TZ string"
+        end
+        return nil, said, rc
+      elseif rc == M.ENOZONE then
+        context = "local zone"
       else
         context = t and t.shared or "clock"
       end

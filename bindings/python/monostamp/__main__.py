@@ -6,6 +6,11 @@
     $ python -m monostamp --ns
     $ python -m monostamp --uuid7
     $ python -m monostamp --shared /run/user/1000/stamps    # one sequence with other processes
+    $ python -m monostamp run -- python manage.py test --parallel 4   # (or: monostamp run ...)
+
+`run` runs a command whose whole process tree stamps as one: see
+monostamp/_run.py and docs/patch.md.  The rest of this text is about the
+printing form.
 
 Each line is the next stamp of one clock: the process's default clock (which
 joins MONOSTAMP_SHARED if that is set), or, with --zone, --shared or
@@ -74,7 +79,7 @@ def parser() -> argparse.ArgumentParser:
                    help="how many stamps to print (default 1)")
     p.add_argument("--zone", metavar="ZONE",
                    help="'UTC', an IANA name or a POSIX TZ string (default: the local zone)")
-    p.add_argument("--digits", type=_digits, default=9, metavar="D",
+    p.add_argument("--digits", type=_digits, default=None, metavar="D",
                    help="fractional digits of the ISO text, 0 to 9 (default 9); below 9 "
                         "the stamps are whole microseconds, so lines stay distinct down "
                         "to 6 digits (fewer may repeat)")
@@ -86,8 +91,24 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    words = sys.argv[1:] if argv is None else argv
+    if words[:1] == ["run"]:
+        from . import _run
+
+        return _run.main(words[1:])
     p = parser()
-    args = p.parse_args(argv)
+    args = p.parse_args(words)
+    # --digits, --z and --zone shape ISO text, which --ns and --uuid7 do
+    # not print: asked together, one of them would be ignored.
+    if args.ns or args.uuid7:
+        shaping = [flag for flag, given in (("--digits", args.digits is not None),
+                                            ("--z", args.z), ("--zone", args.zone is not None))
+                   if given]
+        if shaping:
+            p.error("%s shapes ISO 8601 text, which %s does not print \u2014 drop one of them"
+                    % (shaping[0], "--ns" if args.ns else "--uuid7"))
+    if args.digits is None:
+        args.digits = 9
     # Text with fewer than 9 digits would show two stamps of one µs alike:
     # there the clock hands out whole µs (the µs policy, on the same state,
     # so the sequence is still one with other processes' ns stamps).
@@ -111,7 +132,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         print("%s: %s" % (p.prog, e), file=sys.stderr)
         return 1
     except OSError as e:
-        print("%s: %s" % (p.prog, e), file=sys.stderr)
+        # Said of the flag the user typed, the path once (no "[Errno 2]").
+        text = e.strerror if e.filename is None and e.strerror else str(e)
+        print("%s: %s" % (p.prog, text.replace("Clock(): shared=", "--shared ", 1)),
+              file=sys.stderr)
         return 1
     source: "Union[monostamp.Clock, types.ModuleType]" = clock if clock is not None else monostamp
     return _write(p.prog, _line_maker(source, args), args.count)

@@ -25,10 +25,13 @@ Active once monostamp is installed (entry point ``pytest11: monostamp``).
 keeps each process on its own sequence.  See docs/pytest.md and docs/patch.md.
 """
 import datetime as _datetime
+import difflib
 import importlib
 import os
 import shutil
+import signal
 import tempfile
+import threading
 from typing import Any, Generator, Iterator, List, Optional
 
 import pytest
@@ -36,6 +39,9 @@ import pytest
 import monostamp
 
 ENV = "MONOSTAMP_SHARED"
+#: Set to "1" for children, so that each Python child patches itself at
+#: startup (monostamp/_startup.py) and continues the session's sequence.
+PATCH_ENV = "MONOSTAMP_PATCH"
 EPOCH_2000_NS = 946_684_800 * 10**9
 STRICT = monostamp.Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT
 #: The extension itself, for its private _share_default (not in the stub).
@@ -61,9 +67,31 @@ class _Session:
         self.path = path            # the state file, or None when not sharing
         self.owned_dir = owned_dir  # the directory this process made (controller)
         self.previous_env = previous_env
+        self.sigterm: Any = None    # our SIGTERM handler, while installed
+        self.sigterm_previous: Any = None  # the handler it replaced
+        # MONOSTAMP_PATCH as it was before --monostamp-patch exported it
+        # (controller), or not exported by this plugin: _NOT_EXPORTED.
+        self.previous_patch_env: object = _NOT_EXPORTED
 
 
+_NOT_EXPORTED = object()
 _session = _Session()
+
+
+class _PatchEnv:
+    """MONOSTAMP_PATCH=1 in os.environ until undo(), which puts back what was
+    there: children started meanwhile (subprocess, spawn and forkserver
+    workers) patch themselves at startup."""
+
+    def __init__(self) -> None:
+        self.previous = os.environ.get(PATCH_ENV)
+        os.environ[PATCH_ENV] = "1"
+
+    def undo(self) -> None:
+        if self.previous is None:
+            os.environ.pop(PATCH_ENV, None)
+        else:
+            os.environ[PATCH_ENV] = self.previous
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -96,13 +124,18 @@ def _patch_run(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    global _session
     config.addinivalue_line(
         "markers",
         "monostamp(start=None, zone='UTC', policy=None, patch=False): configure the "
         "manual_clock fixture; start is ns since the epoch, ISO 8601 text or an aware "
         "datetime; patch=True runs the test inside monostamp.patch(manual_clock)",
     )
+    _configure_sharing(config)
+    _export_patch(config)
+
+
+def _configure_sharing(config: pytest.Config) -> None:
+    global _session
     workerinput: Optional[Any] = getattr(config, "workerinput", None)
     if workerinput is not None:
         # An xdist worker: the controller decided, and said so in two ways.
@@ -112,35 +145,103 @@ def pytest_configure(config: pytest.Config) -> None:
             os.environ[ENV] = path
             _ext._share_default(path)
         _session = _Session(path or os.environ.get(ENV))
+        if workerinput.get("monostamp_patch_exported"):
+            _unpatch_worker_startup()
         return
     if not _sharing_wanted(config):
         _session = _Session()
         return
     if os.environ.get(ENV):
         # An outer run (or the user) already shares a file: join it.
+        _check_state_file(os.environ[ENV], ENV + "=" + repr(os.environ[ENV]))
         _session = _Session(os.environ[ENV])
         return
     directory = tempfile.mkdtemp(prefix="monostamp-pytest-")
     path = os.path.join(directory, "state")
     # A directory of our own: no earlier sequence used the path, so the
     # file starts at the real clock, not a lead bound ahead of it.
-    monostamp.create_state_file(path)
+    try:
+        monostamp.create_state_file(path)
+    except (OSError, ValueError) as e:
+        shutil.rmtree(directory, ignore_errors=True)
+        raise pytest.UsageError("monostamp: the session's state file: {}".format(e)) from None
     # This process imported monostamp before the file existed: move its
     # default clock (monostamp.now()) onto the file.
     _ext._share_default(path)
     _session = _Session(path, directory, os.environ.get(ENV))
+    _session.sigterm_previous = signal.getsignal(signal.SIGTERM)
+    _session.sigterm = _remove_on_sigterm(directory)
     os.environ[ENV] = path
+
+
+def _check_state_file(path: str, named: str) -> None:
+    """A state file the session cannot use stops it at start, in one line,
+    rather than failing each test that stamps."""
+    try:
+        monostamp.Clock(policy=STRICT, shared=path)
+    except (OSError, ValueError) as e:
+        raise pytest.UsageError("monostamp: {} cannot be the session's state file: {}".format(
+            named, e)) from None
+
+
+def _remove_on_sigterm(directory: str) -> Any:
+    """A CI timeout ends the run with SIGTERM, which runs no unconfigure:
+    the handler removes the session's directory, then lets the signal do
+    what it did before (the default: end the process).  Only from the main
+    thread, and never over an ignored SIGTERM.  Returns the handler, or None."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    previous = signal.getsignal(signal.SIGTERM)
+    if previous == signal.SIG_IGN:
+        return None
+
+    def handler(signum: int, frame: Any) -> None:
+        shutil.rmtree(directory, ignore_errors=True)
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+        if callable(previous):
+            previous(signum, frame)
+        else:
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, handler)
+    return handler
+def _export_patch(config: pytest.Config) -> None:
+    """--monostamp-patch: every child of the session patches itself at
+    startup, beside MONOSTAMP_SHARED (set by _configure_sharing).  Not in an
+    xdist worker: the controller exported it already, for the whole tree."""
+    if getattr(config, "workerinput", None) is None and _patch_run(config):
+        _session.previous_patch_env = os.environ.get(PATCH_ENV)
+        os.environ[PATCH_ENV] = "1"
+
+
+def _unpatch_worker_startup() -> None:
+    """An xdist worker started with the MONOSTAMP_PATCH=1 that the
+    controller's --monostamp-patch exported patched itself at startup for
+    its whole life; as in a run without xdist, pytest's own machinery gets
+    real time between tests (each test is patched by pytest_runtest_setup),
+    so that startup patch stops here.  The variable stays, for the tests'
+    children."""
+    importlib.import_module("monostamp._startup").stop()
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
     """xdist: hand the state file to each worker explicitly too."""
     node.workerinput["monostamp_shared"] = _session.path
+    node.workerinput["monostamp_patch_exported"] = (
+        _session.previous_patch_env is not _NOT_EXPORTED)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     global _session
+    if _session.previous_patch_env is not _NOT_EXPORTED:
+        if _session.previous_patch_env is None:
+            os.environ.pop(PATCH_ENV, None)
+        else:
+            os.environ[PATCH_ENV] = str(_session.previous_patch_env)
     if _session.owned_dir is not None:
+        if _session.sigterm is not None and signal.getsignal(signal.SIGTERM) is _session.sigterm:
+            signal.signal(signal.SIGTERM, _session.sigterm_previous)
         if _session.previous_env is None:
             os.environ.pop(ENV, None)
         else:
@@ -206,7 +307,7 @@ def _start_patch(item: pytest.Item,
     try:
         p.start()
     except RuntimeError as e:
-        item.stash[_REFUSED] = "monostamp.patch() cannot start: {}".format(e)
+        item.stash[_REFUSED] = str(e)  # "monostamp.patch() cannot start: ..."
         return None
     return p
 
@@ -258,9 +359,11 @@ def monostamp_patch(request: pytest.FixtureRequest) -> Iterator[monostamp.Clock]
     """
     clock = monostamp.Clock(policy=STRICT, shared=_session.path)
     p = _start_patch(request.node, None if _session.path is not None else clock)
+    env = _PatchEnv()
     try:
         yield clock
     finally:
+        env.undo()
         _stop_patch(p)
 
 
@@ -280,9 +383,13 @@ def _monostamp_marker_patch(request: pytest.FixtureRequest) -> Iterator[None]:
         yield
         return
     p = _start_patch(request.node, request.getfixturevalue("manual_clock"))
+    # Children cannot read this process's manual clock: they patch on the
+    # session's clock (unique beside the test's values, but real time).
+    env = _PatchEnv()
     try:
         yield
     finally:
+        env.undo()
         _stop_patch(p)
 
 
@@ -300,7 +407,7 @@ ManualClock = monostamp.Clock
 
 
 def _manual_clock(start_ns: int = EPOCH_2000_NS, zone: str = "UTC",
-                  policy: "monostamp.Policy | str" = STRICT) -> monostamp.Clock:
+                  policy: Any = STRICT) -> monostamp.Clock:
     # No lead bound: the test moves this source at will, and a clock
     # stepped back an hour leads it by an hour (the default bound is 1 s).
     return monostamp.Clock(policy=policy, source="manual", zone=zone, start_ns=start_ns,
@@ -310,39 +417,54 @@ def _manual_clock(start_ns: int = EPOCH_2000_NS, zone: str = "UTC",
 def _start_ns(start: object) -> int:
     """start as ns: an int, ISO 8601 text, or an aware datetime."""
     if isinstance(start, bool):
-        raise TypeError("monostamp marker: start must be int ns, ISO 8601 text or an "
-                        "aware datetime, not bool")
+        raise TypeError("@pytest.mark.monostamp(): start must be int ns, ISO 8601 text or "
+                        "an aware datetime, not bool")
     if isinstance(start, int):
         return start
     if isinstance(start, str):
         return monostamp.Stamp.fromisoformat(start).utc_ns
     if isinstance(start, _datetime.datetime):
         if start.tzinfo is None or start.utcoffset() is None:
-            raise ValueError("monostamp marker: start={!r} is naive; give it a tzinfo".format(start))
+            raise ValueError("@pytest.mark.monostamp(): start={!r} is a naive datetime — "
+                             "give it a tzinfo (tzinfo=timezone.utc)".format(start))
         delta = start - _datetime.datetime(1970, 1, 1, tzinfo=_datetime.timezone.utc)
         return (delta.days * 86400 + delta.seconds) * 10**9 + delta.microseconds * 1000
-    raise TypeError("monostamp marker: start must be int ns, ISO 8601 text or an aware "
-                    "datetime, not {}".format(type(start).__name__))
+    raise TypeError("@pytest.mark.monostamp(): start must be int ns, ISO 8601 text or an "
+                    "aware datetime, not {}".format(type(start).__name__))
 
 
 @pytest.fixture
 def manual_clock(request: pytest.FixtureRequest) -> monostamp.Clock:
     """A manual clock (default 2000-01-01T00:00:00Z, zone UTC, strict policy)."""
+    try:
+        return _marker_clock(request)
+    except (TypeError, ValueError) as e:
+        # The marker is the user's mistake: its message alone, without
+        # the plugin's frames.
+        pytest.fail(str(e), pytrace=False)
+
+
+def _marker_clock(request: pytest.FixtureRequest) -> monostamp.Clock:
     marker = request.node.get_closest_marker("monostamp")
     options = dict(marker.kwargs) if marker is not None else {}
     if marker is not None and marker.args:
-        raise TypeError("monostamp marker takes keyword arguments only ({})".format(
-            ", ".join(_MARKER_OPTIONS)))
+        raise TypeError("@pytest.mark.monostamp(): takes keyword arguments only, not {!r} "
+                        "— name them: {}".format(marker.args[0], ", ".join(
+                            o + "=" for o in _MARKER_OPTIONS)))
     unknown = sorted(set(options) - set(_MARKER_OPTIONS))
     if unknown:
-        raise TypeError("monostamp marker: unknown option {!r} (known: {})".format(
-            unknown[0], ", ".join(_MARKER_OPTIONS)))
+        near = difflib.get_close_matches(unknown[0], _MARKER_OPTIONS, 1)
+        raise TypeError("@pytest.mark.monostamp(): unknown option {!r} — {}".format(
+            unknown[0], "did you mean {!r}?".format(near[0]) if near else
+            "the options are " + ", ".join(_MARKER_OPTIONS)))
     if not isinstance(options.get("patch", False), bool):
-        raise TypeError("monostamp marker: patch must be True or False, not {!r}".format(
-            options["patch"]))
+        raise TypeError("@pytest.mark.monostamp(): patch={!r} is not a bool — give True "
+                        "or False".format(options["patch"]))
     start = options.get("start")
-    return _manual_clock(
-        start_ns=EPOCH_2000_NS if start is None else _start_ns(start),
-        zone=options.get("zone") or "UTC",
-        policy=options.get("policy") or STRICT,
-    )
+    start_ns = EPOCH_2000_NS if start is None else _start_ns(start)
+    try:
+        return _manual_clock(start_ns=start_ns, zone=options.get("zone") or "UTC",
+                             policy=options.get("policy") or STRICT)
+    except (TypeError, ValueError) as e:
+        # "Clock(): zone='Europe/Berln' is not ..." said of the marker.
+        raise type(e)("@pytest.mark.monostamp(): " + str(e).replace("Clock(): ", "", 1)) from None
