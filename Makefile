@@ -299,7 +299,9 @@ test-lua-asan:
 # Not in `make test`: 4 Python and 4 Lua processes stamping on one state
 # file for SOAK_MINUTES while, every few seconds, one of them is killed (-9)
 # and restarted, or one chdir()s, or a new file is renamed over the shared
-# one, or it is deleted; then no stamp may appear twice.
+# one, or it is deleted, or its directory is replaced by a new one, or its
+# value is overwritten with 0, or it is truncated; then no stamp may appear
+# twice.
 SOAK_MINUTES ?= 10
 soak: deps lua
 	@PYTHON=$(PYTHON) LUA=$(LUA) tools/soak.sh $(SOAK_MINUTES) $(BUILD)
