@@ -22,6 +22,15 @@ PACKAGE = os.path.join(REPO, "bindings", "python", "monostamp")
 DATE = (1980, 1, 1, 0, 0, 0)
 
 
+def requires_dist(requirement, extra):
+    """A Requires-Dist line of `extra`: a requirement's own marker and the
+    extra's are one marker, joined with "and" (two ";" are no specifier)."""
+    name, _, marker = requirement.partition(";")
+    if marker.strip():
+        return 'Requires-Dist: %s; (%s) and extra == "%s"' % (name.strip(), marker.strip(), extra)
+    return 'Requires-Dist: %s; extra == "%s"' % (name.strip(), extra)
+
+
 def metadata(project):
     lines = [
         "Metadata-Version: 2.4",
@@ -35,7 +44,7 @@ def metadata(project):
     lines += ["Classifier: %s" % c for c in project.get("classifiers", [])]
     lines.append("Requires-Python: %s" % project["requires-python"])
     for extra, reqs in sorted(project.get("optional-dependencies", {}).items()):
-        lines += ['Requires-Dist: %s; extra == "%s"' % (r, extra) for r in reqs]
+        lines += [requires_dist(r, extra) for r in reqs]
         lines.append("Provides-Extra: %s" % extra)
     lines.append("Description-Content-Type: text/markdown")
     with open(os.path.join(REPO, project["readme"]), encoding="utf-8") as f:
@@ -76,6 +85,9 @@ def main(extension, tag, outdir):
                 files["monostamp/" + entry] = f.read()
     with open(extension, "rb") as f:
         files["monostamp/" + os.path.basename(extension)] = f.read()
+    # The MONOSTAMP_PATCH startup hook, at the root of site-packages (setup.py's build_py).
+    with open(os.path.join(REPO, "bindings", "python", "monostamp-patch.pth"), "rb") as f:
+        files["monostamp-patch.pth"] = f.read()
     files[info + "/METADATA"] = metadata(project).encode()
     files[info + "/WHEEL"] = ("Wheel-Version: 1.0\nGenerator: monostamp tools/pack_wheel.py\n"
                               "Root-Is-Purelib: false\nTag: %s\n" % tag).encode()

@@ -89,9 +89,9 @@ static void test_files_other_users_could_write_are_refused(void)
 }
 
 /* Windows refuses to cut a file short while a view of it is mapped
- * (ERROR_USER_MAPPED_FILE): the POSIX SIGBUS cannot happen, and the clock
- * goes on (docs/windows.md). */
-static void test_a_file_truncated_under_a_clock_is_fatal_as_documented(void)
+ * (ERROR_USER_MAPPED_FILE): there is no fault to guard against, and the
+ * clock goes on (docs/windows.md; POSIX: test_shared_attacks.c). */
+static void test_a_file_truncated_under_a_clock_is_refused(void)
 {
     char path[256];
     monostamp_clock c;

@@ -26,6 +26,9 @@ static void expect(const char *name, const char *want)
 
 static void test_slips(void)
 {
+#ifdef _WIN32
+    SKIP("the zone database is not walked for suggestions on Windows (docs/windows.md)");
+#endif
     expect("Europe/Berln", "Europe/Berlin");      /* a letter missing */
     expect("America/New_Yrok", "America/New_York"); /* two swapped */
     expect("Eurpoe/London", "Europe/London");
@@ -60,8 +63,10 @@ static void test_bad_arguments(void)
     CHECK_RC(monostamp_zone_suggest(NULL, buf, sizeof buf), MONOSTAMP_EINVAL);
     CHECK_RC(monostamp_zone_suggest("x", NULL, sizeof buf), MONOSTAMP_EINVAL);
     CHECK_RC(monostamp_zone_suggest("x", buf, 0), MONOSTAMP_EINVAL);
+#ifndef _WIN32
     /* 'Europe/Berlin' does not fit 4 bytes. */
     CHECK_RC(monostamp_zone_suggest("Europe/Berln", buf, sizeof buf), MONOSTAMP_ERANGE);
+#endif
     memset(longname, 'A', sizeof longname - 1);
     longname[sizeof longname - 1] = '\0';
     CHECK_RC(monostamp_zone_suggest(longname, buf, sizeof buf), MONOSTAMP_ENOZONE);
