@@ -37,10 +37,19 @@ cat >"$out/pyboot/sitecustomize.py" <<'PY'
 # Wine 8 lacks propsys.VariantToString, which 3.13's _wmi calls: hide it.
 import sys
 sys.modules["_wmi"] = None
+# pysite is where pip --target put the packages; made a site directory, its
+# .pth files run as in a real site-packages (monostamp's startup hook).
+import os, site
+for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep):
+    if entry.rstrip("\\/").endswith("pysite"):
+        site.addsitedir(entry)
 PY
 PYTHONPATH="$(winpath "$out/pyboot");$(winpath "$out/pysite")"
 PYTHONDONTWRITEBYTECODE=1
-export PYTHONPATH PYTHONDONTWRITEBYTECODE
+# Children print in UTF-8, as the tests read them (the ANSI code page would
+# write an em dash as byte 0x97).
+PYTHONUTF8=1
+export PYTHONPATH PYTHONDONTWRITEBYTECODE PYTHONUTF8
 
 # wine_py ARGS: the Windows python.exe, its output piped (see above), CRs
 # dropped; its status in $rc.
