@@ -634,14 +634,18 @@ typedef struct monostamp_sleep_plan {
     int64_t until_tolerance_ns; /* at this tolerance */
     int last_nap;               /* NAP: the core's part ends with this one */
     /* Private to the core. */
-    int band_, stage_;
+    int band_;
+    int stage_;
     int64_t target_ns_, target_tolerance_ns_;
 } monostamp_sleep_plan;
 
-#define MONOSTAMP_SLEEP_DONE 0
-#define MONOSTAMP_SLEEP_NAP 1
-#define MONOSTAMP_SLEEP_SPIN 2
-#define MONOSTAMP_SLEEP_WARM 3
+/* The steps (what monostamp_sleep_begin and _step return). */
+enum {
+    MONOSTAMP_SLEEP_DONE = 0,
+    MONOSTAMP_SLEEP_NAP = 1,
+    MONOSTAMP_SLEEP_SPIN = 2,
+    MONOSTAMP_SLEEP_WARM = 3
+};
 
 /* The bounds of the learned lead, in ns. */
 #define MONOSTAMP_SLEEP_LEAD_MIN_NS 15000
