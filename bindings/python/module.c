@@ -521,7 +521,7 @@ static int ms_clear(PyObject *module)
     Py_CLEAR(st->zones);
     for (int i = 0; i < MS_TZ_QUARTERS; i++)
         Py_CLEAR(st->tz_quarter[i]);
-    Py_CLEAR(st->sleep_plan_type);
+    ms_sleep_clear(st);
     Py_CLEAR(st->sleep_finish);
     ms_ids_clear(st);
     return 0;

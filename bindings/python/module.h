@@ -67,6 +67,8 @@ typedef struct {
      * sleep_until_ns() call, or NULL: the core alone (sleep.c); the type of
      * the plan it is given. */
     PyTypeObject *sleep_plan_type;
+    /* A plan kept from the last sleep for the next (sleep.c), or NULL. */
+    _Atomic(PyObject *) sleep_plan_spare;
     /* The finish is set when the package is imported; the tests and the benchmark swap
      * it from the thread that sleeps.  Free-threaded, a swap racing a
      * sleep in another thread could free the old one under it. */
@@ -240,5 +242,6 @@ extern const char ms_sleep_doc[];
 extern const char ms_sleep_until_ns_doc[];
 extern const char ms_sleep_finish_doc[];
 extern PyType_Spec ms_sleep_plan_spec;
+void ms_sleep_clear(ms_state *st);
 
 #endif

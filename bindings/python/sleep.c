@@ -25,8 +25,10 @@
 #endif
 
 /* The plan a sleep hands its finish when the core has a part to make:
- * private, made only here (and before the sleep: after it, the
- * allocator's memory is cold). */
+ * private, made only here.  Taken before the sleep and, unless the finish
+ * kept it, kept for the next one rather than freed after it: freeing it
+ * there touched the allocator and the type, cold after the sleep, between
+ * the deadline and the caller's code (0.8 us more at 30 ms). */
 typedef struct {
     PyObject_HEAD
     monostamp_sleep_plan plan;
@@ -84,7 +86,8 @@ static PyObject *sleep_to(ms_state *st, int64_t deadline_ns, int64_t tolerance_n
         if ((deadline = PyLong_FromLongLong(deadline_ns)) == NULL)
             return NULL;
         if (what == MONOSTAMP_SLEEP_NAP) {
-            if ((held = PyObject_New(plan_object, st->sleep_plan_type)) == NULL)
+            held = (plan_object *)atomic_exchange(&st->sleep_plan_spare, NULL);
+            if (held == NULL && (held = PyObject_New(plan_object, st->sleep_plan_type)) == NULL)
                 goto out;
             held->plan = alone;
             plan = &held->plan;
@@ -114,9 +117,20 @@ static PyObject *sleep_to(ms_state *st, int64_t deadline_ns, int64_t tolerance_n
         Py_DECREF(finish);
     }
 out:
-    Py_XDECREF(held);
+    if (held != NULL) {
+        PyObject *none = NULL;
+        if (Py_REFCNT(held) != 1 ||
+            !atomic_compare_exchange_strong(&st->sleep_plan_spare, &none, (PyObject *)held))
+            Py_DECREF(held);
+    }
     Py_XDECREF(deadline);
     return result;
+}
+
+void ms_sleep_clear(ms_state *st)
+{
+    Py_XDECREF(atomic_exchange(&st->sleep_plan_spare, NULL));
+    Py_CLEAR(st->sleep_plan_type);
 }
 
 const char ms_sleep_doc[] =
