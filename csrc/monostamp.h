@@ -600,6 +600,70 @@ MONOSTAMP_API int64_t monostamp_monotonic_ns(void);
 /* The tolerance used when a binding is given none. */
 #define MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS 50000
 
+/*
+ * A sleep finished in a host language (the bindings' sleeps).  The core
+ * wakes within a fraction of a us of its deadline, but an interpreter's
+ * code runs later after a long sleep (its way back is cold).  So a
+ * binding's sleep is a plan of steps: the core sleeps to a learned *lead*
+ * before the deadline, then the host spins in its own language to the
+ * deadline, which keeps the caller's code on time (docs/sleep.md).  The
+ * lead is learned here per band of lengths, one table per copy of the core
+ * (so per binding: each embeds its own), shared by its threads (atomics).
+ *
+ * The binding reads the clock first (monostamp_monotonic_ns), checks its
+ * arguments, calls monostamp_sleep_begin, then does what each step says,
+ * calling monostamp_sleep_step after each MONOSTAMP_SLEEP_NAP:
+ *
+ *   MONOSTAMP_SLEEP_NAP   monostamp_sleep_until(until_ns, until_tolerance_ns)
+ *                         (its lock released; a scheduler may wait instead),
+ *                         run the host's signal handlers or hooks, then step
+ *                         with a new reading.  At most 50 ms each, so that
+ *                         the host can be interrupted.  After a nap with
+ *                         `last_nap` set the reading measures the host's way
+ *                         back: take it in the host language, first thing.
+ *   MONOSTAMP_SLEEP_WARM  take once the path the sleep's end will take (the
+ *                         binding's own sleep to a past deadline), then spin.
+ *   MONOSTAMP_SLEEP_SPIN  spin in the host language until a reading of the
+ *                         monotonic clock >= deadline_ns: the only exit, so
+ *                         the sleep is never early.
+ *   MONOSTAMP_SLEEP_DONE  return to the caller.
+ */
+typedef struct monostamp_sleep_plan {
+    int64_t deadline_ns;        /* the sleep's deadline, as begun */
+    int64_t until_ns;           /* NAP: sleep to this, */
+    int64_t until_tolerance_ns; /* at this tolerance */
+    int last_nap;               /* NAP: the core's part ends with this one */
+    /* Private to the core. */
+    int band_;
+    int stage_;
+    int64_t target_ns_, target_tolerance_ns_;
+} monostamp_sleep_plan;
+
+/* The steps (what monostamp_sleep_begin and _step return). */
+enum {
+    MONOSTAMP_SLEEP_DONE = 0,
+    MONOSTAMP_SLEEP_NAP = 1,
+    MONOSTAMP_SLEEP_SPIN = 2,
+    MONOSTAMP_SLEEP_WARM = 3
+};
+
+/* The bounds of the learned lead, in ns. */
+#define MONOSTAMP_SLEEP_LEAD_MIN_NS 15000
+#define MONOSTAMP_SLEEP_LEAD_MAX_NS 250000
+
+/* Begins a sleep to `deadline_ns` at `tolerance_ns` (>= 0, checked by the
+ * caller) from `now_ns`, the binding's first reading; returns the first
+ * step.  `finish` 0: no lead and no spin, the core alone to the deadline at
+ * the tolerance (still in naps of at most 50 ms).  Thread-safe. */
+MONOSTAMP_API int monostamp_sleep_begin(monostamp_sleep_plan *plan,
+                                        int64_t deadline_ns,
+                                        int64_t tolerance_ns, int64_t now_ns,
+                                        int finish);
+/* The step after a nap, from `now_ns`, a reading taken since.  A plan
+ * belongs to one sleep, in one thread; the leads it feeds are shared. */
+MONOSTAMP_API int monostamp_sleep_step(monostamp_sleep_plan *plan,
+                                       int64_t now_ns);
+
 #ifdef __cplusplus
 }
 #endif

@@ -45,7 +45,7 @@ local function child(length_us, n)
     sleeps[1] = function(ns, tol) return C.monostamp_sleep_for(ns, tol) == 0 end
     prepare[0], prepare[1] = function() end, function() end
   else
-    local finish = require("monostamp.sleep_finish").state(monostamp).finish
+    local finish = require("monostamp.sleep_finish").register(monostamp)
     local register = monostamp._sleep_finish
     sleeps[0], sleeps[1] = monostamp.sleep_ns, monostamp.sleep_ns
     prepare[0] = function() register(finish) end

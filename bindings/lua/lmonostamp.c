@@ -392,7 +392,8 @@ static int ms_parse (lua_State *L) {
 
 static const luaL_Reg ms_funcs[] = {
   {"_sleep_finish", lms_sleep_finish},
-  {"_sleep_until_core", lms_sleep_until_core},
+  {"_sleep_nap", lms_sleep_nap},
+  {"_sleep_step", lms_sleep_step},
   {"clock", lms_clock_new},
   {"clock_info", ms_clock_info},
   {"get_policy", ms_get_policy},

@@ -128,8 +128,10 @@ LMS_FUNC monostamp_policy lms_checkpolicy (lua_State *L, int arg);
 ** registered finish (monostamp/sleep_finish.lua) or the core alone. */
 LMS_FUNC int lms_sleep_ns (lua_State *L);
 LMS_FUNC int lms_sleep_until_ns (lua_State *L);
-/* _sleep_until_core: the core alone; _sleep_finish: registers the finish. */
-LMS_FUNC int lms_sleep_until_core (lua_State *L);
+/* _sleep_nap and _sleep_step: a plan's nap and step, for the finish;
+** _sleep_finish: registers the finish. */
+LMS_FUNC int lms_sleep_nap (lua_State *L);
+LMS_FUNC int lms_sleep_step (lua_State *L);
 LMS_FUNC int lms_sleep_finish (lua_State *L);
 
 /* }====================================================== */

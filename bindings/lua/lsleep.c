@@ -1,15 +1,12 @@
 /*
-** lsleep.c: sleep_ns and sleep_until_ns, the core's precise naps with a
-** finish in Lua (bindings/lua/monostamp/sleep_finish.lua, issue 23).
-**
-** The core wakes within a fraction of a microsecond of its deadline, but
-** the caller's Lua code runs later: after a long sleep the way back into
-** the interpreter is cold (docs/sleep.md).  A sleep's contract is about the
-** caller's code, so both functions check their arguments here and hand the
-** deadline to the finish that monostamp.lua registers: it has the core
-** sleep to a learned lead before the deadline (_sleep_until_core) and
-** spins the rest in Lua.  Without one (monostamp.core required alone), the
-** core sleeps alone, as before.
+** lsleep.c: sleep_ns and sleep_until_ns: the core's plan of a sleep
+** (monostamp_sleep_begin/step, csrc/sleep_finish.c: the learned lead, the
+** naps) begun here and carried out by the finish in Lua that monostamp.lua
+** registers (bindings/lua/monostamp/sleep_finish.lua, issue 23): the naps
+** one by one, so that lua.c's Ctrl-C hook runs between them, the reading
+** after the core's part, the warming call and the spin, all in Lua.
+** Without one (monostamp.core required alone), the core sleeps alone, as
+** before the finish.
 **
 ** sleep_ns reads the clock before anything else: whatever runs between the
 ** caller's call and that reading is lateness the caller sees.
@@ -22,6 +19,8 @@
 #define LUA_LIB
 
 #include "lmonostamp.h"
+
+#define PLAN_META "monostamp.sleep_plan"
 
 static const char finish_key = 0;
 
@@ -48,21 +47,31 @@ static int core_sleep (lua_State *L, int64_t deadline_ns, int64_t tolerance_ns,
 }
 
 
-/* Sleeps to a checked deadline: through the registered finish, whose
-** results it returns, or the core alone.  A past deadline goes to the
-** finish too, which returns at once: the finish itself calls
-** sleep_until_ns(0) to warm this path before a sleep's end. */
+/* Sleeps to a checked deadline from 'now_ns', the first reading: the
+** plan begun here, carried out by the registered finish, whose results it
+** returns; or the core alone.  A past deadline goes to the finish too,
+** which returns at once: the finish calls sleep_until_ns(0) to warm this
+** path before a sleep's end. */
 static int sleep_to (lua_State *L, int64_t deadline_ns, int64_t tolerance_ns,
-                     const char *context) {
-  int base;
+                     int64_t now_ns, const char *context) {
+  monostamp_sleep_plan plan;
+  int what, base;
   if (lua_rawgetp(L, LUA_REGISTRYINDEX, &finish_key) != LUA_TFUNCTION) {
     lua_pop(L, 1);
     return core_sleep(L, deadline_ns, tolerance_ns, context);
   }
   base = lua_gettop(L) - 1;
+  what = monostamp_sleep_begin(&plan, deadline_ns, tolerance_ns, now_ns, 1);
   lua_pushinteger(L, (lua_Integer)deadline_ns);
-  lua_pushinteger(L, (lua_Integer)tolerance_ns);
-  lua_call(L, 2, LUA_MULTRET);
+  if (what == MONOSTAMP_SLEEP_NAP) {  /* the core has a part: the finish needs the plan */
+    *(monostamp_sleep_plan *)lms_newuserdata(L, sizeof plan) = plan;
+    luaL_newmetatable(L, PLAN_META);  /* made once, then found */
+    lua_setmetatable(L, -2);
+  } else {
+    lua_pushnil(L);
+  }
+  lua_pushinteger(L, what);
+  lua_call(L, 3, LUA_MULTRET);
   return lua_gettop(L) - base;
 }
 
@@ -84,7 +93,7 @@ int lms_sleep_ns (lua_State *L) {
   if (ns > INT64_MAX - now)
     return lms_result(L, MONOSTAMP_ERANGE, 0, 1, NULL, lua_pushfstring(L,
         "a sleep of %I ns ends past the monotonic clock's range", (lua_Integer)ns));
-  return sleep_to(L, now + ns, tolerance_ns, "sleep_ns");
+  return sleep_to(L, now + ns, tolerance_ns, now, "sleep_ns");
 }
 
 
@@ -95,19 +104,25 @@ int lms_sleep_until_ns (lua_State *L) {
   int64_t tolerance_ns = opt_tolerance(L);
   if (tolerance_ns < 0)  /* any deadline is valid */
     return bad_tolerance(L, tolerance_ns);
-  return sleep_to(L, deadline_ns, tolerance_ns, "sleep_until_ns");
+  return sleep_to(L, deadline_ns, tolerance_ns, monostamp_monotonic_ns(),
+                  "sleep_until_ns");
 }
 
 
-/* _sleep_until_core(deadline_ns, tolerance_ns): sleep_until_ns without
-** the finish.  Private: the finish's own sleep, and the benchmark's
-** baseline (the path every sleep took before the finish). */
-int lms_sleep_until_core (lua_State *L) {
-  int64_t deadline_ns = lms_checkns(L, 1);
-  int64_t tolerance_ns = opt_tolerance(L);
-  if (tolerance_ns < 0)
-    return bad_tolerance(L, tolerance_ns);
-  return core_sleep(L, deadline_ns, tolerance_ns, "sleep_until_ns");
+/* _sleep_nap(plan): the nap the plan says, in the core: true, or a
+** runtime failure's results.  Private: the finish's. */
+int lms_sleep_nap (lua_State *L) {
+  monostamp_sleep_plan *plan = luaL_checkudata(L, 1, PLAN_META);
+  return core_sleep(L, plan->until_ns, plan->until_tolerance_ns, "sleep_until_ns");
+}
+
+
+/* _sleep_step(plan, now_ns): the plan's next step from a reading taken
+** since its nap.  Private: the finish's. */
+int lms_sleep_step (lua_State *L) {
+  monostamp_sleep_plan *plan = luaL_checkudata(L, 1, PLAN_META);
+  lua_pushinteger(L, monostamp_sleep_step(plan, lms_checkns(L, 2)));
+  return 1;
 }
 
 

@@ -304,7 +304,6 @@ static PyMethodDef ms_methods[] = {
     {"sleep", FASTCALL_KW(ms_sleep), ms_sleep_doc},
     {"sleep_until_ns", FASTCALL_KW(ms_sleep_until_ns), ms_sleep_until_ns_doc},
     /* Their finish in Python (sleep.c, monostamp/_sleep.py). */
-    {"_sleep_until_core", FASTCALL_KW(ms_sleep_until_core), ms_sleep_until_core_doc},
     {"_sleep_finish", ms_sleep_finish, METH_O, ms_sleep_finish_doc},
     {"_share_default", ms_share_default, METH_O, share_default_doc},
     {"__getattr__", ms_module_getattr, METH_O, module_getattr_doc},
@@ -469,7 +468,8 @@ static int ms_exec(PyObject *module)
         return -1;
     if (ms_datetime_exec(st) < 0 ||
         exec_type(module, &ms_stamp_spec, &st->stamp_type) < 0 ||
-        exec_type(module, &ms_clock_spec, &st->clock_type) < 0 || ms_patch_exec() < 0)
+        exec_type(module, &ms_clock_spec, &st->clock_type) < 0 ||
+        exec_type(module, &ms_sleep_plan_spec, &st->sleep_plan_type) < 0 || ms_patch_exec() < 0)
         return -1;
     if (PyModule_AddStringConstant(module, "__version__", MONOSTAMP_VERSION) < 0 ||
         PyModule_AddIntConstant(module, "DEFAULT_SLEEP_TOLERANCE_NS",
@@ -501,6 +501,7 @@ static int ms_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(st->zones);
     for (int i = 0; i < MS_TZ_QUARTERS; i++)
         Py_VISIT(st->tz_quarter[i]);
+    Py_VISIT(st->sleep_plan_type);
     Py_VISIT(st->sleep_finish);
     return ms_ids_traverse(st, visit, arg);
 }
@@ -520,6 +521,7 @@ static int ms_clear(PyObject *module)
     Py_CLEAR(st->zones);
     for (int i = 0; i < MS_TZ_QUARTERS; i++)
         Py_CLEAR(st->tz_quarter[i]);
+    ms_sleep_clear(st);
     Py_CLEAR(st->sleep_finish);
     ms_ids_clear(st);
     return 0;

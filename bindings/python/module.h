@@ -63,9 +63,13 @@ typedef struct {
     /* uuid.UUID and what building one needs, imported by the first
      * uuid7() call and published once (ids.c), or NULL before. */
     _Atomic(struct ms_uuid_refs *) uuid_refs;
-    /* monostamp/_sleep.py's finish(deadline_ns, tolerance_ns), which
-     * sleep() and sleep_until_ns() call, or NULL: the core alone (sleep.c).
-     * Set when the package is imported; the tests and the benchmark swap
+    /* monostamp/_sleep.py's finish(deadline_ns, plan), which sleep() and
+     * sleep_until_ns() call, or NULL: the core alone (sleep.c); the type of
+     * the plan it is given. */
+    PyTypeObject *sleep_plan_type;
+    /* A plan kept from the last sleep for the next (sleep.c), or NULL. */
+    _Atomic(PyObject *) sleep_plan_spare;
+    /* The finish is set when the package is imported; the tests and the benchmark swap
      * it from the thread that sleeps.  Free-threaded, a swap racing a
      * sleep in another thread could free the old one under it. */
     PyObject *sleep_finish;
@@ -228,23 +232,16 @@ int ms_parse_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
 
 /* -------------------------------------------------------------- sleep */
 
-/* Sleeps until monostamp_monotonic_ns() reaches `deadline_ns`, the GIL
- * released, running signal handlers at least every 50 ms (sleep.c).
- * Errors are raised with the context "`call`(`arg`)".  Returns 0 or -1. */
-int ms_sleep_until(ms_state *st, int64_t deadline_ns, int64_t tolerance_ns,
-                   const char *call, PyObject *arg);
-
-/* sleep(), sleep_until_ns() and their private helpers, for module.c's
- * method table. */
+/* sleep(), sleep_until_ns() and _sleep_finish() for module.c's method
+ * table; the type of the plan they hand the finish (sleep.c). */
 PyObject *ms_sleep(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *ms_sleep_until_ns(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames);
-PyObject *ms_sleep_until_core(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
-                              PyObject *kwnames);
 PyObject *ms_sleep_finish(PyObject *module, PyObject *finish);
 extern const char ms_sleep_doc[];
 extern const char ms_sleep_until_ns_doc[];
-extern const char ms_sleep_until_core_doc[];
 extern const char ms_sleep_finish_doc[];
+extern PyType_Spec ms_sleep_plan_spec;
+void ms_sleep_clear(ms_state *st);
 
 #endif

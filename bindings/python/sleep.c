@@ -1,79 +1,136 @@
 /*
- * sleep.c: sleep() and sleep_until_ns(), the core's precise naps with a
- * finish in Python (monostamp/_sleep.py).
- *
- * The core wakes within a fraction of a us of its deadline, but Python's
- * code after a long sleep runs tens of us later: the interpreter's way back
- * is cold (issue 23, docs/sleep.md).  A sleep's contract is about the
- * caller's code running, so both functions check their arguments here and
- * hand the deadline to the finish that monostamp/_sleep.py registers: it
- * has the core sleep to a learned lead before the deadline
- * (_sleep_until_core) and spins the rest in Python.  Until one is
- * registered (the extension imported without its package), the core
- * sleeps alone, as before.
+ * sleep.c: sleep() and sleep_until_ns(), the core's plan of a sleep
+ * (monostamp_sleep_begin/step, csrc/sleep_finish.c: the learned lead, the
+ * naps) carried out from Python, docs/sleep.md.  What is left here is
+ * Python's part: the naps with the GIL released and signal handlers run
+ * between them (the core resumes a sleep after a signal, so one long nap
+ * would keep Ctrl-C waiting: the plan's naps are of at most 50 ms), and
+ * the call into the finish that monostamp/_sleep.py registers, which
+ * takes the reading after the core's part in Python (the plan learns how
+ * late Python's own code ran), warms the way back and spins in Python.
+ * Until one is registered (the extension imported without its package),
+ * the core sleeps alone, as before the finish.
  *
  * sleep() reads the clock before anything else: whatever runs between the
  * caller's call and that reading is lateness the caller sees, and after a
  * long sleep elsewhere this path is cold (checking the arguments first
  * cost 2-3 us here at 3 and 30 ms; a Python sleep() that read the clock
  * first, ~1 us more than this).
- *
- * The core resumes its sleep after signals (its contract: it wakes no
- * earlier than asked), so one long core sleep would keep Ctrl-C waiting.
- * Python sleeps here in slices of at most 50 ms, the GIL released,
- * running signal handlers between them.  The deadline is absolute, so
- * slicing adds no lateness: only the last slice uses the caller's
- * tolerance.
  */
 #include "module.h"
 
-#define SLICE_NS INT64_C(50000000)
+#ifndef Py_BEGIN_CRITICAL_SECTION /* before 3.13: the GIL serializes */
+#define Py_BEGIN_CRITICAL_SECTION(op) {
+#define Py_END_CRITICAL_SECTION() }
+#endif
 
-int ms_sleep_until(ms_state *st, int64_t deadline_ns, int64_t tolerance_ns, const char *call,
-                   PyObject *arg)
+/* The plan a sleep hands its finish when the core has a part to make:
+ * private, made only here.  Taken before the sleep and, unless the finish
+ * kept it, kept for the next one rather than freed after it: freeing it
+ * there touched the allocator and the type, cold after the sleep, between
+ * the deadline and the caller's code (0.8 us more at 30 ms). */
+typedef struct {
+    PyObject_HEAD
+    monostamp_sleep_plan plan;
+} plan_object;
+
+static PyObject *plan_step(PyObject *self, PyObject *arg)
 {
-    for (;;) {
-        int64_t now = monostamp_monotonic_ns();
-        /* A past deadline is never subtracted from: INT64_MIN - now would
-         * overflow.  A future one less now (>= 0) cannot. */
-        int last = deadline_ns <= now || deadline_ns - now <= SLICE_NS;
-        int64_t target = last ? deadline_ns : now + SLICE_NS;
+    int64_t now;
+    int what;
+    if (ms_int64_arg(arg, "now_ns", &now) < 0)
+        return NULL;
+    Py_BEGIN_CRITICAL_SECTION(self);
+    what = monostamp_sleep_step(&((plan_object *)self)->plan, now);
+    Py_END_CRITICAL_SECTION();
+    return PyBool_FromLong(what == MONOSTAMP_SLEEP_WARM);
+}
+
+static void plan_dealloc(PyObject *self)
+{
+    PyTypeObject *type = Py_TYPE(self);
+    PyObject_Free(self);
+    Py_DECREF(type);
+}
+
+static PyMethodDef plan_methods[] = {
+    {"step", plan_step, METH_O,
+     "step(now_ns)\n--\n\nThe plan's step after the core's part, from Python's first\n"
+     "reading since: True to warm the way back and spin, False when done."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot plan_slots[] = {
+    {Py_tp_dealloc, plan_dealloc},
+    {Py_tp_methods, plan_methods},
+    {0, NULL},
+};
+
+PyType_Spec ms_sleep_plan_spec = {
+    .name = "monostamp._monostamp._SleepPlan",
+    .basicsize = sizeof(plan_object),
+    .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_DISALLOW_INSTANTIATION | Py_TPFLAGS_IMMUTABLETYPE,
+    .slots = plan_slots,
+};
+
+/* Sleeps to a checked deadline from `now_ns`, the first reading: the
+ * core's naps here, then the registered finish; or the core alone. */
+static PyObject *sleep_to(ms_state *st, int64_t deadline_ns, int64_t tolerance_ns, int64_t now_ns,
+                          const char *call, PyObject *arg)
+{
+    PyObject *finish = st->sleep_finish, *deadline = NULL, *result = NULL;
+    plan_object *held = NULL;
+    monostamp_sleep_plan alone, *plan = &alone;
+    int what = monostamp_sleep_begin(plan, deadline_ns, tolerance_ns, now_ns, finish != NULL);
+    if (finish != NULL) {
+        if ((deadline = PyLong_FromLongLong(deadline_ns)) == NULL)
+            return NULL;
+        if (what == MONOSTAMP_SLEEP_NAP) {
+            held = (plan_object *)atomic_exchange(&st->sleep_plan_spare, NULL);
+            if (held == NULL && (held = PyObject_New(plan_object, st->sleep_plan_type)) == NULL)
+                goto out;
+            held->plan = alone;
+            plan = &held->plan;
+        }
+    }
+    while (what == MONOSTAMP_SLEEP_NAP) {
         int rc;
         Py_BEGIN_ALLOW_THREADS
-        rc = monostamp_sleep_until(target, last ? tolerance_ns : SLICE_NS / 10);
+        rc = monostamp_sleep_until(plan->until_ns, plan->until_tolerance_ns);
         Py_END_ALLOW_THREADS
         if (rc != MONOSTAMP_OK) {
             raise_core(st, rc, NULL, "%s(%R)", call, arg);
-            return -1;
+            goto out;
         }
         if (PyErr_CheckSignals() < 0)
-            return -1;
-        if (last)
-            return 0;
+            goto out;
+        if (plan->last_nap && held != NULL)
+            break; /* the finish takes the next reading, in Python */
+        what = monostamp_sleep_step(plan, monostamp_monotonic_ns());
     }
-}
-
-/* Sleeps to a checked deadline: through the registered finish, or the
- * core alone. */
-static PyObject *sleep_to(ms_state *st, int64_t deadline_ns, int64_t tolerance_ns,
-                          const char *call, PyObject *arg)
-{
-    PyObject *finish = st->sleep_finish;
     if (finish == NULL) {
-        if (ms_sleep_until(st, deadline_ns, tolerance_ns, call, arg) < 0)
-            return NULL;
-        Py_RETURN_NONE;
-    }
-    PyObject *args[2] = {PyLong_FromLongLong(deadline_ns), PyLong_FromLongLong(tolerance_ns)};
-    PyObject *result = NULL;
-    if (args[0] != NULL && args[1] != NULL) {
+        result = Py_NewRef(Py_None);
+    } else {
+        PyObject *args[2] = {deadline, held != NULL ? (PyObject *)held : Py_None};
         Py_INCREF(finish); /* a re-registration during the call cannot free it */
         result = PyObject_Vectorcall(finish, args, 2, NULL);
         Py_DECREF(finish);
     }
-    Py_XDECREF(args[0]);
-    Py_XDECREF(args[1]);
+out:
+    if (held != NULL) {
+        PyObject *none = NULL;
+        if (Py_REFCNT(held) != 1 ||
+            !atomic_compare_exchange_strong(&st->sleep_plan_spare, &none, (PyObject *)held))
+            Py_DECREF(held);
+    }
+    Py_XDECREF(deadline);
     return result;
+}
+
+void ms_sleep_clear(ms_state *st)
+{
+    Py_XDECREF(atomic_exchange(&st->sleep_plan_spare, NULL));
+    Py_CLEAR(st->sleep_plan_type);
 }
 
 const char ms_sleep_doc[] =
@@ -103,28 +160,7 @@ PyObject *ms_sleep(PyObject *module, PyObject *const *args, Py_ssize_t nargs, Py
     if (duration > INT64_MAX - now)
         return raise_core(st, MONOSTAMP_ERANGE, NULL, "sleep(%R): the deadline is out of range",
                           argv[0]);
-    return sleep_to(st, now + duration, tolerance, "sleep", argv[0]);
-}
-
-/* sleep_until_ns()'s arguments, shared with _sleep_until_core.  Returns 0,
- * or -1 with the error set. */
-static int until_args(ms_state *st, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
-                      int64_t *deadline, int64_t *tolerance, PyObject **arg0)
-{
-    static const char *const names[] = {"deadline_ns", "tolerance_ns", NULL};
-    PyObject *argv[2];
-    *tolerance = MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS;
-    if (ms_parse_args("sleep_until_ns", args, nargs, kwnames, names, 2, 1, argv) < 0 ||
-        ms_int64_arg(argv[0], "deadline_ns", deadline) < 0 ||
-        (argv[1] != NULL && ms_int64_arg(argv[1], "tolerance_ns", tolerance) < 0))
-        return -1;
-    if (*tolerance < 0) {
-        raise_core(st, MONOSTAMP_EINVAL, NULL, "sleep_until_ns(): tolerance_ns=%R must be >= 0",
-                   argv[1]);
-        return -1;
-    }
-    *arg0 = argv[0];
-    return 0;
+    return sleep_to(st, now + duration, tolerance, now, "sleep", argv[0]);
 }
 
 const char ms_sleep_until_ns_doc[] =
@@ -136,37 +172,25 @@ const char ms_sleep_until_ns_doc[] =
 PyObject *ms_sleep_until_ns(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                             PyObject *kwnames)
 {
-    int64_t deadline, tolerance;
-    PyObject *arg0;
+    static const char *const names[] = {"deadline_ns", "tolerance_ns", NULL};
+    PyObject *argv[2];
+    int64_t deadline, tolerance = MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS;
     ms_state *st = PyModule_GetState(module);
-    if (until_args(st, args, nargs, kwnames, &deadline, &tolerance, &arg0) < 0)
+    if (ms_parse_args("sleep_until_ns", args, nargs, kwnames, names, 2, 1, argv) < 0 ||
+        ms_int64_arg(argv[0], "deadline_ns", &deadline) < 0 ||
+        (argv[1] != NULL && ms_int64_arg(argv[1], "tolerance_ns", &tolerance) < 0))
         return NULL;
-    return sleep_to(st, deadline, tolerance, "sleep_until_ns", arg0);
-}
-
-const char ms_sleep_until_core_doc[] =
-"_sleep_until_core(deadline_ns, tolerance_ns=50000)\n--\n\n"
-"sleep_until_ns() without the finish: the core's sleep alone, which\n"
-"returns at most tolerance_ns after deadline_ns where the machine allows,\n"
-"though the caller's code runs later.  Private: monostamp/_sleep.py, and\n"
-"the benchmark's baseline (the path every sleep took before the finish).";
-
-PyObject *ms_sleep_until_core(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
-                              PyObject *kwnames)
-{
-    int64_t deadline, tolerance;
-    PyObject *arg0;
-    ms_state *st = PyModule_GetState(module);
-    if (until_args(st, args, nargs, kwnames, &deadline, &tolerance, &arg0) < 0 ||
-        ms_sleep_until(st, deadline, tolerance, "sleep_until_ns", arg0) < 0)
-        return NULL;
-    Py_RETURN_NONE;
+    if (tolerance < 0)
+        return raise_core(st, MONOSTAMP_EINVAL, NULL,
+                          "sleep_until_ns(): tolerance_ns=%R must be >= 0", argv[1]);
+    return sleep_to(st, deadline, tolerance, monostamp_monotonic_ns(), "sleep_until_ns", argv[0]);
 }
 
 const char ms_sleep_finish_doc[] =
 "_sleep_finish(finish)\n--\n\n"
-"Registers finish(deadline_ns, tolerance_ns), which sleep() and\n"
-"sleep_until_ns() call with their checked arguments; None unregisters.\n"
+"Registers finish(deadline_ns, plan), which sleep() and sleep_until_ns()\n"
+"call after the core's part (plan: a _SleepPlan, or None when the core had\n"
+"none); it spins to the deadline.  None unregisters.\n"
 "Private: monostamp/_sleep.py.";
 
 PyObject *ms_sleep_finish(PyObject *module, PyObject *finish)

@@ -1,34 +1,44 @@
--- sleep_spec.lua: monostamp.ffi's sleep_ns and sleep_until_ns end in the
--- Lua spin of monostamp/sleep_finish.lua (issue 23), the module the C
--- module shares: here under LuaJIT, with int64_t cdata deadlines.  No timed
--- assertion (bench/lua/bench_sleep_ffi.lua measures lateness).
+-- sleep_spec.lua: monostamp.ffi's sleep_ns and sleep_until_ns follow the
+-- core's plan (csrc/sleep_finish.c; its rules are tests/c/test_sleep_finish.c's)
+-- and end in the Lua spin of monostamp/sleep_finish.lua (issue 23), the
+-- module the C module shares: here under LuaJIT, with int64_t cdata
+-- deadlines.  No timed assertion (bench/lua/bench_sleep.lua measures
+-- lateness).
 local ffi = require "ffi"
 local monostamp = require "monostamp.ffi"
 local finishing = require "monostamp.sleep_finish"
 local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.lua")
+local C = ffi.load(monostamp.library)
 
 local MS = 1000000
+local LEAD_MIN_NS, LEAD_MAX_NS = 15000, 250000  -- monostamp.h's MONOSTAMP_SLEEP_LEAD_*
 
 local run_interrupted = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "../lua/interrupt.lua")
 local function interrupted(interp, script) return run_interrupted(helper, interp, script) end
-local state = monostamp._sleep_state
 
--- A finisher over the library's clock whose core sleeps are recorded (and
--- made), and whose clock readings are counted.
+-- A finish over the library's plan whose naps are recorded (and made) and
+-- whose clock readings are counted; and a plan begun for it.
 local function spied()
-  local rec = { core = {}, reads = 0 }
-  local finish, st = finishing.new(function()
+  local rec = { naps = {}, reads = 0 }
+  local finish = finishing.new(function()
     rec.reads = rec.reads + 1
     return monostamp.monotonic_ns()
-  end, function(deadline, tolerance)
-    rec.core[#rec.core + 1] = { deadline, tolerance }
-    return monostamp._sleep_until_core(deadline, tolerance)
-  end)
-  return finish, rec, st
+  end, function(plan)
+    rec.naps[#rec.naps + 1] = { plan.until_ns, plan.until_tolerance_ns }
+    return C.monostamp_sleep_until(plan.until_ns, plan.until_tolerance_ns) == 0
+  end, function(plan, now) return C.monostamp_sleep_step(plan, now) end, function() end)
+  local function sleep(deadline, tolerance)
+    local plan = ffi.new("monostamp_sleep_plan")
+    return finish(deadline, plan, C.monostamp_sleep_begin(plan, deadline, tolerance, monostamp.monotonic_ns(), 1))
+  end
+  return sleep, rec
 end
 
 describe("monostamp.ffi's sleep finish", function()
-  after_each(function() state.reset() end)
+  it("has the header's steps", function()
+    assert.same({ C.MONOSTAMP_SLEEP_DONE, C.MONOSTAMP_SLEEP_NAP, C.MONOSTAMP_SLEEP_SPIN, C.MONOSTAMP_SLEEP_WARM },
+                { finishing.DONE, finishing.NAP, finishing.SPIN, finishing.WARM })
+  end)
 
   it("never ends a sleep early, with number and int64_t cdata arguments", function()
     local early = {}
@@ -49,47 +59,38 @@ describe("monostamp.ffi's sleep finish", function()
   end)
 
   it("sleeps in the core to the lead at a tight tolerance, with cdata deadlines", function()
-    local finish, rec, st = spied()
-    st.set_lead(3 * MS, 200000)
+    local sleep, rec = spied()
     local deadline = monostamp.monotonic_ns() + 3 * MS
-    assert.is_true(finish(deadline, 10000))
-    assert.equal(1, #rec.core)
-    assert.is_true(rec.core[1][1] == deadline - 200000 and rec.core[1][2] == 0)
+    assert.is_true(sleep(deadline, 10000))
+    assert.equal(1, #rec.naps)
+    local lead = deadline - rec.naps[1][1]
+    assert.is_true(lead >= LEAD_MIN_NS and lead <= LEAD_MAX_NS and rec.naps[1][2] == 0, tostring(lead))
     assert.is_true(monostamp.monotonic_ns() >= deadline)
-    assert.equal("number", type(st.lead_ns(3 * MS)))  -- observations are numbers
   end)
 
   it("leaves a covering tolerance to the core alone, less the lead", function()
-    local finish, rec, st = spied()
-    local lead = st.lead_ns(3 * MS)
+    local sleep, rec = spied()
     local deadline = monostamp.monotonic_ns() + 3 * MS
-    assert.is_true(finish(deadline, ffi.new("int64_t", lead + 7000)))
-    assert.equal(1, #rec.core)
-    assert.is_true(rec.core[1][1] == deadline and rec.core[1][2] == 7000)
-    assert.equal(2, rec.reads)  -- the start and the observation: no spin
+    assert.is_true(sleep(deadline, ffi.new("int64_t", LEAD_MAX_NS + 7000)))
+    assert.equal(1, #rec.naps)
+    assert.is_true(rec.naps[1][1] == deadline and rec.naps[1][2] >= 7000)
+    assert.equal(1, rec.reads)  -- the plan's reading: no spin
   end)
 
   it("returns at once for a past deadline, the earliest int64_t included", function()
-    local finish, rec = spied()
-    assert.is_true(finish(-9223372036854775807LL - 1, 0))
-    assert.is_true(finish(0, 0))
+    local sleep, rec = spied()
+    assert.is_true(sleep(-9223372036854775807LL - 1, 0))
+    assert.is_true(sleep(0, 0))
     assert.is_true(monostamp.sleep_until_ns(-9223372036854775807LL - 1, 0))
-    assert.same({}, rec.core)
+    assert.same({ naps = {}, reads = 0 }, rec)
   end)
 
   it("passes the core's failure on", function()
     local finish = finishing.new(monostamp.monotonic_ns, function() return nil, "sleep_until_ns: broken", 5 end)
-    local ok, why, code = finish(monostamp.monotonic_ns() + 3 * MS, 0)
+    local ok, why, code = finish(monostamp.monotonic_ns() + 3 * MS, nil, finishing.NAP)
     assert.is_nil(ok)
     assert.equal("sleep_until_ns: broken", why)
     assert.equal(5, code)
-  end)
-
-  it("keeps the learned lead within its bounds and its band", function()
-    for _ = 1, 40 do assert.is_true(monostamp.sleep_ns(300000, 0)) end
-    local lead = state.lead_ns(300000)
-    assert.is_true(lead >= finishing.LEAD_MIN_NS and lead <= finishing.LEAD_MAX_NS, tostring(lead))
-    assert.same({ false, false, true, false, false, false, false }, state.seen)
   end)
 
   it("lets Ctrl-C interrupt a long sleep: the finish runs in the interpreter, which runs hooks", function()

@@ -1,9 +1,10 @@
 """monostamp.sleep() and sleep_until_ns() with their Python finish
-(monostamp/_sleep.py, issue 23): the core sleeps to a learned lead before
-the deadline and a Python spin ends the sleep.  No timed assertion: how late
-a sleep is, is the benchmark's (bench/python/bench_sleep.py); these hold the
-parts that cannot be a matter of load -- never early, which path the
-tolerance picks, the lead's learning, signals, errors."""
+(monostamp/_sleep.py, issue 23): the core's plan (csrc/sleep_finish.c,
+whose rules tests/c/test_sleep_finish.c holds) sleeps to a learned lead
+before the deadline and a Python spin ends the sleep.  No timed assertion:
+how late a sleep is, is the benchmark's (bench/python/bench_sleep.py); these
+hold the parts that cannot be a matter of load -- never early, which path
+the tolerance picks, signals, errors."""
 import os
 import signal
 import subprocess
@@ -16,34 +17,29 @@ import monostamp
 from monostamp import _monostamp, _sleep
 
 MS = 1_000_000
+# MONOSTAMP_SLEEP_LEAD_MAX_NS (monostamp.h): a tolerance above it covers
+# every lead, however the machine has taught it.
+LEAD_MAX_NS = 250_000
 
 
 @pytest.fixture
-def fresh_leads():
-    """Every band back to its starting lead, for the test and after it."""
-    _sleep._reset()
-    yield
-    _sleep._reset()
-
-
-@pytest.fixture
-def core_calls(monkeypatch):
-    """The core sleeps the finish asks for, recorded as (deadline, tolerance)
-    and still made."""
+def finishes(monkeypatch):
+    """The calls of the finish, recorded as (deadline, plan or None) and
+    still made."""
     calls = []
-    real = _sleep._sleep_until_core
 
-    def spy(deadline_ns, tolerance_ns):
-        calls.append((deadline_ns, tolerance_ns))
-        real(deadline_ns, tolerance_ns)
-    monkeypatch.setattr(_sleep, "_sleep_until_core", spy)
-    return calls
+    def spy(deadline_ns, plan):
+        calls.append((deadline_ns, plan))
+        _sleep._finish(deadline_ns, plan)
+    _monostamp._sleep_finish(spy)
+    yield calls
+    _monostamp._sleep_finish(_sleep._finish)
 
 
 @pytest.fixture
 def spins(monkeypatch):
-    """What the finish did after the core's part: "warm" for each call of
-    _warm (made, not replaced), "read" for each clock reading."""
+    """What the finish did: "warm" for each call of _warm (made, not
+    replaced), "read" for each clock reading in Python."""
     seen = []
     real_warm, real_now = _sleep._warm, _sleep.monotonic_ns
 
@@ -59,15 +55,16 @@ def spins(monkeypatch):
     return seen
 
 
-def test_the_public_functions_are_the_extensions_and_go_through_the_finish(core_calls):
+def test_the_public_functions_are_the_extensions_and_go_through_the_finish(finishes):
     assert monostamp.sleep is _monostamp.sleep
     assert monostamp.sleep_until_ns is _monostamp.sleep_until_ns
     monostamp.sleep(0.002, tolerance=0)
     deadline = monostamp.monotonic_ns() + 2 * MS
-    lead = _sleep.lead_ns(2 * MS)  # before the sleep, which may move it
     monostamp.sleep_until_ns(deadline, 0)
-    assert len(core_calls) == 2  # the finish ran both (it holds the spy)
-    assert core_calls[1] == (deadline - lead, 0)
+    # Each: the finish after the core's part, then the warming call's.
+    plan = _monostamp._SleepPlan
+    assert [type(p) for _, p in finishes] == [plan, type(None)] * 2
+    assert [d for d, _ in finishes][1:3] == [0, deadline]
 
 
 @pytest.mark.parametrize("tolerance_ns", [0, 1_000, 20_000, monostamp.DEFAULT_SLEEP_TOLERANCE_NS,
@@ -109,110 +106,72 @@ def test_never_early_from_threads_at_once():
     assert early == []
 
 
-def test_tight_tolerance_sleeps_to_the_lead_then_spins(fresh_leads, core_calls, spins):
-    _sleep._set_lead(3 * MS, 200_000)  # long enough that the spin surely turns
+def test_tight_tolerance_sleeps_in_the_core_then_warms_and_spins(spins):
     deadline = monostamp.monotonic_ns() + 3 * MS
-    monostamp.sleep_until_ns(deadline, 10_000)
-    assert core_calls == [(deadline - 200_000, 0)]
+    monostamp.sleep_until_ns(deadline, 0)
     assert monostamp.monotonic_ns() >= deadline
-    # Start, observation, the warming sleep_until_ns(0) (its own two
-    # readings), then the spin's.
-    assert spins[:5] == ["read", "read", "warm", "read", "read"]
-    # The core's return came 200 us early unless this thread was preempted
-    # for that long; then there is nothing left to spin, which is allowed.
-    assert len(spins) >= 6 or monostamp.monotonic_ns() - (deadline - 200_000) > 200_000
+    # The reading the plan learns from, the warming sleep_until_ns(0) (its
+    # own finish reads once: past), then the spin's.
+    assert spins[:3] == ["read", "warm", "read"]
+    assert spins.count("warm") == 1 and len(spins) >= 4
 
 
-def test_a_tolerance_that_covers_the_lead_is_the_cores_alone(fresh_leads, core_calls, spins):
-    lead = _sleep.lead_ns(3 * MS)
+def test_a_tolerance_that_covers_the_lead_is_the_cores_alone(spins, finishes):
     deadline = monostamp.monotonic_ns() + 3 * MS
-    monostamp.sleep_until_ns(deadline, lead + 7_000)
-    # The core may use what the lead leaves of the tolerance, and no spin:
-    # the start's reading and the observation's alone.
-    assert core_calls == [(deadline, 7_000)]
-    assert spins == ["read", "read"]
-    # That sleep's lateness taught the band (a loaded machine raises it).
-    lead = _sleep.lead_ns(3 * MS)
-    monostamp.sleep(0.003, tolerance=lead / 1e9)
-    assert core_calls[1][1] == 0 and spins == ["read"] * 4
+    monostamp.sleep_until_ns(deadline, LEAD_MAX_NS + 7_000)
+    # The reading the plan learns from, and no warming, no spin.
+    assert spins == ["read"] and finishes[0][1] is not None
+    monostamp.sleep(0.003, tolerance=2 * LEAD_MAX_NS / 1e9)
+    assert spins == ["read"] * 2
 
 
-def test_a_sleep_shorter_than_any_lead_is_the_spin_alone(core_calls, spins):
-    monostamp.sleep_until_ns(monostamp.monotonic_ns() + _sleep.LEAD_MIN_NS // 2, 0)
+def test_a_sleep_shorter_than_any_lead_is_the_spin_alone(spins, finishes):
+    monostamp.sleep_until_ns(monostamp.monotonic_ns() + 5_000, 0)
     monostamp.sleep(1e-6, 0)
-    assert core_calls == [] and "warm" not in spins
+    assert [plan for _, plan in finishes] == [None, None] and "warm" not in spins
 
 
-def test_a_past_deadline_returns_at_once(core_calls, spins):
+def test_a_past_deadline_returns_at_once(spins, finishes):
     monostamp.sleep_until_ns(-2**63, 0)
     monostamp.sleep_until_ns(monostamp.monotonic_ns() - 1, 0)
     monostamp.sleep(0, 0)
-    # Each: the start's reading, past the deadline, and the spin's first.
-    assert core_calls == [] and spins == ["read", "read"] * 3
+    # Each: the spin's first reading, past the deadline.
+    assert spins == ["read"] * 3 and [plan for _, plan in finishes] == [None] * 3
 
 
-def test_the_lead_stays_in_its_band(fresh_leads):
-    for _ in range(60):
-        monostamp.sleep(300e-6, 0)
-    learned = _sleep.lead_ns(300_000)
-    assert _sleep.LEAD_MIN_NS <= learned <= _sleep.LEAD_MAX_NS
-    assert _sleep._seen == [False, False, True, False, False, False, False]
-    # Each band holds only its own lengths (limits by powers of 10).
-    assert [_sleep._band(n) for n in (9_999, 10_000, 99_999, 100_000, 999_999, 10**6,
-                                      10**7, 10**8, 10**9, 10**12)] == [0, 1, 1, 2, 2, 3, 4, 5, 6, 6]
-
-
-def test_the_lead_rises_at_once_by_at_most_four_times_and_falls_slowly(fresh_leads):
-    b = _sleep._band(3 * MS)
-    start = _sleep._lead(b)
-    _sleep._observe(b, 40_000, True)  # wants 40 + 10 + 2 us
-    assert _sleep._lead(b) == max(start, 52_000)
-    _sleep._observe(b, 10**9, True)  # a preemption: clamped, and at most 4x
-    assert _sleep._lead(b) == min(4 * 52_000, _sleep.LEAD_MAX_NS)
-    high = _sleep._lead(b)
-    _sleep._observe(b, 0, True)
-    assert _sleep._lead(b) == high - -(-(high - _sleep.LEAD_MIN_NS) // 32)
-    lowered = _sleep._lead(b)
-    _sleep._observe(b, 0, False)  # a lower bound only: never lowers
-    assert _sleep._lead(b) == lowered
-    for _ in range(2000):
-        _sleep._observe(b, 0, True)
-    assert _sleep._lead(b) == _sleep.LEAD_MIN_NS  # the floor
-
-
-def test_an_unseen_band_starts_from_a_longer_lead_seen_below_it(fresh_leads):
-    b = _sleep._band(30 * MS)
-    own = _sleep._lead(b)
-    _sleep._set_lead(3 * MS, own + 50_000)
-    assert _sleep._lead(b) == own + 50_000
-    _sleep._set_lead(3 * MS, _sleep.LEAD_MIN_NS)
-    assert _sleep._lead(b) == own  # its own start, when higher
-    _sleep._observe(b, 0, True)  # its first observation starts from that
-    assert _sleep._lead(b) == own - -(-(own - _sleep.LEAD_MIN_NS) // 32)
+def test_the_plan_is_the_cores_and_private(finishes):
+    monostamp.sleep(0.001, 0)
+    plan = finishes[0][1]
+    assert plan.step(monostamp.monotonic_ns()) is False  # its last step is made
+    with pytest.raises(TypeError, match="now_ns must be int, not str"):
+        plan.step("0")
+    with pytest.raises(TypeError):
+        _monostamp._SleepPlan()
 
 
 CHILD = r"""
-import linecache, signal, sys, time
+import signal, sys, time
 import monostamp
-from monostamp import _sleep
 # Python raises KeyboardInterrupt only if SIGINT was not ignored when it
 # started, and a job a non-interactive shell puts in the background starts
 # with SIGINT ignored: make it Python's own handler whoever started the run.
 signal.signal(signal.SIGINT, signal.default_int_handler)
-if sys.argv[1] == "spin":
-    # The core's part made nothing: the whole 30 s is the Python spin.
-    _sleep._sleep_until_core = lambda deadline_ns, tolerance_ns: None
 t0 = time.monotonic()
 try:
     print("ready", flush=True)
-    monostamp.sleep(30, tolerance=0)
+    if sys.argv[1] == "spin":  # the finish with no core part: 30 s of spin
+        monostamp._sleep._finish(monostamp.monotonic_ns() + 30 * 10**9, None)
+    else:
+        monostamp.sleep(30, tolerance=0)
     print("not interrupted", flush=True)
 except KeyboardInterrupt:
     tb = sys.exc_info()[2]
     while tb.tb_next:
         tb = tb.tb_next
-    line = linecache.getline(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
-    where = "core" if "_sleep_until_core(" in line else tb.tb_frame.f_code.co_name
+    # The naps are C's: interrupted there, the innermost frame is the
+    # caller's, this script's.
+    where = tb.tb_frame.f_code.co_name
+    where = "core" if where == "<module>" else where
     print("interrupted in", where, "after", int(time.monotonic() - t0), "s", flush=True)
 """
 
@@ -246,7 +205,7 @@ def test_ctrl_c_interrupts_the_sleep(part, tmp_path):
     assert int(out.split()[4]) < 20
 
 
-def test_without_the_finish_the_core_sleeps_alone(core_calls, spins):
+def test_without_the_finish_the_core_sleeps_alone(spins):
     _monostamp._sleep_finish(None)
     try:
         deadline = monostamp.monotonic_ns() + MS
@@ -255,7 +214,7 @@ def test_without_the_finish_the_core_sleeps_alone(core_calls, spins):
         monostamp.sleep(0.001, 0)
     finally:
         _monostamp._sleep_finish(_sleep._finish)
-    assert core_calls == [] and spins == []
+    assert spins == []
 
 
 def test_bad_arguments_name_the_value():
@@ -280,11 +239,11 @@ def test_bad_arguments_name_the_value():
 
 
 def test_an_error_in_the_finish_reaches_the_caller(monkeypatch):
-    def broken(deadline_ns, tolerance_ns):
-        raise RuntimeError("finish %d %d" % (deadline_ns > 0, tolerance_ns))
+    def broken(deadline_ns, plan):
+        raise RuntimeError("finish %d %s" % (deadline_ns > 0, type(plan).__name__))
     _monostamp._sleep_finish(broken)
     try:
-        with pytest.raises(RuntimeError, match="finish 1 7"):
+        with pytest.raises(RuntimeError, match="finish 1 _SleepPlan"):
             monostamp.sleep_until_ns(monostamp.monotonic_ns() + MS, 7)
     finally:
         _monostamp._sleep_finish(_sleep._finish)

@@ -134,6 +134,19 @@ int monostamp_parse_iso8601(const char *text, size_t len, int64_t *out_utc_ns, i
 int monostamp_sleep_until(int64_t deadline_ns, int64_t tolerance_ns);
 int monostamp_sleep_for(int64_t duration_ns, int64_t tolerance_ns);
 int64_t monostamp_monotonic_ns(void);
+typedef struct monostamp_sleep_plan {
+  int64_t deadline_ns;
+  int64_t until_ns;
+  int64_t until_tolerance_ns;
+  int last_nap;
+  int band_;
+  int stage_;
+  int64_t target_ns_;
+  int64_t target_tolerance_ns_;
+} monostamp_sleep_plan;
+enum { MONOSTAMP_SLEEP_DONE = 0, MONOSTAMP_SLEEP_NAP = 1, MONOSTAMP_SLEEP_SPIN = 2, MONOSTAMP_SLEEP_WARM = 3 };
+int monostamp_sleep_begin(monostamp_sleep_plan *plan, int64_t deadline_ns, int64_t tolerance_ns, int64_t now_ns, int finish);
+int monostamp_sleep_step(monostamp_sleep_plan *plan, int64_t now_ns);
 ]]
 end
 
@@ -469,18 +482,28 @@ local function tolerance(v, fname)
   return t
 end
 
--- Every sleep ends in a Lua spin, so that the caller's code runs on time
--- and not only the core's (monostamp/sleep_finish.lua, docs/sleep.md): the
--- core sleeps to a learned lead before the deadline, the spin does the rest.
+-- Every sleep follows the core's plan (csrc/sleep_finish.c), carried out
+-- by the Lua finish (monostamp/sleep_finish.lua, docs/sleep.md): the core
+-- sleeps to a learned lead before the deadline, a Lua spin does the rest,
+-- so that the caller's code runs on time and not only the core's.
 local function core_sleep(deadline_ns, tolerance_ns)
   local rc = C.monostamp_sleep_until(deadline_ns, tolerance_ns)
   if rc ~= 0 then return failure(rc, "sleep_until_ns") end
   return true
 end
-local sleep_finish
-sleep_finish, M._sleep_state = require("monostamp.sleep_finish").new(
-  function() return C.monostamp_monotonic_ns() end, core_sleep,
+local sleep_finish = require("monostamp.sleep_finish").new(
+  function() return C.monostamp_monotonic_ns() end,
+  function(plan) return core_sleep(plan.until_ns, plan.until_tolerance_ns) end,
+  function(plan, now) return C.monostamp_sleep_step(plan, now) end,
   function() M.sleep_until_ns(0) end)  -- the path a sleep's end takes, warmed
+local plan_t = ffi.typeof("monostamp_sleep_plan")
+local begun = plan_t()  -- a plan begun; a copy of its own when it has naps
+local NAP = C.MONOSTAMP_SLEEP_NAP
+
+local function sleep_to(deadline_ns, tolerance_ns, now)
+  local what = C.monostamp_sleep_begin(begun, deadline_ns, tolerance_ns, now, 1)
+  return sleep_finish(deadline_ns, what == NAP and plan_t(begun) or nil, what)
+end
 local NS_MAX = ffi.new("int64_t", 9223372036854775807LL)
 
 function M.sleep_ns(ns, tolerance_ns)
@@ -493,19 +516,12 @@ function M.sleep_ns(ns, tolerance_ns)
   if ns > NS_MAX - now then
     argerror(1, "sleep_ns", "a sleep of " .. nstr(ns) .. " ns ends past the monotonic clock's range")
   end
-  return sleep_finish(now + ns, tol)
+  return sleep_to(now + ns, tol, now)
 end
 
 function M.sleep_until_ns(deadline_ns, tolerance_ns)
   deadline_ns = tons(deadline_ns, 1, "sleep_until_ns")
-  return sleep_finish(deadline_ns, tolerance(tolerance_ns, "sleep_until_ns"))
-end
-
--- sleep_until_ns without the finish: the benchmark's baseline (the path
--- every sleep took before the finish).  Private.
-function M._sleep_until_core(deadline_ns, tolerance_ns)
-  deadline_ns = tons(deadline_ns, 1, "sleep_until_ns")
-  return core_sleep(deadline_ns, tolerance(tolerance_ns, "sleep_until_ns"))
+  return sleep_to(deadline_ns, tolerance(tolerance_ns, "sleep_until_ns"), C.monostamp_monotonic_ns())
 end
 
 function M.clock_info(name)

@@ -1,0 +1,236 @@
+/*
+ * sleep_finish.c: the plan of a sleep that a host language finishes
+ * (monostamp_sleep_begin / monostamp_sleep_step, the bindings' sleeps).
+ *
+ * The core wakes within a fraction of a us of its deadline T, but after a
+ * long sleep an interpreter's way back to the caller is cold (re-taking
+ * its lock, caches and TLB gone to other processes): measured from Python,
+ * a 30 ms sleep ended a median 33 us late, 9 us from Lua (issue 23).  The
+ * contract -- asked for T with tolerance D, the caller runs between T and
+ * T + D -- is about the caller's code, so with L the lead learned for
+ * sleeps of this length:
+ *
+ *   D >= L: the core alone, to T at tolerance D - L: it lands in
+ *     [T, T + D - L] and the host follows within L.  No spin.
+ *   D < L: the core to T - L at tolerance 0, then the host warms its way
+ *     back once and spins in its own language until T.
+ *   less than LEAD_MIN left, or less than L: the spin alone.
+ *
+ * The core's part is made in naps of at most 50 ms, the last at the
+ * caller's tolerance: the core resumes its sleep after a signal, and the
+ * hosts run their handlers (Python) and hooks (Lua's Ctrl-C) only between
+ * calls.
+ *
+ * The lead is learned per band of the time left at the call, by powers of
+ * 10 (the core's margin and the cold path both grow with the length).
+ * After a nap to T - L the host's first reading gives x, how late it had
+ * control; the lead covers x + x/4 + 2 us at once (at most 4x per step, so
+ * one preempted wake-up does not set it) and comes down by 1/32 of the
+ * gap, rounded up: it tracks the recent worst case, as the core's margin
+ * does, with a faster decay (a host sleeps less often than C does).  After
+ * a nap to T at D - L, x less that allowance is a lower bound of the way
+ * back: it may raise the lead, never lower it.  Clamped to [15 us, 250 us]:
+ * beyond, it is other processes holding the CPU, which no spin fixes.
+ *
+ * One table per copy of the core: each binding embeds its own (the Python
+ * extension and the Lua module hide their core's symbols), so Python and
+ * Lua in one process keep separate leads, as they should: Python's way
+ * back costs about three times Lua's.  Relaxed atomics, as the margins in
+ * sleep.c: a lost update between racing threads loses one observation.
+ */
+#include "config.h"
+
+#include <stdatomic.h>
+
+#define LEAD_MIN_NS ((int64_t)MONOSTAMP_SLEEP_LEAD_MIN_NS)
+#define LEAD_MAX_NS ((int64_t)MONOSTAMP_SLEEP_LEAD_MAX_NS)
+#define LEAD_HEADROOM_NS INT64_C(2000)
+#define LEAD_DECAY 32
+#define LEAD_JUMP_MAX 4
+
+/* Naps of at most this; all but the last at SLICE_TOLERANCE_NS. */
+#define SLICE_NS INT64_C(50000000)
+#define SLICE_TOLERANCE_NS INT64_C(5000000)
+
+/* Band b takes sleeps with less than band_limit_ns[b] left (the last, the
+ * rest). */
+#define LEAD_BANDS 7
+static const int64_t band_limit_ns[LEAD_BANDS - 1] = {
+    INT64_C(10000), INT64_C(100000), INT64_C(1000000), INT64_C(10000000),
+    INT64_C(100000000), INT64_C(1000000000)
+};
+/* Starting leads: several times the median x a fresh process showed here
+ * (Python 1.4 / 12.5 / 33 us, Lua 0.3 / 3.8 / 9.2 us at 0.3 / 3 / 30 ms),
+ * so that its first sleeps are on time before it has learned anything;
+ * the first two bands spin whole anyway. */
+#define LEAD_START { INT64_C(15000), INT64_C(15000), INT64_C(25000), INT64_C(50000), \
+                    INT64_C(100000), INT64_C(150000), INT64_C(200000) }
+static _Atomic int64_t lead_ns[LEAD_BANDS] = LEAD_START;
+static _Atomic int lead_seen[LEAD_BANDS];
+
+/* A plan's stage_: what its core part is (naps to target_ns_ at
+ * target_tolerance_ns_ on the last), or OVER once its last step is made. */
+enum { OVER = 0, TO_LEAD, TO_DEADLINE, ALONE };
+
+static int band_of(int64_t left_ns)
+{
+    int b = 0;
+    while (b < LEAD_BANDS - 1 && left_ns >= band_limit_ns[b])
+        b++;
+    return b;
+}
+
+static int64_t clamp_lead(int64_t ns)
+{
+    return ns < LEAD_MIN_NS ? LEAD_MIN_NS : ns > LEAD_MAX_NS ? LEAD_MAX_NS : ns;
+}
+
+/* Band b's lead: its own once observed; before that the larger of its
+ * starting value and the nearest shorter band's observed lead (a longer
+ * sleep comes back no sooner than a shorter one). */
+static int64_t lead_for(int b)
+{
+    int64_t lead = atomic_load_explicit(&lead_ns[b], memory_order_relaxed);
+    if (atomic_load_explicit(&lead_seen[b], memory_order_relaxed))
+        return lead;
+    for (int s = b - 1; s >= 0; s--)
+        if (atomic_load_explicit(&lead_seen[s], memory_order_relaxed)) {
+            int64_t shorter = atomic_load_explicit(&lead_ns[s], memory_order_relaxed);
+            return shorter > lead ? shorter : lead;
+        }
+    return lead;
+}
+
+static void lead_store(int b, int64_t lead)
+{
+    atomic_store_explicit(&lead_ns[b], clamp_lead(lead), memory_order_relaxed);
+    atomic_store_explicit(&lead_seen[b], 1, memory_order_relaxed);
+}
+
+/* One observed return lateness for band b.  `exact`: after a nap at
+ * tolerance 0, so it may also lower the lead; else only raise it. */
+static void lead_observe(int b, int64_t late_ns, int exact)
+{
+    if (late_ns < 0)
+        late_ns = 0;
+    if (late_ns > LEAD_MAX_NS)
+        late_ns = LEAD_MAX_NS;
+    int64_t want = clamp_lead(late_ns + late_ns / 4 + LEAD_HEADROOM_NS);
+    int64_t lead = lead_for(b);
+    if (want > lead)
+        lead = want < lead * LEAD_JUMP_MAX ? want : lead * LEAD_JUMP_MAX;
+    else if (exact)
+        lead -= (lead - want + LEAD_DECAY - 1) / LEAD_DECAY; /* rounded up: it gets there */
+    lead_store(b, lead);
+}
+
+/* The next nap toward the core part's target, from `now_ns`. */
+static int next_nap(monostamp_sleep_plan *p, int64_t now_ns)
+{
+    /* now_ns < target - SLICE rather than target - now > SLICE: no
+     * overflow whatever reading a host passes. */
+    if (p->target_ns_ > INT64_MIN + SLICE_NS && now_ns < p->target_ns_ - SLICE_NS) {
+        p->until_ns = now_ns + SLICE_NS;
+        p->until_tolerance_ns = SLICE_TOLERANCE_NS;
+        p->last_nap = 0;
+    } else {
+        p->until_ns = p->target_ns_;
+        p->until_tolerance_ns = p->target_tolerance_ns_;
+        p->last_nap = 1;
+    }
+    return MONOSTAMP_SLEEP_NAP;
+}
+
+int monostamp_sleep_begin(monostamp_sleep_plan *p, int64_t deadline_ns, int64_t tolerance_ns,
+                          int64_t now_ns, int finish)
+{
+    p->deadline_ns = deadline_ns;
+    p->until_ns = deadline_ns;
+    p->until_tolerance_ns = 0;
+    p->last_nap = 0;
+    p->band_ = 0;
+    p->stage_ = OVER;
+    if (tolerance_ns < 0)
+        tolerance_ns = 0;
+    if (now_ns >= deadline_ns)
+        return MONOSTAMP_SLEEP_DONE; /* also: a far past one, never subtracted from */
+    p->target_ns_ = deadline_ns;
+    p->target_tolerance_ns_ = tolerance_ns;
+    if (!finish) {
+        p->stage_ = ALONE;
+        return next_nap(p, now_ns);
+    }
+    /* deadline > now: the difference fits unless now is negative, which
+     * no reading of the monotonic clock is; saturate for such a host. */
+    int64_t left = now_ns < 0 && deadline_ns > INT64_MAX + now_ns ? INT64_MAX : deadline_ns - now_ns;
+    if (left <= LEAD_MIN_NS)
+        return MONOSTAMP_SLEEP_SPIN; /* shorter than any lead */
+    int b = band_of(left);
+    int64_t lead = lead_for(b);
+    p->band_ = b;
+    if (tolerance_ns >= lead) {
+        p->stage_ = TO_DEADLINE;
+        p->target_tolerance_ns_ = tolerance_ns - lead;
+        return next_nap(p, now_ns);
+    }
+    if (left <= lead)
+        return MONOSTAMP_SLEEP_SPIN;
+    p->stage_ = TO_LEAD;
+    p->target_ns_ = deadline_ns - lead; /* > now */
+    p->target_tolerance_ns_ = 0;
+    return next_nap(p, now_ns);
+}
+
+int monostamp_sleep_step(monostamp_sleep_plan *p, int64_t now_ns)
+{
+    int stage = p->stage_;
+    if (stage == OVER)
+        return MONOSTAMP_SLEEP_DONE;
+    if (!p->last_nap)
+        return next_nap(p, now_ns);
+    p->last_nap = 0;
+    p->stage_ = OVER;
+    if (stage == ALONE)
+        return MONOSTAMP_SLEEP_DONE;
+    int64_t target = p->target_ns_;
+    /* How late the host had control, less the nap's own allowance: in
+     * unsigned arithmetic, exact for any two int64 with now > target. */
+    uint64_t late = now_ns > target ? (uint64_t)now_ns - (uint64_t)target : 0;
+    uint64_t allowed = (uint64_t)p->target_tolerance_ns_;
+    late = late > allowed ? late - allowed : 0;
+    int exact = stage == TO_LEAD;
+    lead_observe(p->band_, late > (uint64_t)LEAD_MAX_NS ? LEAD_MAX_NS : (int64_t)late, exact);
+    return exact ? MONOSTAMP_SLEEP_WARM : MONOSTAMP_SLEEP_DONE;
+}
+
+/* Test hooks (tests/c/test_sleep_finish.c), declared here rather than in a
+ * header, as sleep.c's: the lead a sleep with `length_ns` left would use
+ * now and whether its band has been observed; setting it as if observed;
+ * every band back to its start.  Not thread-safe against sleeps. */
+MONOSTAMP__HIDDEN_BEGIN
+int64_t monostamp__sleep_lead_ns(int64_t length_ns, int *out_seen);
+void monostamp__sleep_lead_set(int64_t length_ns, int64_t lead);
+void monostamp__sleep_lead_reset(void);
+MONOSTAMP__HIDDEN_END
+
+int64_t monostamp__sleep_lead_ns(int64_t length_ns, int *out_seen)
+{
+    int b = band_of(length_ns);
+    if (out_seen != NULL)
+        *out_seen = atomic_load_explicit(&lead_seen[b], memory_order_relaxed);
+    return lead_for(b);
+}
+
+void monostamp__sleep_lead_set(int64_t length_ns, int64_t lead)
+{
+    lead_store(band_of(length_ns), lead);
+}
+
+void monostamp__sleep_lead_reset(void)
+{
+    static const int64_t start[LEAD_BANDS] = LEAD_START;
+    for (int b = 0; b < LEAD_BANDS; b++) {
+        atomic_store_explicit(&lead_ns[b], start[b], memory_order_relaxed);
+        atomic_store_explicit(&lead_seen[b], 0, memory_order_relaxed);
+    }
+}
