@@ -84,6 +84,23 @@ enum {
 /* The OS error number inside `code` if it is a MONOSTAMP_EOS code, else 0.
  * Thread-safe. */
 MONOSTAMP_API int monostamp_os_errno(int code);
+/* The POSIX errno (<errno.h>) of a MONOSTAMP_EOS code, else 0: on POSIX
+ * what monostamp_os_errno gives; on Windows the C runtime's errno for the
+ * Windows code inside, as the runtime maps its own failures
+ * (ERROR_FILE_NOT_FOUND and ERROR_PATH_NOT_FOUND are ENOENT,
+ * ERROR_ACCESS_DENIED is EACCES, ...), or 0 for a Windows code no errno
+ * fits.  For hosts whose convention is errno on every system (Lua's
+ * io.open).  Thread-safe. */
+MONOSTAMP_API int monostamp_errno_of(int code);
+
+/* 1 if `code`, from a call given a state file (a clock's shared_path,
+ * MONOSTAMP_SHARED, monostamp_state_file_create, monostamp_default_share),
+ * is the file's doing, so that a message should name the file: an OS
+ * failure (the file or its directory could not be opened, mapped or
+ * locked), MONOSTAMP_EFOREIGN, MONOSTAMP_EVERSION, MONOSTAMP_EUNSAFE or
+ * MONOSTAMP_EEXIST.  0 for every other code (the options, the zone, memory,
+ * success).  Thread-safe. */
+MONOSTAMP_API int monostamp_state_file_fault(int code);
 
 /* A human-readable sentence for `code`: static text for monostamp's own
  * codes ("unknown error" for codes this version does not know), the OS's
