@@ -51,22 +51,8 @@ int monostamp__weekday(int64_t days)
 
 int monostamp_wall_fields(int64_t utc_ns, int32_t offset_s, monostamp_wall *out)
 {
-    int64_t local_s, days, sod, year;
     if (out == NULL) return MONOSTAMP_EINVAL;
-    /* |utc_ns / 1e9| < 2^34 and |offset_s| < 2^31: no overflow, and the
-     * year stays within 1609..2330. */
-    local_s = monostamp__floor_div(utc_ns, MONOSTAMP__NS_PER_S) + offset_s;
-    days = monostamp__floor_div(local_s, MONOSTAMP__S_PER_DAY);
-    sod = local_s - days * MONOSTAMP__S_PER_DAY;
-    monostamp__civil_from_days(days, &year, &out->month, &out->day);
-    out->year = (int)year;
-    out->hour = (int)(sod / 3600);
-    out->minute = (int)(sod / 60 % 60);
-    out->second = (int)(sod % 60);
-    out->nanosecond = (int32_t)monostamp__floor_mod(utc_ns, MONOSTAMP__NS_PER_S);
-    /* ISO 8601: Monday 1 .. Sunday 7 (monostamp__weekday counts Sunday 0). */
-    out->weekday = (monostamp__weekday(days) + 6) % 7 + 1;
-    out->yday = (int)(days - monostamp__days_from_civil(year, 1, 1)) + 1;
+    monostamp__wall_fields(utc_ns, offset_s, out);
     return MONOSTAMP_OK;
 }
 

@@ -32,7 +32,7 @@ int monostamp_format_iso8601(char *buf, size_t size, int64_t utc_ns,
     if (offset_s % 60 != 0 || offset_s <= -86400 || offset_s >= 86400)
         return MONOSTAMP_EINVAL;
     if (buf == NULL && size > 0) return MONOSTAMP_EINVAL;
-    monostamp_wall_fields(utc_ns, offset_s, &w);
+    monostamp__wall_fields(utc_ns, offset_s, &w);
     frac = w.nanosecond;
     /* The text truncates to `digits`; an instant whose truncation falls
      * below INT64_MIN ns (the first µs of 1677-09-21T00:12:43.145224192Z)
