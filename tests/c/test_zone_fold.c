@@ -3,8 +3,11 @@
  * the clocks go back, none when they go forward, a POSIX TZ string whose
  * change falls on 1 January 00:00 UTC (a year's edge in the rule engine),
  * the local zone following TZ, and the fallback for local zones only the C
- * library can read.  Every zone of the machine's database is checked
+ * library can read, and threads asking while the window is republished.
+ * Every zone of the machine's database is checked
  * against the standard library's rule in test_zone_all.c. */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "check.h"
@@ -127,6 +130,54 @@ static void test_probed(void)
 #endif
 }
 
+static _Atomic int stop_flag;
+static _Atomic long wrong_answers;
+
+/* Asks the fold on both sides of New York's change, and the offset
+ * between, so that the window is republished under the askers. */
+static void *asker(void *arg)
+{
+    monostamp_zone *z = arg;
+    for (int i = 0; i < 20000; i++) {
+        int in = -1, out = -1;
+        int32_t off = 0;
+        monostamp_zone_fold(z, (NY_BACK + 1800) * NS, &in);
+        monostamp_zone_offset(z, (NY_BACK - 86400 * (i % 3)) * NS, &off);
+        monostamp_zone_fold(z, (NY_BACK - 1800) * NS, &out);
+        if (in != 1 || out != 0) atomic_fetch_add(&wrong_answers, 1);
+    }
+    return NULL;
+}
+
+static void *changer(void *arg)
+{
+    (void)arg;
+    while (!atomic_load(&stop_flag)) monostamp_zone_changed();
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    monostamp_zone *named = NULL, *local = NULL;
+    pthread_t th[5];
+    CHECK_OK(monostamp_zone_open("America/New_York", &named));
+    CHECK_OK(monostamp_zone_open(NULL, &local));
+    setenv("TZ", "America/New_York", 1);
+    monostamp_zone_changed();
+    atomic_store(&stop_flag, 0);
+    atomic_store(&wrong_answers, 0);
+    CHECK_EQ(pthread_create(&th[0], NULL, changer, NULL), 0);
+    for (int i = 1; i < 5; i++)
+        CHECK_EQ(pthread_create(&th[i], NULL, asker, i % 2 ? named : local), 0);
+    for (int i = 1; i < 5; i++) pthread_join(th[i], NULL);
+    atomic_store(&stop_flag, 1);
+    pthread_join(th[0], NULL);
+    CHECK_EQ(atomic_load(&wrong_answers), 0);
+    unsetenv("TZ");
+    monostamp_zone_changed();
+    monostamp_zone_close(named);
+}
+
 int main(void)
 {
     if (pin_zones() != 0) return 1;
@@ -135,5 +186,6 @@ int main(void)
     RUN(test_rule_at_a_years_edge);
     RUN(test_local_zone);
     RUN(test_probed);
+    RUN(test_threads);
     return check_summary();
 }
