@@ -253,16 +253,17 @@ test-luajit: $(BUILD)/libmonostamp.so lua
 	    LUA_PATH="$(abspath bindings/lua)/?.lua;;" MONOSTAMP_LUAJIT=$(LUAJIT) \
 	    $(LUAJIT) /usr/bin/busted --pattern=_spec tests/luajit
 
-# nginx (tools/test-nginx.sh): Debian's nginx with libnginx-mod-http-lua,
-# luajit2 and wrk installed if missing; monostamp.ffi loaded in init_by_lua
-# and per worker with a state file, 4 workers as an unprivileged user, no
-# stamp twice and each worker's in order across >= NGINX_RESPONSES responses
-# and across an `nginx -s reload`; and per worker without a state file, where
-# duplicates must show.  Not in `make test` (it installs nginx).
+# nginx (tests/integration/test_nginx.py, run by tools/test-nginx.sh once it
+# has installed Debian's nginx, libnginx-mod-http-lua, luajit2 and wrk if
+# missing): monostamp.ffi loaded in init_by_lua and per worker with a state
+# file, 4 workers as an unprivileged user, no stamp twice and each worker's
+# in order across >= NGINX_RESPONSES responses and across an `nginx -s
+# reload`; and per worker without a state file, where duplicates must show.
+# Not in `make test` (it installs nginx).
 NGINX_RESPONSES ?= 50000
 .PHONY: test-nginx
 test-nginx: $(BUILD)/libmonostamp.so
-	@NGINX_RESPONSES=$(NGINX_RESPONSES) tools/test-nginx.sh $(BUILD)
+	@NGINX_RESPONSES=$(NGINX_RESPONSES) PYTHON=$(PYTHON) tools/test-nginx.sh $(BUILD)
 
 # Lua 5.3: the same module built against 5.3 and a smoke test (no busted there).
 test-lua53:
@@ -298,7 +299,9 @@ test-lua-asan:
 # Not in `make test`: 4 Python and 4 Lua processes stamping on one state
 # file for SOAK_MINUTES while, every few seconds, one of them is killed (-9)
 # and restarted, or one chdir()s, or a new file is renamed over the shared
-# one, or it is deleted; then no stamp may appear twice.
+# one, or it is deleted, or its directory is replaced by a new one, or its
+# value is overwritten with 0, or it is truncated; then no stamp may appear
+# twice.
 SOAK_MINUTES ?= 10
 soak: deps lua
 	@PYTHON=$(PYTHON) LUA=$(LUA) tools/soak.sh $(SOAK_MINUTES) $(BUILD)

@@ -2,7 +2,7 @@
 # bench/nginx.sh [BUILD]: what monostamp adds to an nginx request, in
 # requests/s against a baseline handler timed in the same run.
 #
-# One nginx (4 workers, 127.0.0.1, tools/test-nginx.sh's config) with two
+# One nginx (4 workers, 127.0.0.1, the config of make test-nginx) with two
 # handlers that differ only in the clock, both content_by_lua and writing
 # one line with string.format:
 #   /now     ngx.now()             (nginx's cached time: no clock read)
@@ -22,9 +22,44 @@ case "$BUILD" in /*) ;; *) BUILD="$(pwd)/$BUILD" ;; esac
 ROUNDS=${NGINX_BENCH_ROUNDS:-7}
 SECONDS_EACH=${NGINX_BENCH_SECONDS:-1}
 
-MONOSTAMP_NGINX_LIB=1
-# shellcheck source=../tools/test-nginx.sh
-. tools/test-nginx.sh
+# The config is the integration tests' (tests/integration/nginx/nginx.conf.in,
+# rendered by tests/integration/nginx_server.py).
+nginx_present() {
+    [ -x /usr/sbin/nginx ] && [ -e /usr/lib/nginx/modules/ndk_http_module.so ] &&
+        [ -e /usr/lib/nginx/modules/ngx_http_lua_module.so ]
+}
+NGINX_MASTER=""
+# nginx_start PREFIX PORT: nginx in the background (daemon off: our child,
+# its pid the master's), once PORT answers.
+nginx_start() {
+    mkdir -p "$1/logs" "$1/tmp"
+    nginx -p "$1" -c "$1/nginx.conf" -e "$1/logs/error.log" &
+    NGINX_MASTER=$!
+    i=0
+    until python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=1).close()' "$2" 2>/dev/null; do
+        i=$((i + 1))
+        if [ $i -gt 150 ] || ! kill -0 "$NGINX_MASTER" 2>/dev/null; then
+            echo "nginx bench: nginx did not answer on 127.0.0.1:$2; $1/logs/error.log:" >&2
+            cat "$1/logs/error.log" >&2 || true
+            return 1
+        fi
+        sleep 0.1
+    done
+}
+# Stops the nginx we started, gracefully (QUIT).
+nginx_stop() {
+    [ -n "$NGINX_MASTER" ] || return 0
+    kill -QUIT "$NGINX_MASTER" 2>/dev/null || true
+    wait "$NGINX_MASTER" 2>/dev/null || true
+    NGINX_MASTER=""
+}
+# Fails on what an error log must not hold.
+nginx_log_clean() {
+    if grep -E '\[(error|crit|alert|emerg)\]' "$1/logs/error.log" >&2; then
+        echo "nginx bench: errors in $1/logs/error.log (above)" >&2
+        return 1
+    fi
+}
 
 if ! nginx_present || ! command -v wrk >/dev/null 2>&1; then
     echo "nginx bench: skipped (needs nginx, libnginx-mod-http-lua and wrk: make test-nginx installs them)"
@@ -38,11 +73,12 @@ mkdir -p "$p"
 chmod 755 "$p"
 trap 'nginx_stop' EXIT
 trap 'exit 1' INT TERM HUP
-port=$(nginx_free_port)
-nginx_conf "$p" "$port" "env MONOSTAMP_LIBRARY=$BUILD/libmonostamp.so;" \
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 tests/integration/nginx_server.py "$p" "$port" "env MONOSTAMP_LIBRARY=$BUILD/libmonostamp.so;" \
     '    init_by_lua_block { monostamp = require "monostamp.ffi" }' \
     '        location = /now { content_by_lua_block { ngx.print(string.format("%.3f\n", ngx.now())) } }
-        location = /stamp { content_by_lua_block { ngx.print(string.format("%d\n", monostamp.time_ns())) } }'
+        location = /stamp { content_by_lua_block { ngx.print(string.format("%d\n", monostamp.time_ns())) } }' \
+    >"$p/nginx.conf"
 nginx_start "$p" "$port"
 
 # rps PATH SECONDS: wrk's requests/s on PATH.

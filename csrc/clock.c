@@ -249,22 +249,36 @@ static MONOSTAMP__NOINLINE void note_slow_path(monostamp__clock *clock, int poli
     atomic_store_explicit(&clock->slow_stamp, stamp, RELAXED);
 }
 
-/* `last` read RETIRED from `cell`, the state of a shared clock: the
- * clock rejoins through its state file's place (clock_share.c), and AGAIN
- * has the stamp made afresh, from a new reading, on the new state; or the
- * error that fails the stamp, nothing handed out.  Out of line and called
- * in tail position, so that the compare-and-swap loop keeps its registers
- * (a call it returned from would cost every stamp a save and a restore). */
-static MONOSTAMP__NOINLINE int rejoin_and_retry(monostamp__clock *clock, _Atomic int64_t *cell)
+/* `last` read from `cell` is below what the clock handed out or joined
+ * at (clock->seen_ns), or RETIRED on a shared clock.  Out of line and
+ * called in tail position, so that the compare-and-swap loop keeps its
+ * registers (a call it returned from would cost every stamp a save and a
+ * restore).  AGAIN has the stamp made afresh, from a new reading:
+ *   - the clock moved to another state meanwhile (another thread's rejoin,
+ *     monostamp_default_share()): the stamp goes there;
+ *   - RETIRED: the clock rejoins through its state file's place
+ *     (clock_share.c) first;
+ *   - below: the state went backwards (overwritten in place, replaced by
+ *     a file nobody raised).  Other processes may have handed out any
+ *     value up to the reference of real time plus the lead bound, so the
+ *     state is raised above all of that before anything is handed out.
+ * Or the error that fails the stamp, nothing handed out. */
+static MONOSTAMP__NOINLINE int unusual_state(monostamp__clock *clock, _Atomic int64_t *cell,
+                                             int64_t last)
 {
-    int rc = monostamp__clock_rejoin(clock, cell);
+    if (atomic_load_explicit(&clock->last_ns, memory_order_acquire) != cell)
+        return AGAIN;
+    int rc = last == MONOSTAMP__STATE_RETIRED ? monostamp__clock_rejoin(clock, cell)
+                                              : monostamp__clock_recover(clock, cell);
     return rc == MONOSTAMP_OK ? AGAIN : rc;
 }
 
-/* The compare every stamp makes of a value it loaded anyway.  A private
- * state that merely reached INT64_MAX goes on to the policy's own rule. */
-#define RETIRED_SHARED_STATE(clock, last) \
-    (MONOSTAMP__UNLIKELY((last) == MONOSTAMP__STATE_RETIRED) && (clock)->watch != NULL)
+/* The compare every stamp makes of values it loaded anyway: the state
+ * below what this clock saw, or retired.  A private state that merely
+ * reached INT64_MAX goes on to the policy's own rule. */
+#define UNUSUAL_STATE(clock, last, seen)                         \
+    (MONOSTAMP__UNLIKELY((last) < (seen)) ||                     \
+     (MONOSTAMP__UNLIKELY((last) == MONOSTAMP__STATE_RETIRED) && (clock)->watch != NULL))
 
 /* A draw's bound that is the clock's own max_lead_ns: a constant, so that
  * the common entry points load the field only where it is compared (a
@@ -283,13 +297,16 @@ static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, 
 {
     /* Acquire: a state moved by monostamp_default_share() is seen whole. */
     _Atomic int64_t *cell = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
+    /* Before the state (acquire, paired with the release below): a state
+     * found below it went backwards, not merely raced by another thread. */
+    int64_t seen = atomic_load_explicit(&clock->seen_ns, memory_order_acquire);
     int64_t last = atomic_load_explicit(cell, RELAXED), stamp;
     int kind;
     for (;;) {
-        /* A retired state file: rejoin before handing anything out.  A
-         * compare of a value loaded anyway. */
-        if (RETIRED_SHARED_STATE(clock, last))
-            return rejoin_and_retry(clock, cell);
+        /* A retired state file, or a state gone backwards: dealt with
+         * before anything is handed out. */
+        if (UNUSUAL_STATE(clock, last, seen))
+            return unusual_state(clock, cell, last);
         kind = candidate(policy, reading, last, &stamp);
         if (kind < 0)
             return kind;
@@ -311,6 +328,7 @@ static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, 
                                                   RELAXED, RELAXED))
             break;
     }
+    atomic_store_explicit(&clock->seen_ns, stamp, memory_order_release);
     if (kind == REPEATED) {
         /* A frozen or coarse source repeats its reading for a whole tick:
          * while it does, only the count and the stamp change. */
@@ -506,11 +524,12 @@ static int take_once(monostamp__clock *clock, int64_t n, int64_t *first_ns, int6
         return lead_error(clock);
 
     _Atomic int64_t *cell = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
+    int64_t seen = atomic_load_explicit(&clock->seen_ns, memory_order_acquire);
     int64_t last = atomic_load_explicit(cell, RELAXED), first, end;
     int kind;
     for (;;) {
-        if (RETIRED_SHARED_STATE(clock, last))
-            return rejoin_and_retry(clock, cell);
+        if (UNUSUAL_STATE(clock, last, seen))
+            return unusual_state(clock, cell, last);
         kind = candidate(policy, reading, last, &first);
         if (kind < 0)
             return kind;
@@ -526,6 +545,7 @@ static int take_once(monostamp__clock *clock, int64_t n, int64_t *first_ns, int6
         if (atomic_compare_exchange_weak_explicit(cell, &last, end, RELAXED, RELAXED))
             break;
     }
+    atomic_store_explicit(&clock->seen_ns, end, memory_order_release);
     /* Counted as n stamps from one reading: the first is fresh if the
      * reading was above the last stamp, every other one a forced increment;
      * the slow path keeps the lead the block leaves (end - reading). */

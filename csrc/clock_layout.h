@@ -55,6 +55,14 @@ typedef struct monostamp__clock {
      * even on a shared state, whose anchor is the wall clock's). */
     _Atomic int64_t manual_anchor;
     _Atomic int64_t apt_reading;   /* acceptPlatformTime's previous reading */
+    /* The last value this clock handed out or joined its state at: a
+     * state found below it went backwards (a file overwritten in place,
+     * a replacement nobody raised), and is raised before any stamp
+     * (clock.c).  Stored with release after each stamp's compare-and-swap
+     * and loaded with acquire before the state, so a state is never found
+     * below it merely because another thread stamped in between.  With
+     * threads racing it may lag the latest stamp; it never leads it. */
+    _Atomic int64_t seen_ns;
     char separate_per_stamp[MONOSTAMP__CACHE_LINE];
     /* Written on the slow path only. */
     _Atomic int64_t slow_reading;  /* the last reading that took the slow path */
@@ -66,6 +74,10 @@ typedef struct monostamp__clock {
     _Atomic int64_t max_lead_seen_ns; /* of the slow runs before the latest */
     _Atomic uint64_t lead_waits;
     _Atomic uint64_t lead_errors;
+    /* The highest anchor the clock's state had at its checkpoints: kept
+     * here too, so that a state file whose bytes were lost (truncated,
+     * overwritten) still gives the reference a raise counts from. */
+    _Atomic int64_t anchor_seen;
 } monostamp__clock;
 
 _Static_assert(sizeof(monostamp__clock) <= sizeof(monostamp_clock),

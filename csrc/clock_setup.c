@@ -42,6 +42,8 @@ int monostamp_clock_init(monostamp_clock *storage, const monostamp_options *opti
     atomic_init(&clock->manual_anchor, INT64_MIN);
     atomic_init(&clock->slow_stamp, INT64_MIN);
     atomic_init(&clock->apt_reading, INT64_MIN);
+    atomic_init(&clock->seen_ns, INT64_MIN);
+    atomic_init(&clock->anchor_seen, 0);
     atomic_init(&clock->recheck_at_ns, INT64_MAX);
     atomic_init(&clock->last_ns, &clock->own_state[MONOSTAMP__STATE_LAST]);
     atomic_init(&clock->waiter, NULL);
@@ -52,8 +54,9 @@ int monostamp_clock_init(monostamp_clock *storage, const monostamp_options *opti
     int64_t reading = 0;
     if (clock->source != MONOSTAMP_SOURCE_MANUAL &&
         monostamp__os_clock_read(clock->source, &reading) == MONOSTAMP_OK) {
-        atomic_store_explicit(&clock->own_state[MONOSTAMP__STATE_ANCHOR],
-                              monostamp__state_anchor_of(clock->source, reading), RELAXED);
+        int64_t anchor = monostamp__state_anchor_of(clock->source, reading);
+        atomic_store_explicit(&clock->own_state[MONOSTAMP__STATE_ANCHOR], anchor, RELAXED);
+        atomic_store_explicit(&clock->anchor_seen, anchor, RELAXED);
         atomic_store_explicit(&clock->recheck_at_ns, monostamp__clock_next_checkpoint(reading),
                               RELAXED);
     }

@@ -122,6 +122,50 @@ static int64_t start_lead(const monostamp__clock *clock)
     return clock->max_lead_ns != 0 ? clock->max_lead_ns : MONOSTAMP_DEFAULT_MAX_LEAD_NS;
 }
 
+/* a + b for b >= 0, saturated. */
+static int64_t add_saturated(int64_t a, int64_t b)
+{
+    return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+/* Above every stamp any process could have handed out on the sequence
+ * `cell` holds (its own value aside): the reference of real time (the
+ * state's anchor or the clock's own, whichever is higher, plus the
+ * monotonic clock; never below the reading) plus the lead bound, and
+ * above what this clock handed out.  A departed or concurrent process
+ * with a larger bound than this clock's is covered up to this one's
+ * (docs/clock-core.md). */
+static int64_t ceiling(monostamp__clock *clock, _Atomic int64_t *cell)
+{
+    int64_t ref, reading;
+    if (clock->source == MONOSTAMP_SOURCE_MANUAL) {
+        ref = atomic_load_explicit(&clock->manual_anchor, RELAXED);
+        reading = atomic_load_explicit(&clock->manual_ns, RELAXED);
+    } else {
+        int64_t anchor = atomic_load_explicit(cell + MONOSTAMP__STATE_ANCHOR, RELAXED);
+        int64_t own = atomic_load_explicit(&clock->anchor_seen, RELAXED);
+        if (own > anchor)
+            anchor = own;
+        int64_t monotonic = monostamp__os_monotonic_of(clock->source);
+        ref = add_saturated(anchor, monotonic > 0 ? monotonic : 0);
+        if (monostamp__os_clock_read(clock->source, &reading) != MONOSTAMP_OK)
+            reading = INT64_MIN;
+    }
+    if (reading > ref)
+        ref = reading;
+    int64_t top = add_saturated(ref, start_lead(clock));
+    int64_t seen = atomic_load_explicit(&clock->seen_ns, memory_order_acquire);
+    return seen > top ? seen : top;
+}
+
+int monostamp__clock_recover(monostamp__clock *clock, _Atomic int64_t *cell)
+{
+    /* The anchor too may have been lost with the value. */
+    raise_cell(cell + MONOSTAMP__STATE_ANCHOR, atomic_load_explicit(&clock->anchor_seen, RELAXED));
+    raise_cell(cell, ceiling(clock, cell));
+    return MONOSTAMP_OK;
+}
+
 /* Keeps the mapping the clock leaves; `spare` is a node allocated before
  * anything changed, so that this cannot fail. */
 static void keep_retired(struct monostamp__state_watch *watch, struct retired *spare)
@@ -156,8 +200,8 @@ int monostamp__clock_share(monostamp__clock *clock, const char *path, int trust_
      * directory of this call, never of a later one. */
     rc = monostamp__os_place_pin(path, &place);
     if (rc == MONOSTAMP_OK) {
-        rc = monostamp__state_file_open(place, trust_group, start_lead(clock), &cell, &mapping,
-                                        &size, &id);
+        rc = monostamp__state_file_open(place, trust_group, start_lead(clock), NULL, &cell,
+                                        &mapping, &size, &id);
         if (rc != MONOSTAMP_OK)
             monostamp__os_place_free(place);
     }
@@ -167,6 +211,8 @@ int monostamp__clock_share(monostamp__clock *clock, const char *path, int trust_
         free(retired);
         return rc;
     }
+    /* Best effort: unguarded, a truncation kills as it always did. */
+    (void)monostamp__state_guard(mapping, size);
     if (clock->watch != NULL)
         lock_watch(watch);
     /* A move the caller asked for (monostamp_default_share): the state left
@@ -178,6 +224,9 @@ int monostamp__clock_share(monostamp__clock *clock, const char *path, int trust_
     atomic_store_explicit(&clock->last_ns, cell, memory_order_release);
     /* Stamps that were under way on the old state are counted in too. */
     raise_cell(cell, atomic_load_explicit(old, RELAXED));
+    /* What the clock joined at is what it has seen: a state found below it
+     * later went backwards. */
+    monostamp__state_raise(&clock->seen_ns, atomic_load_explicit(cell, RELAXED));
 
     if (retired != NULL) {
         keep_retired(watch, retired);
@@ -210,9 +259,25 @@ static int same_file(const monostamp__os_file_id *a, const monostamp__os_file_id
 
 /*
  * Moves the clock onto what its place names now, retiring the state it is
- * on (the watch held).  MONOSTAMP_ERANGE if the place still names that state's
- * file: then the state itself holds RETIRED's value (a manual clock run to
- * INT64_MAX, or a retired file renamed back), and no stamp can follow it.
+ * on (the watch held).  The directory is looked up again first: one
+ * renamed away and replaced, or swapped for a symbolic link, is followed
+ * to what the path leads to now.  MONOSTAMP_ERANGE if the place still
+ * names the state's own file, intact: then the state itself holds
+ * RETIRED's value (a manual clock run to INT64_MAX, or a retired file
+ * renamed back), and no stamp can follow it.
+ *
+ * Whoever moves raises the file it moves onto above every value of the
+ * state it leaves:
+ *   - a state it retires itself: above its final value, in the loop that
+ *     retires it, and names the new file in it as the successor;
+ *   - a state it finds retired, by another process or by the fault
+ *     handler (its file truncated, os_posix_guard.c): if that state names
+ *     the new file as its successor, the new file was raised by whoever
+ *     retired it; otherwise (a second file renamed over the path before
+ *     this clock looked, a truncated file repaired) the values are lost,
+ *     and the new file is raised above every stamp any process could have
+ *     handed out (ceiling());
+ *   - a state gone backwards before it was retired: the same.
  */
 static int follow(monostamp__clock *clock)
 {
@@ -224,30 +289,47 @@ static int follow(monostamp__clock *clock)
     struct retired *retired = malloc(sizeof *retired);
     if (retired == NULL)
         return MONOSTAMP_ENOMEM;
+    (void)monostamp__os_place_refresh(watch->place);
+    /* A mapping the fault handler replaced: its file was truncated, and if
+     * the place still names that file, it is written anew (repaired). */
+    int truncated = monostamp__os_guard_tripped(watch->mapping);
     int rc = monostamp__state_file_open(watch->place, watch->trust_group, start_lead(clock),
-                                        &cell, &mapping, &size, &id);
+                                        truncated ? &watch->id : NULL, &cell, &mapping, &size,
+                                        &id);
     if (rc != MONOSTAMP_OK) {
         free(retired);
         return rc;
     }
-    if (same_file(&id, &watch->id)) {
+    if (same_file(&id, &watch->id) && !truncated) {
         monostamp__state_close(mapping, size);
         free(retired);
         return MONOSTAMP_ERANGE;
     }
+    (void)monostamp__state_guard(mapping, size);
+    old = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
+    carry_anchor(cell, old);
+    raise_cell(cell + MONOSTAMP__STATE_ANCHOR, atomic_load_explicit(&clock->anchor_seen, RELAXED));
     /* Raise the new state to the old one's value, then retire the old one
      * if that value is still its last: the retire's release (paired with
      * the acquire load a rejoining process makes here) carries the raise
      * along, so whoever sees RETIRED finds the new file raised already. */
-    old = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
-    carry_anchor(cell, old);
     int64_t final = atomic_load_explicit(old, memory_order_acquire);
+    int retired_here = 0;
     while (final != MONOSTAMP__STATE_RETIRED) {
         raise_cell(cell, final);
         if (atomic_compare_exchange_weak_explicit(old, &final, MONOSTAMP__STATE_RETIRED,
-                                                  memory_order_acq_rel, memory_order_acquire))
+                                                  memory_order_acq_rel, memory_order_acquire)) {
+            retired_here = 1;
             break;
+        }
     }
+    int64_t seen = atomic_load_explicit(&clock->seen_ns, memory_order_acquire);
+    if (retired_here && !truncated && final >= seen)
+        monostamp__state_name_successor(old, &id);
+    else if (!retired_here && !truncated && monostamp__state_successor_is(old, &id))
+        ; /* raised by whoever retired it */
+    else
+        raise_cell(cell, ceiling(clock, cell));
     atomic_store_explicit(&clock->last_ns, cell, memory_order_release);
     keep_retired(watch, retired);
     watch->mapping = mapping;
@@ -265,8 +347,13 @@ int monostamp__clock_checkpoint(monostamp__clock *clock, int64_t reading)
         return MONOSTAMP_EINVAL;
     if (clock->source != MONOSTAMP_SOURCE_MANUAL) {
         _Atomic int64_t *cell = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
-        raise_cell(cell + MONOSTAMP__STATE_ANCHOR,
-                   monostamp__state_anchor_of(clock->source, reading));
+        int64_t anchor = monostamp__state_anchor_of(clock->source, reading);
+        int64_t own = atomic_load_explicit(&clock->anchor_seen, RELAXED);
+        /* The state's anchor, kept here too (it may be lost with a
+         * truncated or overwritten file), and given back if it was. */
+        raise_cell(cell + MONOSTAMP__STATE_ANCHOR, anchor > own ? anchor : own);
+        raise_cell(&clock->anchor_seen,
+                   atomic_load_explicit(cell + MONOSTAMP__STATE_ANCHOR, RELAXED));
     }
     if (watch == NULL) {
         atomic_store_explicit(&clock->recheck_at_ns, next_check(reading), RELAXED);
@@ -275,8 +362,17 @@ int monostamp__clock_checkpoint(monostamp__clock *clock, int64_t reading)
     if (!try_lock_watch(watch, monostamp__os_process_id()))
         return MONOSTAMP_OK;
     atomic_store_explicit(&clock->recheck_at_ns, next_check(reading), RELAXED);
-    int rc = monostamp__os_place_id(watch->place, &now);
-    if (rc != MONOSTAMP_OK || !same_file(&now, &watch->id)) {
+    /* The path as opened, through whatever directory it leads to now. */
+    int moved = monostamp__os_place_id(watch->place, &now) != MONOSTAMP_OK ||
+                !same_file(&now, &watch->id);
+    /* It leads nowhere, or elsewhere, only because a directory above was
+     * renamed, and no other directory took its name: the pinned directory
+     * still holds the file, and the clock stays on it. */
+    if (moved && !monostamp__os_place_moved(watch->place) &&
+        monostamp__os_place_pinned_id(watch->place, &now) == MONOSTAMP_OK &&
+        same_file(&now, &watch->id))
+        moved = 0;
+    if (moved) {
         /* Deleted or replaced: join what the place names now.  If that
          * fails (a file another user planted, say), the clock stays on
          * the state it has, and looks again at the next check. */
@@ -305,10 +401,12 @@ void monostamp__clock_unshare(monostamp__clock *clock)
     struct monostamp__state_watch *watch = clock->watch;
     if (watch == NULL)
         return;
+    monostamp__os_unguard(watch->mapping);
     monostamp__state_close(watch->mapping, watch->mapping_size);
     while (watch->retired != NULL) {
         struct retired *r = watch->retired;
         watch->retired = r->next;
+        monostamp__os_unguard(r->mapping);
         monostamp__state_close(r->mapping, r->size);
         free(r);
     }

@@ -52,6 +52,14 @@ int monostamp__clock_checkpoint(monostamp__clock *clock, int64_t reading);
  * the stamp. */
 int monostamp__clock_rejoin(monostamp__clock *clock, _Atomic int64_t *seen);
 
+/* A stamp found the clock's state `cell` below clock->seen_ns: it went
+ * backwards (overwritten in place, a replacement nobody raised).  Raises
+ * it above every stamp any process could have handed out: the reference
+ * of real time (the state's anchor, or the clock's own if higher) plus the
+ * lead bound (the clock's, or the default for an unbounded clock), and
+ * above seen_ns.  MONOSTAMP_OK. */
+int monostamp__clock_recover(monostamp__clock *clock, _Atomic int64_t *cell);
+
 /* Unmaps every state the clock mapped and forgets the path; for destroy. */
 void monostamp__clock_unshare(monostamp__clock *clock);
 

@@ -162,6 +162,17 @@ typedef struct monostamp__os_place monostamp__os_place;
 int monostamp__os_place_pin(const char *path, monostamp__os_place **out);
 void monostamp__os_place_free(monostamp__os_place *place);
 
+/* Whether the place's directory path, as resolved at the pin, now leads
+ * to a directory other than the pinned one (renamed away and replaced,
+ * or swapped for a symbolic link to another): 1 or 0 (0 also when it
+ * leads nowhere, or where places are pinned by full path: Windows). */
+int monostamp__os_place_moved(const monostamp__os_place *place);
+
+/* Re-pins the place's directory to what its path leads to now, if that is
+ * another directory: 1 if it did, else 0 (the place unchanged).  Not while
+ * another thread uses the place. */
+int monostamp__os_place_refresh(monostamp__os_place *place);
+
 /* Maps `size` bytes of the file at a pinned place shared and writable,
  * and gives the identity of the file mapped (to notice later that the
  * place names another).  If the file is absent it is first created holding
@@ -172,10 +183,13 @@ void monostamp__os_place_free(monostamp__os_place *place);
  * monostamp_options.trust_group).  0 and *out_addr; MONOSTAMP_EUNSAFE for
  * such a file; MONOSTAMP_EFOREIGN if the place is not a regular file of at
  * least `size` bytes; else an EOS code.  (Windows: the mode and owner
- * checks read the file's DACL; see docs/windows.md.) */
+ * checks read the file's DACL; see docs/windows.md.)  `repair` (or NULL)
+ * names a file this process had mapped: if the place names that very file
+ * (device and inode) and it is shorter than `size`, truncated, it is
+ * written anew from `initial` first, by one repairer at a time. */
 int monostamp__os_map_place(const monostamp__os_place *place, const void *initial, size_t size,
-                            int trust_group, void **out_addr,
-                            struct monostamp__os_file_id *out_id);
+                            int trust_group, const struct monostamp__os_file_id *repair,
+                            void **out_addr, struct monostamp__os_file_id *out_id);
 
 /* monostamp__os_map_place at `path`, pinned for this one mapping. */
 static inline int monostamp__os_map_file(const char *path, const void *initial, size_t size,
@@ -186,15 +200,37 @@ static inline int monostamp__os_map_file(const char *path, const void *initial, 
     int rc = monostamp__os_place_pin(path, &place);
     if (rc != MONOSTAMP_OK)
         return rc;
-    rc = monostamp__os_map_place(place, initial, size, trust_group, out_addr, out_id);
+    rc = monostamp__os_map_place(place, initial, size, trust_group, NULL, out_addr, out_id);
     monostamp__os_place_free(place);
     return rc;
 }
 
-/* The id of what the place names now, not following a symbolic link
- * (which the mapping refuses anyway): 0, or an EOS code (not found...). */
+/* The id of what the place's path names now: the path as resolved at the
+ * pin (so a chdir() changes nothing), through whatever directory it leads
+ * to now; the last component not followed if a symbolic link (which the
+ * mapping refuses anyway).  0, or an EOS code (not found...). */
 int monostamp__os_place_id(const monostamp__os_place *place,
                            struct monostamp__os_file_id *out);
+
+/* The same, through the pinned directory. */
+int monostamp__os_place_pinned_id(const monostamp__os_place *place,
+                                  struct monostamp__os_file_id *out);
+
+/* A shared mapping of a state file (`size` bytes at `addr`, from
+ * monostamp__os_map_place), guarded against truncation of the file: an
+ * access that would fault (SIGBUS) finds instead a private page whose
+ * first `size` bytes are `tombstone`, swapped in whole by the fault
+ * handler (os_posix_guard.c), which is installed while any mapping is
+ * guarded and hands every other SIGBUS to the handler before it.  0, or
+ * an error (the mapping is then unguarded: nothing else changes).  No-ops
+ * where a mapped file cannot be truncated (Windows) or no page can be
+ * swapped in whole. */
+int monostamp__os_guard(void *addr, size_t size, const void *tombstone);
+/* Ends the guard of `addr` (before it is unmapped). */
+void monostamp__os_unguard(void *addr);
+/* 1 if the handler swapped the tombstone in at `addr` (the file was
+ * truncated), else 0. */
+int monostamp__os_guard_tripped(const void *addr);
 
 /* `size` bytes of zeroed memory that fork() children share with the
  * parent (process-private where there is no fork).  0 or an EOS code. */

@@ -325,10 +325,52 @@ int monostamp__os_place_id(const monostamp__os_place *place, struct monostamp__o
     return rc;
 }
 
+/* The place is its full path: what the path names now is all there is to
+ * look at, and a directory replaced under it is simply followed. */
+int monostamp__os_place_pinned_id(const monostamp__os_place *place,
+                                  struct monostamp__os_file_id *out)
+{
+    return monostamp__os_place_id(place, out);
+}
+
+int monostamp__os_place_moved(const monostamp__os_place *place)
+{
+    (void)place;
+    return 0;
+}
+
+int monostamp__os_place_refresh(monostamp__os_place *place)
+{
+    (void)place;
+    return 0;
+}
+
+/* Windows refuses to truncate a file while a view of it exists
+ * (ERROR_USER_MAPPED_FILE), so a mapping needs no guard and no file is
+ * found truncated under one: `repair` is never needed. */
+int monostamp__os_guard(void *addr, size_t size, const void *tombstone)
+{
+    (void)addr, (void)size, (void)tombstone;
+    return MONOSTAMP_OK;
+}
+
+void monostamp__os_unguard(void *addr)
+{
+    (void)addr;
+}
+
+int monostamp__os_guard_tripped(const void *addr)
+{
+    (void)addr;
+    return 0;
+}
+
 int monostamp__os_map_place(const monostamp__os_place *place, const void *initial, size_t size,
-                            int trust_group, void **out_addr, struct monostamp__os_file_id *out_id)
+                            int trust_group, const struct monostamp__os_file_id *repair,
+                            void **out_addr, struct monostamp__os_file_id *out_id)
 {
     BY_HANDLE_FILE_INFORMATION info;
+    (void)repair;
     const wchar_t *wpath = place->full;
     int rc;
     HANDLE h = open_state(wpath);

@@ -25,8 +25,8 @@ struct state_file {
     uint32_t version;
     uint32_t size;
     char reserved[48];
-    _Atomic int64_t state[MONOSTAMP__STATE_CELLS]; /* alone on their cache line */
-    char padding[64 - MONOSTAMP__STATE_CELLS * sizeof(int64_t)];
+    _Atomic int64_t state[MONOSTAMP__STATE_FILE_CELLS]; /* alone on their cache line */
+    char padding[64 - MONOSTAMP__STATE_FILE_CELLS * sizeof(int64_t)];
 };
 
 _Static_assert(offsetof(struct state_file, state) == 64, "state file layout");
@@ -42,8 +42,9 @@ static int check_header(const struct state_file *file)
 }
 
 int monostamp__state_file_open(const monostamp__os_place *place, int trust_group,
-                               int64_t start_lead_ns, _Atomic int64_t **last_ns, void **mapping,
-                               size_t *mapping_size, monostamp__os_file_id *id)
+                               int64_t start_lead_ns, const monostamp__os_file_id *repair,
+                               _Atomic int64_t **last_ns, void **mapping, size_t *mapping_size,
+                               monostamp__os_file_id *id)
 {
     struct state_file initial;
     void *map;
@@ -72,8 +73,10 @@ int monostamp__state_file_open(const monostamp__os_place *place, int trust_group
     atomic_init(&initial.state[MONOSTAMP__STATE_LAST], start);
     atomic_init(&initial.state[MONOSTAMP__STATE_ANCHOR],
                 readable ? monostamp__state_anchor_of(MONOSTAMP_SOURCE_REALTIME, now) : 0);
+    atomic_init(&initial.state[MONOSTAMP__STATE_NEXT_DEV], 0);
+    atomic_init(&initial.state[MONOSTAMP__STATE_NEXT_INO], 0);
 
-    rc = monostamp__os_map_place(place, &initial, sizeof initial, trust_group, &map, id);
+    rc = monostamp__os_map_place(place, &initial, sizeof initial, trust_group, repair, &map, id);
     if (rc != MONOSTAMP_OK)
         return rc;
     if ((rc = check_header(map)) != MONOSTAMP_OK) {
@@ -84,6 +87,38 @@ int monostamp__state_file_open(const monostamp__os_place *place, int trust_group
     *mapping = map;
     *mapping_size = sizeof initial;
     return MONOSTAMP_OK;
+}
+
+int monostamp__state_guard(void *mapping, size_t mapping_size)
+{
+    /* What a truncated file's page turns into: a state file whose state
+     * is retired, naming no successor. */
+    struct state_file tombstone;
+    memset(&tombstone, 0, sizeof tombstone);
+    memcpy(tombstone.magic, STATE_MAGIC, sizeof tombstone.magic);
+    tombstone.version = STATE_VERSION;
+    tombstone.size = sizeof tombstone;
+    atomic_init(&tombstone.state[MONOSTAMP__STATE_LAST], MONOSTAMP__STATE_RETIRED);
+    if (mapping_size != sizeof tombstone)
+        return MONOSTAMP_EINVAL;
+    return monostamp__os_guard(mapping, mapping_size, &tombstone);
+}
+
+/* The successor's identity in two cells; dev is written last and read
+ * first, so whoever sees it sees the inode and the raise made before. */
+void monostamp__state_name_successor(_Atomic int64_t *last, const monostamp__os_file_id *next)
+{
+    atomic_store_explicit(last + MONOSTAMP__STATE_NEXT_INO, (int64_t)next->ino,
+                          memory_order_release);
+    atomic_store_explicit(last + MONOSTAMP__STATE_NEXT_DEV, (int64_t)next->dev,
+                          memory_order_release);
+}
+
+int monostamp__state_successor_is(_Atomic int64_t *last, const monostamp__os_file_id *file)
+{
+    int64_t dev = atomic_load_explicit(last + MONOSTAMP__STATE_NEXT_DEV, memory_order_acquire);
+    int64_t ino = atomic_load_explicit(last + MONOSTAMP__STATE_NEXT_INO, memory_order_acquire);
+    return (dev != 0 || ino != 0) && (uint64_t)dev == file->dev && (uint64_t)ino == file->ino;
 }
 
 int monostamp_state_file_create(const char *path, int trust_group)
@@ -105,7 +140,7 @@ int monostamp_state_file_create(const char *path, int trust_group)
     if (monostamp__os_place_id(place, &id) == MONOSTAMP_OK)
         rc = MONOSTAMP_EEXIST;
     else
-        rc = monostamp__state_file_open(place, trust_group, MONOSTAMP__STATE_FRESH, &cell,
+        rc = monostamp__state_file_open(place, trust_group, MONOSTAMP__STATE_FRESH, NULL, &cell,
                                         &mapping, &size, &id);
     if (rc == MONOSTAMP_OK)
         monostamp__state_close(mapping, size);

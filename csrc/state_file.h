@@ -27,6 +27,15 @@ MONOSTAMP__HIDDEN_BEGIN
  */
 enum { MONOSTAMP__STATE_LAST = 0, MONOSTAMP__STATE_ANCHOR = 1, MONOSTAMP__STATE_CELLS = 2 };
 
+/* A state file holds two more cells on the same line, written once, by the
+ * clock that retires the file (clock_share.c): the device and inode of the
+ * file it moved the sequence to, raised above this one's final value.  A
+ * process that finds the state retired and the place naming that very
+ * file knows it was raised; any other file it raises itself.  Zero (no
+ * successor named) in a file that is not retired, or was retired by the
+ * preload or an older library. */
+enum { MONOSTAMP__STATE_NEXT_DEV = 2, MONOSTAMP__STATE_NEXT_INO = 3, MONOSTAMP__STATE_FILE_CELLS = 4 };
+
 /* How a state file a clock creates starts: `start_lead_ns` above the wall
  * clock, clear of every stamp a departed process handed out within that
  * lead; or, with MONOSTAMP__STATE_FRESH, at "no stamp yet", for a file in
@@ -66,12 +75,29 @@ static inline void monostamp__state_raise(_Atomic int64_t *cell, int64_t floor)
  * MONOSTAMP__STATE_FRESH it starts at "no stamp yet".  Either way its
  * anchor starts at the wall clock's.
  * MONOSTAMP_EUNSAFE for a file another user could write,
- * MONOSTAMP_EFOREIGN for one that is not monostamp's or is truncated,
+ * MONOSTAMP_EFOREIGN for one that is not monostamp's or is truncated
+ * (unless it is `repair`, a file this process had mapped, which is then
+ * written anew as a new file would start: os.h, monostamp__os_map_place),
  * MONOSTAMP_EVERSION for another layout, an EOS code for the OS's
  * refusals. */
 int monostamp__state_file_open(const monostamp__os_place *place, int trust_group,
-                               int64_t start_lead_ns, _Atomic int64_t **last_ns, void **mapping,
-                               size_t *mapping_size, monostamp__os_file_id *id);
+                               int64_t start_lead_ns, const monostamp__os_file_id *repair,
+                               _Atomic int64_t **last_ns, void **mapping, size_t *mapping_size,
+                               monostamp__os_file_id *id);
+
+/* Guards a state file's mapping against truncation (os.h,
+ * monostamp__os_guard): a fault finds a page whose state reads RETIRED.
+ * Best effort: 0, or the error that left it unguarded. */
+int monostamp__state_guard(void *mapping, size_t mapping_size);
+
+/* Records in the retired state file whose LAST is `last` the file the
+ * sequence moved to (once, by whoever retired it). */
+void monostamp__state_name_successor(_Atomic int64_t *last, const monostamp__os_file_id *next);
+
+/* 1 if the retired state whose LAST is `last` names `file` as the file it
+ * moved to (the raise made before the retire is then visible: acquire),
+ * else 0. */
+int monostamp__state_successor_is(_Atomic int64_t *last, const monostamp__os_file_id *file);
 
 /* What a state file's atomic holds once a clock found that its path names
  * another file and moved the sequence there (clock_share.c): no stamp can

@@ -15,11 +15,11 @@
 #ifndef _WIN32
 #include <dirent.h>
 #include <sys/stat.h>
-#endif
 
 /* The database's subtrees that repeat every zone (Debian's posix/ and
  * right/) or hold no zone a person types. */
 static const char *const skipped[] = {"posix", "right", "SystemV", NULL};
+#endif
 
 typedef struct {
     const char *name;          /* what was refused */

@@ -113,8 +113,8 @@ static int follow(_Atomic int64_t *old)
     void *mapping;
     size_t size;
     monostamp__os_file_id id;
-    int rc = monostamp__state_file_open(place, 0, MONOSTAMP_DEFAULT_MAX_LEAD_NS, &cell, &mapping,
-                                        &size, &id);
+    int rc = monostamp__state_file_open(place, 0, MONOSTAMP_DEFAULT_MAX_LEAD_NS, NULL, &cell,
+                                        &mapping, &size, &id);
     if (rc != MONOSTAMP_OK)
         return rc;
     if (is_mapped(&id)) {
@@ -226,7 +226,7 @@ void monostamp_preload__join(void)
     if (path != NULL && path[0] != '\0') {
         rc = monostamp__os_place_pin(path, &place);
         if (rc == MONOSTAMP_OK) {
-            rc = monostamp__state_file_open(place, 0, MONOSTAMP_DEFAULT_MAX_LEAD_NS, &cell,
+            rc = monostamp__state_file_open(place, 0, MONOSTAMP_DEFAULT_MAX_LEAD_NS, NULL, &cell,
                                             &mapping, &size, &id);
             if (rc != MONOSTAMP_OK) {
                 monostamp__os_place_free(place);

@@ -3,7 +3,9 @@
 # Times this tree's stamps against those of git revision REV in one process
 # (bench/compare/compare.c), so that a change's cost or saving shows as a
 # paired ratio on a noisy machine.  REV's core is built with every defined
-# symbol renamed old_*, then linked beside this tree's.
+# symbol renamed old_*, then linked beside this tree's.  With
+# BENCH_AGAINST_BUILD_ONLY=1 it stops once both cores are built (for
+# tools/count-instructions.sh).
 set -eu
 cd "$(dirname "$0")/.."
 rev=${1:?usage: tools/bench-against.sh REV [BUILD]}
@@ -23,6 +25,7 @@ ld -r -o "$work/old-all.o" "$work"/obj/*.o
 nm --defined-only -g "$work/old-all.o" | awk '{print $3, "old_" $3}' > "$work/renames"
 objcopy --redefine-syms="$work/renames" "$work/old-all.o" "$work/old.o"
 make --no-print-directory "$build/plain/libcore.a" >/dev/null
+[ "${BENCH_AGAINST_BUILD_ONLY:-0}" = 1 ] && exit 0
 $CC -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2 -Icsrc -Ibench/c \
     bench/compare/compare.c "$work/old.o" "$build/plain/libcore.a" -o "$work/compare" -lpthread
 echo "== this tree against $rev ($(git rev-parse --short "$rev"))"

@@ -11,8 +11,10 @@
 # Among the kills come events on the path itself (SOAK_EVENTS=0 turns them
 # off): a Python worker told (SIGUSR1) to chdir() elsewhere and back (Lua
 # has no chdir), a complete new state file renamed over the shared one,
-# and the shared file deleted.  Every worker opens it by the relative path
-# "state" from the soak directory (MONOSTAMP_SHARED too), so a clock that
+# the shared file deleted, its directory renamed away and a new one made
+# in its place, its value overwritten in place with 0, and the file
+# truncated to 0 bytes.  Every worker opens it by the relative path
+# "d/state" from the soak directory (MONOSTAMP_SHARED too), so a clock that
 # followed the name from another working directory would split the
 # sequence, and a file appearing in elsewhere/ is a failure.
 #
@@ -55,9 +57,9 @@ if ! "$PY" setup.py --quiet build --build-base "$BUILD/python-soak/build" \
     rm -rf "$DIR"
     exit 2
 fi
-STATE=state  # relative: workers start in $DIR
+STATE=d/state  # relative: workers start in $DIR
 STOP="$DIR/stop"
-mkdir "$DIR/out" "$DIR/err" "$DIR/elsewhere"
+mkdir "$DIR/out" "$DIR/err" "$DIR/elsewhere" "$DIR/d"
 
 cat >"$DIR/worker.py" <<'EOF'
 import os, signal, sys, time
@@ -156,7 +158,7 @@ trap 'cleanup; echo "soak: interrupted; files kept in $DIR" >&2; exit 130' INT T
 # one while the workers stamp on it.
 rename_over() {
     (cd "$DIR" && PYTHONPATH="$BUILD/python-soak/lib" "$PY" -c \
-        'import monostamp; monostamp.Clock(shared="fresh")' && mv -f fresh "$STATE")
+        'import monostamp; monostamp.Clock(shared="d/fresh")' && mv -f d/fresh "$STATE")
 }
 
 echo "== soak: 4 Python + 4 Lua processes on $DIR/$STATE for $SECONDS_TOTAL s, one event every 1-$KILL_MAX_S s"
@@ -166,6 +168,9 @@ died=0
 chdirs=0
 renames=0
 deletes=0
+dirs=0
+overwrites=0
+truncates=0
 begin=$(date +%s)
 while :; do
     now=$(date +%s)
@@ -186,10 +191,14 @@ while :; do
         fi
     done
     [ $(($(date +%s) - begin)) -lt "$SECONDS_TOTAL" ] || break
-    # Half the events are kills; the rest chdir, rename-over and delete.
+    # Half the events are kills; the rest chdir, rename-over, delete, a
+    # new directory, an overwrite with 0 and a truncation.
     event=kill
     if [ "$EVENTS" != 0 ]; then
-        case $(shuf -i 0-5 -n 1) in 3) event=chdir ;; 4) event=rename ;; 5) event=delete ;; esac
+        case $(shuf -i 0-11 -n 1) in
+        6) event=chdir ;; 7) event=rename ;; 8) event=delete ;; 9) event=directory ;;
+        10) event=overwrite ;; 11) event=truncate ;;
+        esac
     fi
     case $event in
     kill)
@@ -212,6 +221,20 @@ while :; do
     delete)
         rm -f "$DIR/$STATE"
         deletes=$((deletes + 1))
+        ;;
+    directory)
+        dirs=$((dirs + 1))
+        if mv "$DIR/d" "$DIR/d.away.$dirs" && mkdir "$DIR/d"; then :; else fail "could not replace $DIR/d"; fi
+        ;;
+    overwrite)
+        # The last stamp (8 bytes at offset 64) set to 0 where it lies.
+        if [ -f "$DIR/$STATE" ] &&
+            dd if=/dev/zero of="$DIR/$STATE" bs=8 seek=8 count=1 conv=notrunc 2>/dev/null; then
+            overwrites=$((overwrites + 1))
+        fi
+        ;;
+    truncate)
+        if [ -f "$DIR/$STATE" ] && truncate -s 0 "$DIR/$STATE"; then truncates=$((truncates + 1)); fi
         ;;
     esac
 done
@@ -276,7 +299,7 @@ check "the Lua workers wrote no stamps" test "$lua_total" -gt 0
 # made its own file there.
 check "a state file appeared in elsewhere/ (a chdir split the sequence)" \
     test ! -e "$DIR/elsewhere/$STATE"
-check "a fresh file was left behind by a rename" test ! -e "$DIR/fresh"
+check "a fresh file was left behind by a rename" test ! -e "$DIR/d/fresh"
 if [ "$dups" -gt 0 ]; then
     head -n 3 "$DIR/duplicates" | while read -r d; do
         echo "  duplicate $d in: $(cd "$DIR/out" && grep -lx "$d" -- * | tr '\n' ' ')"
@@ -284,7 +307,7 @@ if [ "$dups" -gt 0 ]; then
 fi
 
 echo "soak: $elapsed s, $processes processes ($kills killed with -9 and restarted, $died ended by themselves)"
-echo "soak: path events: $chdirs chdir, $renames rename-over, $deletes delete"
+echo "soak: path events: $chdirs chdir, $renames rename-over, $deletes delete, $dirs directory replaced, $overwrites overwritten with 0, $truncates truncated"
 echo "soak: $total stamps ($py_total Python, $lua_total Lua), $dups duplicates, $partial partial last lines dropped"
 failed=$(printf '%s' "$failures" | grep -c 'FAIL:' || true)
 [ -z "$failures" ] || printf '%s\n' "$failures" | sed '/^$/d'

@@ -4,6 +4,7 @@
 #include <limits.h>
 
 #include "check.h"
+#include "vectors.h"
 #include "monostamp.h"
 
 /* A manual clock at `start_ns` under `policy`, zone UTC. */
@@ -120,24 +121,60 @@ static void test_nanosecond_increment_is_strict(void)
     monostamp_clock_destroy(&c);
 }
 
-static void test_microsecond_increment_keeps_whole_microseconds(void)
+/* Splits a comma-separated list of int64 into `out`; returns how many, or
+ * -1 past `max` or at a malformed number. */
+static int int64_list(const char *s, int64_t *out, int max)
 {
-    monostamp_clock c;
-    CHECK_OK(manual(&c, MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT, 5999));
-    CHECK_EQ(next(&c), 5000); /* floored */
-    CHECK_EQ(next(&c), 6000); /* frozen: last + 1000 */
-    CHECK_EQ(next(&c), 7000);
-    CHECK_OK(monostamp_manual_set(&c, 7500)); /* floors to 7000 = last */
-    CHECK_EQ(next(&c), 8000);
-    CHECK_OK(monostamp_manual_set(&c, 20123));
-    CHECK_EQ(next(&c), 20000);
-    /* Before 1970 the floor still goes down. */
-    monostamp_clock d;
-    CHECK_OK(manual(&d, MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT, -1500));
-    CHECK_EQ(next(&d), -2000);
-    CHECK_EQ(next(&d), -1000);
-    monostamp_clock_destroy(&c);
-    monostamp_clock_destroy(&d);
+    int n = 0;
+    for (;;) {
+        char *end;
+        if (n == max) return -1;
+        errno = 0;
+        out[n++] = strtoll(s, &end, 10);
+        if (end == s || errno != 0 || (*end != ',' && *end != '\0')) return -1;
+        if (*end == '\0') return n;
+        s = end + 1;
+    }
+}
+
+/* tests/vectors/policies.tsv: each case on a fresh manual clock started at
+ * its first reading, the source set to each reading before each stamp. */
+static void test_policies_follow_the_shared_vectors(void)
+{
+    FILE *f = open_vectors("policies.tsv");
+    char line[1024];
+    int cases = 0, lineno = 0;
+    int seen[4] = {0, 0, 0, 0};
+    CHECK(f != NULL);
+    while (fgets(line, sizeof line, f) != NULL) {
+        char *fl[5];
+        int64_t readings[16], stamps[16];
+        monostamp_policy policy;
+        monostamp_clock c;
+        int n;
+        lineno++;
+        if (line[0] == '#' || line[0] == '\n') continue;
+        if (split(line, fl, 5) != 4 || monostamp_policy_from_name(fl[0], &policy) != 0 ||
+            (n = int64_list(fl[1], readings, 16)) < 1 || int64_list(fl[2], stamps, 16) != n) {
+            fprintf(stderr, "  policies.tsv:%d: bad line\n", lineno);
+            CHECK(0);
+        }
+        CHECK_OK(manual(&c, (int)policy, readings[0]));
+        for (int i = 0; i < n; i++) {
+            int64_t ns = INT64_MIN;
+            CHECK_OK(monostamp_manual_set(&c, readings[i]));
+            CHECK_OK(monostamp_time_ns(&c, &ns));
+            if (ns != stamps[i])
+                fprintf(stderr, "  policies.tsv:%d: %s, stamp %d\n", lineno, fl[3], i + 1);
+            CHECK_EQ(ns, stamps[i]);
+        }
+        monostamp_clock_destroy(&c);
+        seen[policy]++;
+        cases++;
+    }
+    fclose(f);
+    CHECK_GT(cases, 20);
+    for (int p = 0; p < 4; p++) CHECK_GT(seen[p], 3); /* every policy, several times */
 }
 
 static void test_microsecond_after_a_nanosecond_stamp_rounds_up(void)
@@ -417,7 +454,7 @@ int main(void)
     RUN(test_accept_platform_time_returns_the_reading);
     RUN(test_allow_duplicates_never_goes_back);
     RUN(test_nanosecond_increment_is_strict);
-    RUN(test_microsecond_increment_keeps_whole_microseconds);
+    RUN(test_policies_follow_the_shared_vectors);
     RUN(test_microsecond_after_a_nanosecond_stamp_rounds_up);
     RUN(test_policy_change_takes_effect_at_once);
     RUN(test_overflow_is_an_error_and_keeps_state);

@@ -202,35 +202,6 @@ static void test_trust_group_creates_group_files(void)
     CHECK_STR_EQ(field, "trust_group");
 }
 
-/* The documented limit (docs/clock-core.md): a state file its owner
- * truncates while a process has it mapped kills that process's next
- * stamp with SIGBUS.  Tested as documented, in a child. */
-#if !defined(_WIN32)
-static void test_a_file_truncated_under_a_clock_is_fatal_as_documented(void)
-{
-    char path[256];
-    snprintf(path, sizeof path, "%s", path_in_dir("truncated.state"));
-    pid_t pid = fork();
-    CHECK(pid >= 0);
-    if (pid == 0) {
-        monostamp_clock c;
-        int64_t ns;
-        if (open_shared(&c, path) != 0 || monostamp_time_ns(&c, &ns) != 0)
-            _exit(3);
-        if (truncate(path, 0) != 0)
-            _exit(4);
-        /* Sanitizers catch SIGBUS to report it: give it back its default. */
-        signal(SIGBUS, SIG_DFL);
-        monostamp_time_ns(&c, &ns); /* SIGBUS here */
-        _exit(0);
-    }
-    int status = 0;
-    CHECK_EQ(waitpid(pid, &status, 0), pid);
-    CHECK(WIFSIGNALED(status));
-    CHECK_EQ(WTERMSIG(status), SIGBUS);
-}
-#endif
-
 static void test_creation_leaves_nothing_behind(void)
 {
     /* A name of 250 bytes: a temporary name made by adding a suffix to it
@@ -290,7 +261,6 @@ int main(void)
     RUN(test_files_other_users_could_write_are_refused);
     RUN(test_trust_group_creates_group_files);
     RUN(test_creation_leaves_nothing_behind);
-    RUN(test_a_file_truncated_under_a_clock_is_fatal_as_documented);
     if (check_remove_tree(dir) != 0)
         fprintf(stderr, "could not remove %s\n", dir);
     return check_summary();

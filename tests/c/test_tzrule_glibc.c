@@ -481,11 +481,16 @@ static void test_random_rules(void)
     /* A new kind of disagreement needs a verdict (and a vector) first. */
     CHECK_EQ(zoneinfo_unexplained, 0);
     /* The comparison is real: most instants are judged, zoneinfo mostly
-     * agrees, and long change times and year crossings are well sampled. */
+     * agrees, and long change times and year crossings are well sampled
+     * (judged on a sample of some size: the sanitizer runs draw ~100
+     * rules, of which a handful cross 1 January). */
     CHECK_LT(before_1971 * 10, instants_judged);
     CHECK_LT(disagree * 4, agree);
     CHECK_LT(count, rules_long_times * 4);
-    CHECK_LT(count, rules_crossing * 40);
+    if (count >= 500)
+        CHECK_LT(count, rules_crossing * 40);
+    else
+        CHECK_LT(0, rules_crossing);
     CHECK_LT(0, other_year);
 #endif
 }

@@ -105,30 +105,27 @@ describe("a manual clock", function()
 end)
 
 describe("policies on a manual clock", function()
-  it("acceptPlatformTime hands out readings as read", function()
-    local c = manual("acceptPlatformTime", 0)
-    assert.same({ 1000, 1000, 500, 2000 }, run(c, { 1000, 1000, 500, 2000 }))
-  end)
-
-  it("monotonicAllowDuplicates never goes backwards, may repeat", function()
-    local c = manual("monotonicAllowDuplicates", 0)
-    assert.same({ 1000, 1000, 1000, 2000 }, run(c, { 1000, 1000, 500, 2000 }))
-  end)
-
-  it("monotonicForceMicrosecondIncrement floors to whole microseconds and steps past the last", function()
-    local c = manual("monotonicForceMicrosecondIncrement", 0)
-    assert.same({ 1000, 2000, 3000, 10000, 11000, 12000, 13000 },
-                run(c, { 1500, 1500, 1999, 10500, 10400, 11999, 900 }))
-  end)
-
-  it("monotonicForceMicrosecondIncrement floors below 1970 too", function()
-    local c = manual("monotonicForceMicrosecondIncrement", 0)
-    assert.same({ -2000, -1000 }, run(c, { -1500, -1500 }))
-  end)
-
-  it("monotonicForceNanosecondIncrement is strictly increasing", function()
-    local c = manual("monotonicForceNanosecondIncrement", 0)
-    assert.same({ 1000, 1001, 1002, 5000, 5001 }, run(c, { 1000, 1000, 500, 5000, 4000 }))
+  -- tests/vectors/policies.tsv: each case on a fresh manual clock started at
+  -- its first reading, the source set to each reading before each stamp.
+  it("follow the shared vectors", function()
+    local function integers(list)
+      local out = {}
+      for v in list:gmatch("[^,]+") do out[#out + 1] = assert(math.tointeger(tonumber(v)), v) end
+      return out
+    end
+    local rows, path = helper.vectors("policies.tsv")
+    local seen = {}
+    for _, row in ipairs(rows) do
+      local policy, readings, expected = row[1], integers(row[2]), integers(row[3])
+      assert.same(expected, run(manual(policy, readings[1]), readings),
+                  string.format("%s:%d: %s, %s", path, row.line, policy, row[4]))
+      seen[policy] = (seen[policy] or 0) + 1
+    end
+    for _, policy in ipairs{ "acceptPlatformTime", "monotonicAllowDuplicates",
+                             "monotonicForceMicrosecondIncrement",
+                             "monotonicForceNanosecondIncrement" } do
+      assert(seen[policy] and seen[policy] > 3, policy .. ": too few cases in " .. path)
+    end
   end)
 
   it("a policy change takes effect at the next stamp, with the same last value", function()

@@ -254,4 +254,18 @@ describe("runtime failures return nil, 'context: reason', code", function()
     assert.same({ nil, "time_ns: value out of range", monostamp.ERANGE }, { ns, msg, code })
     assert.same({ nil, "time_us: value out of range", monostamp.ERANGE }, { c:time_us() })
   end)
+
+  it("names a function the call cannot name by its public name, in every process", function()
+    -- Lua seeds its string hashes afresh in each process, which used to
+    -- pick monostamp.clock or monostamp.core.clock by chance: 12 processes.
+    local script = 'local m = require "monostamp"; '
+      .. 'print(select(2, pcall(m.clock, { policy = "nope" })))'
+    for _ = 1, 12 do
+      local out, ok = helper.sh(helper.lua .. " -e " .. helper.q(script))
+      assert.is_true(ok)
+      assert.matches("bad argument #1 to 'monostamp.clock'", out, 1, true)
+    end
+    -- monostamp.core still gives the same functions.
+    assert.equal(monostamp.clock, require("monostamp.core").clock)
+  end)
 end)

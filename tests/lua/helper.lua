@@ -14,22 +14,13 @@ helper.lua = os.getenv("MONOSTAMP_LUA") or "lua5.4"
 -- sys.path too.  Every path handed to the child is absolute.
 helper.python = "cd / && PYTHONSAFEPATH=1 " .. (os.getenv("PYTHON") or "python3")
 
--- Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
--- days_from_civil), so the specs need no libc time functions.
-function helper.days(y, m, d)
-  if m <= 2 then y = y - 1 end
-  local era = (y >= 0 and y or y - 399) // 400
-  local yoe = y - era * 400
-  local mp = (m + 9) % 12
-  local doy = (153 * mp + 2) // 5 + d - 1
-  local doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-  return era * 146097 + doe - 719468
-end
-
--- ns since the epoch of a UTC date and time.
+-- ns since the epoch of a UTC date and time, as the core reads it
+-- (monostamp.parse): the specs carry no calendar of their own.
 function helper.utc_ns(y, m, d, hh, mm, ss, frac_ns)
-  local s = helper.days(y, m, d) * 86400 + (hh or 0) * 3600 + (mm or 0) * 60 + (ss or 0)
-  return s * 1000000000 + (frac_ns or 0)
+  local text = string.format("%04d-%02d-%02dT%02d:%02d:%02d.%09dZ", y, m, d, hh or 0, mm or 0,
+                             ss or 0, frac_ns or 0)
+  local ns, err = require("monostamp").parse(text)
+  return assert(ns, err)
 end
 
 -- Rows of tests/vectors/<name>.tsv: '#' lines and blank lines skipped, each

@@ -5,8 +5,12 @@ local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.l
 helper.pinned_zones()  -- named zones from tests/vectors/zoneinfo
 local utc_ns = helper.utc_ns
 
+-- 2026-12-02T14:11:20.123456789Z, written out: parse and isoformat are what
+-- these specs test, so neither may make their expected values.
+local DEC2 = 1796220680123456789
+
 describe("isoformat", function()
-  local ns = utc_ns(2026, 12, 2, 14, 11, 20, 123456789)
+  local ns = DEC2
 
   it("writes the local time at the offset, nine digits by default", function()
     assert.equal("2026-12-02T15:11:20.123456789+01:00", monostamp.isoformat(ns, 3600))
@@ -40,7 +44,7 @@ end)
 describe("parse", function()
   it("reads back an instant and its offset exactly", function()
     local ns, offset = monostamp.parse("2026-12-02T15:11:20.123456789+01:00")
-    assert.equal(utc_ns(2026, 12, 2, 14, 11, 20, 123456789), ns)
+    assert.equal(DEC2, ns)
     assert.equal(3600, offset)
     assert.equal("integer", math.type(ns))
   end)
@@ -83,7 +87,7 @@ describe("round trips", function()
     for i = 1, 5000 do
       seed = (seed * 6364136223846793005 + 1442695040888963407)  -- wraps: 64-bit integers
       local ns = seed >> 2  -- 0 .. 2^62: up to the year 2116
-      if i % 2 == 0 then ns = -(ns % (utc_ns(1970, 1, 1) - utc_ns(1, 1, 2))) end
+      if i % 2 == 0 then ns = -(ns % -utc_ns(1678, 1, 1)) end  -- back to 1678, int64's first year
       local offset = offsets[i % #offsets + 1]
       local text = monostamp.isoformat(ns, offset)
       local back, back_offset = monostamp.parse(text)

@@ -51,26 +51,32 @@ describe("the default clock", function()
   end)
 end)
 
--- A manual clock at `start` under `policy`; `readings` set one by one.
-local function stamps(policy, readings)
-  local c = monostamp.clock { source = "manual", policy = policy, zone = "UTC", start_ns = 0 }
-  local out = {}
-  for i, r in ipairs(readings) do
-    c:set(r)
-    out[i] = tonumber(c:time_ns())
-  end
-  c:close()
-  return out
-end
-
 describe("private clocks", function()
-  local readings = { 5000, 5000, 4000, 7500 }
-
-  it("follow each of the four policies", function()
-    assert.same({ 5000, 5000, 4000, 7500 }, stamps("acceptPlatformTime", readings))
-    assert.same({ 5000, 5000, 5000, 7500 }, stamps("monotonicAllowDuplicates", readings))
-    assert.same({ 5000, 6000, 7000, 8000 }, stamps("monotonicForceMicrosecondIncrement", readings))
-    assert.same({ 5000, 5001, 5002, 7500 }, stamps("monotonicForceNanosecondIncrement", readings))
+  -- tests/vectors/policies.tsv, exactly as int64_t (the stamps pass 2^53):
+  -- each case on a fresh manual clock started at its first reading, the
+  -- source set to each reading before each stamp.
+  it("follow the shared vectors", function()
+    local function integers(list)
+      local out = {}
+      for v in list:gmatch("[^,]+") do out[#out + 1] = helper.i64(v) end
+      return out
+    end
+    local cases = 0
+    for _, row in ipairs(helper.vectors("policies.tsv")) do
+      local readings, expected = integers(row[2]), integers(row[3])
+      local c = monostamp.clock { source = "manual", policy = row[1], zone = "UTC",
+                                  start_ns = readings[1] }
+      for i, r in ipairs(readings) do
+        assert.is_true(c:set(r))
+        local ns = c:time_ns()
+        assert(ns == expected[i], string.format("policies.tsv:%d: %s, %s: stamp %d is %s, not %s",
+                                                row.line, row[1], row[4], i, tostring(ns),
+                                                tostring(expected[i])))
+      end
+      c:close()
+      cases = cases + 1
+    end
+    assert(cases > 20, "policies.tsv: " .. cases .. " cases")
   end)
 
   it("say what they were made with", function()

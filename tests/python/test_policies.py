@@ -2,6 +2,7 @@
 import pytest
 
 import monostamp
+from conftest import read_vectors
 from monostamp import Clock, LeadError, Policy
 
 T0 = 1796224280123456789
@@ -16,17 +17,23 @@ def stamps(clock, readings):
     return out
 
 
-@pytest.mark.parametrize("policy, expected", [
-    (Policy.ACCEPT_PLATFORM_TIME, [T0, T0, T0 - 5000, T0 + 1]),
-    (Policy.MONOTONIC_ALLOW_DUPLICATES, [T0, T0, T0, T0 + 1]),
-    # Floored to whole µs; after last, the next whole µs.
-    (Policy.MONOTONIC_FORCE_MICROSECOND_INCREMENT,
-     [T0 - 789, T0 - 789 + 1000, T0 - 789 + 2000, T0 - 789 + 3000]),
-    (Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT, [T0, T0 + 1, T0 + 2, T0 + 3]),
-])
-def test_frozen_then_stepped_back_then_on(policy, expected):
-    c = Clock(policy, source="manual")
-    assert stamps(c, [T0, T0, T0 - 5000, T0 + 1]) == expected
+def policy_vectors():
+    """tests/vectors/policies.tsv as pytest params: (policy name, readings,
+    stamps), each with its line's `what` as the id."""
+    return [pytest.param(policy, [int(r) for r in readings.split(",")],
+                         [int(s) for s in expected.split(",")],
+                         id="%s: %s" % (policy, what))
+            for policy, readings, expected, what in read_vectors("policies.tsv")]
+
+
+@pytest.mark.parametrize("policy, readings, expected", policy_vectors())
+def test_policies_follow_the_shared_vectors(policy, readings, expected):
+    c = Clock(policy, source="manual", start_ns=readings[0], zone="UTC")
+    assert stamps(c, readings) == expected
+
+
+def test_shared_vectors_cover_every_policy():
+    assert {row[0] for row in read_vectors("policies.tsv")} == {p.value for p in Policy}
 
 
 @pytest.mark.parametrize("policy", list(Policy))
