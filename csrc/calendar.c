@@ -48,3 +48,16 @@ int monostamp__weekday(int64_t days)
 {
     return (int)monostamp__floor_mod(days + 4, 7); /* 1970-01-01 was a Thursday */
 }
+
+int monostamp_wall_fields(int64_t utc_ns, int32_t offset_s, monostamp_wall *out)
+{
+    if (out == NULL) return MONOSTAMP_EINVAL;
+    monostamp__wall_fields(utc_ns, offset_s, out);
+    return MONOSTAMP_OK;
+}
+
+int64_t monostamp_wall_seconds(const monostamp_wall *w)
+{
+    return monostamp__days_from_civil(w->year, w->month, w->day) * MONOSTAMP__S_PER_DAY +
+           (int64_t)w->hour * 3600 + (int64_t)w->minute * 60 + w->second;
+}

@@ -48,6 +48,40 @@ static inline int64_t monostamp__s_to_ns_sat(int64_t s)
     return s * MONOSTAMP__NS_PER_S;
 }
 
+/* monostamp_wall_fields without the NULL check, inline: the core's own hot
+ * callers (ISO 8601 text) let the compiler drop the fields they never
+ * read. */
+static inline void monostamp__wall_fields(int64_t utc_ns, int32_t offset_s, monostamp_wall *out)
+{
+    /* |utc_ns / 1e9| < 2^34 and |offset_s| < 2^31: no overflow, and the
+     * year stays within 1609..2330. */
+    int64_t local_s = monostamp__floor_div(utc_ns, MONOSTAMP__NS_PER_S) + offset_s;
+    int64_t days = monostamp__floor_div(local_s, MONOSTAMP__S_PER_DAY);
+    int64_t sod = local_s - days * MONOSTAMP__S_PER_DAY;
+    /* monostamp__civil_from_days, written out for the day of the year it
+     * finds on the way. */
+    int64_t z = days + 719468;
+    int64_t era = monostamp__floor_div(z, 146097);
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100); /* from 1 March: 0..365 */
+    int64_t mp = (5 * doy + 2) / 153;
+    int month = (int)(mp < 10 ? mp + 3 : mp - 9);
+    int year = (int)(yoe + era * 400 + (month <= 2));
+    out->year = year;
+    out->month = month;
+    out->day = (int)(doy - (153 * mp + 2) / 5 + 1);
+    out->hour = (int)(sod / 3600);
+    out->minute = (int)(sod / 60 % 60);
+    out->second = (int)(sod % 60);
+    out->nanosecond = (int32_t)monostamp__floor_mod(utc_ns, MONOSTAMP__NS_PER_S);
+    /* ISO 8601: Monday 1 .. Sunday 7; 1970-01-01 was a Thursday. */
+    out->weekday = (int)monostamp__floor_mod(days + 3, 7) + 1;
+    /* January and February end the March-based year; 1 March follows the
+     * 59 or 60 days before it. */
+    out->yday = (int)(doy >= 306 ? doy - 305 : doy + 60 + monostamp__is_leap(year));
+}
+
 MONOSTAMP__HIDDEN_END
 
 #endif

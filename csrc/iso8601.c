@@ -21,9 +21,9 @@ int monostamp_format_iso8601(char *buf, size_t size, int64_t utc_ns,
                              int32_t offset_s, int digits, int use_z)
 {
     char tmp[MONOSTAMP_ISO8601_MAX + 1];
-    int64_t secs, local, days, sod, year;
+    monostamp_wall w;
     int32_t frac, aoff;
-    int month, day, len, i;
+    int len, i;
     char *p = tmp;
 
     if (digits < 0 || digits > 9) return MONOSTAMP_EINVAL;
@@ -32,8 +32,8 @@ int monostamp_format_iso8601(char *buf, size_t size, int64_t utc_ns,
     if (offset_s % 60 != 0 || offset_s <= -86400 || offset_s >= 86400)
         return MONOSTAMP_EINVAL;
     if (buf == NULL && size > 0) return MONOSTAMP_EINVAL;
-    secs = monostamp__floor_div(utc_ns, MONOSTAMP__NS_PER_S);
-    frac = (int32_t)monostamp__floor_mod(utc_ns, MONOSTAMP__NS_PER_S);
+    monostamp__wall_fields(utc_ns, offset_s, &w);
+    frac = w.nanosecond;
     /* The text truncates to `digits`; an instant whose truncation falls
      * below INT64_MIN ns (the first µs of 1677-09-21T00:12:43.145224192Z)
      * would print text that no parse can take back: refuse it here, as the
@@ -43,26 +43,22 @@ int monostamp_format_iso8601(char *buf, size_t size, int64_t utc_ns,
         for (i = digits; i < 9; i++) unit *= 10;
         if (utc_ns < INT64_MIN + frac % unit) return MONOSTAMP_ERANGE;
     }
-    local = secs + offset_s; /* |secs| < 2^34: no overflow */
-    days = monostamp__floor_div(local, MONOSTAMP__S_PER_DAY);
-    sod = monostamp__floor_mod(local, MONOSTAMP__S_PER_DAY);
-    monostamp__civil_from_days(days, &year, &month, &day);
-    if (year < 1 || year > 9999) return MONOSTAMP_ERANGE;
+    if (w.year < 1 || w.year > 9999) return MONOSTAMP_ERANGE;
     len = 19 + (digits > 0 ? digits + 1 : 0) + (use_z && offset_s == 0 ? 1 : 6);
     if (size < (size_t)len) return MONOSTAMP_ERANGE;
 
-    put2(p, (int)(year / 100));
-    put2(p + 2, (int)(year % 100));
+    put2(p, w.year / 100);
+    put2(p + 2, w.year % 100);
     p[4] = '-';
-    put2(p + 5, month);
+    put2(p + 5, w.month);
     p[7] = '-';
-    put2(p + 8, day);
+    put2(p + 8, w.day);
     p[10] = 'T';
-    put2(p + 11, (int)(sod / 3600));
+    put2(p + 11, w.hour);
     p[13] = ':';
-    put2(p + 14, (int)(sod / 60 % 60));
+    put2(p + 14, w.minute);
     p[16] = ':';
-    put2(p + 17, (int)(sod % 60));
+    put2(p + 17, w.second);
     p += 19;
     if (digits > 0) {
         *p++ = '.';

@@ -84,6 +84,23 @@ enum {
 /* The OS error number inside `code` if it is a MONOSTAMP_EOS code, else 0.
  * Thread-safe. */
 MONOSTAMP_API int monostamp_os_errno(int code);
+/* The POSIX errno (<errno.h>) of a MONOSTAMP_EOS code, else 0: on POSIX
+ * what monostamp_os_errno gives; on Windows the C runtime's errno for the
+ * Windows code inside, as the runtime maps its own failures
+ * (ERROR_FILE_NOT_FOUND and ERROR_PATH_NOT_FOUND are ENOENT,
+ * ERROR_ACCESS_DENIED is EACCES, ...), or 0 for a Windows code no errno
+ * fits.  For hosts whose convention is errno on every system (Lua's
+ * io.open).  Thread-safe. */
+MONOSTAMP_API int monostamp_errno_of(int code);
+
+/* 1 if `code`, from a call given a state file (a clock's shared_path,
+ * MONOSTAMP_SHARED, monostamp_state_file_create, monostamp_default_share),
+ * is the file's doing, so that a message should name the file: an OS
+ * failure (the file or its directory could not be opened, mapped or
+ * locked), MONOSTAMP_EFOREIGN, MONOSTAMP_EVERSION, MONOSTAMP_EUNSAFE or
+ * MONOSTAMP_EEXIST.  0 for every other code (the options, the zone, memory,
+ * success).  Thread-safe. */
+MONOSTAMP_API int monostamp_state_file_fault(int code);
 
 /* A human-readable sentence for `code`: static text for monostamp's own
  * codes ("unknown error" for codes this version does not know), the OS's
@@ -194,6 +211,18 @@ MONOSTAMP_API const char *monostamp_zone_name(const monostamp_zone *zone);
  * memory.  Thread-safe. */
 MONOSTAMP_API int monostamp_zone_offset(monostamp_zone *zone, int64_t utc_ns,
                                         int32_t *out_offset_s);
+/* The fold of the local wall time of `utc_ns` in `zone` (Python's
+ * datetime.fold, PEP 495): 1 in *out_fold if that wall time is the second
+ * of two, because the offset in force at `utc_ns` began at a change that
+ * set the clocks back by d seconds less than d seconds before it (the
+ * same wall times came first at the old offset), else 0.  As CPython's
+ * zoneinfo reads its transition table; for a local zone the engine must
+ * ask the C library about, as the standard library's naive
+ * datetime.fromtimestamp() reads it (the offset a day before, and where it
+ * changed).  Steady state: as monostamp_zone_offset, a range compare
+ * against the cached window.  0, or MONOSTAMP_EINVAL for a NULL argument.
+ * Thread-safe. */
+MONOSTAMP_API int monostamp_zone_fold(monostamp_zone *zone, int64_t utc_ns, int *out_fold);
 /* Says that TZ or the local zone file changed: the next offset of every
  * local zone re-reads its source.  Without this call a change is noticed
  * within the re-check interval.  Thread-safe, async-signal-unsafe. */
@@ -546,6 +575,37 @@ MONOSTAMP_API void monostamp_uuid_format(const uint8_t id[16], char *out);
 /* Parses `len` bytes of canonical text (either case, no braces or URN
  * prefix) into 16 bytes: 0, or MONOSTAMP_EINVAL.  Thread-safe. */
 MONOSTAMP_API int monostamp_uuid_parse(const char *text, size_t len, uint8_t out[16]);
+
+/* ------------------------------------------------------------ wall time */
+
+/* The wall-clock reading of an instant at a UTC offset, in the proleptic
+ * Gregorian calendar (no leap seconds), as a binding hands it to its
+ * date type.  Counted as ISO 8601 counts: months, days, weekdays and days
+ * of the year from 1. */
+typedef struct monostamp_wall {
+    int year;            /* 1609..2330 for any int64 ns and int32 offset */
+    int month;           /* 1..12 */
+    int day;             /* 1..31 */
+    int hour;            /* 0..23 */
+    int minute;          /* 0..59 */
+    int second;          /* 0..59 */
+    int32_t nanosecond;  /* 0..999999999, utc_ns's own: an offset is whole seconds */
+    int weekday;         /* 1 Monday .. 7 Sunday */
+    int yday;            /* 1..366: 1 January is 1 */
+} monostamp_wall;
+
+/* Fills `out` with the local wall time of `utc_ns` at `offset_s` (seconds
+ * east of UTC, any int32: the sum is taken exactly).  Floors, never rounds:
+ * an instant before the epoch is in the second that holds it.  0, or
+ * MONOSTAMP_EINVAL for a NULL `out`.  Pure; thread-safe. */
+MONOSTAMP_API int monostamp_wall_fields(int64_t utc_ns, int32_t offset_s,
+                                        monostamp_wall *out);
+/* The other way: the seconds from 1970-01-01T00:00 to `w`'s year, month,
+ * day, hour, minute and second on its own wall clock (subtract the offset
+ * for the UTC instant).  Its other fields are ignored and nothing is
+ * checked: month 1..12, day 1..31 (31 February is 3 March), hour, minute
+ * and second 0..59 or beyond, |year| below 2^31.  Pure; thread-safe. */
+MONOSTAMP_API int64_t monostamp_wall_seconds(const monostamp_wall *w);
 
 /* --------------------------------------------------- ISO 8601 / RFC 3339 */
 

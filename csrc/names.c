@@ -12,6 +12,18 @@ int monostamp_os_errno(int code)
     return code <= -MONOSTAMP_EOS_BASE ? -(code + MONOSTAMP_EOS_BASE) : 0;
 }
 
+int monostamp_errno_of(int code)
+{
+    int err = monostamp_os_errno(code);
+    return err != 0 ? monostamp__os_posix_errno(err) : 0;
+}
+
+int monostamp_state_file_fault(int code)
+{
+    return monostamp_os_errno(code) != 0 || code == MONOSTAMP_EFOREIGN ||
+           code == MONOSTAMP_EVERSION || code == MONOSTAMP_EUNSAFE || code == MONOSTAMP_EEXIST;
+}
+
 const char *monostamp_strerror(int code)
 {
     int err = monostamp_os_errno(code);

@@ -303,6 +303,15 @@ int monostamp__os_random(void *buf, size_t size);
  * cut to fit). */
 void monostamp__os_strerror(int err, char *buf, size_t size);
 
+/* The POSIX errno that OS error number `err` stands for: `err` itself on
+ * POSIX; on Windows the C runtime's errno for a GetLastError() code, as the
+ * runtime maps its own failures (_dosmaperr), 0 where none fits. */
+#if defined(_WIN32)
+int monostamp__os_posix_errno(int err);
+#else
+static inline int monostamp__os_posix_errno(int err) { return err; }
+#endif
+
 MONOSTAMP__HIDDEN_END
 
 #endif

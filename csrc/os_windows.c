@@ -249,4 +249,30 @@ void monostamp__os_strerror(int err, char *buf, size_t size)
     }
 }
 
+int monostamp__os_posix_errno(int err)
+{
+    switch (err) {
+    case ERROR_FILE_NOT_FOUND: case ERROR_PATH_NOT_FOUND: case ERROR_INVALID_DRIVE:
+    case ERROR_NO_MORE_FILES: case ERROR_BAD_NETPATH: case ERROR_INVALID_NAME:
+    case ERROR_BAD_PATHNAME: case ERROR_FILENAME_EXCED_RANGE:
+        return ENOENT;
+    case ERROR_TOO_MANY_OPEN_FILES: return EMFILE;
+    case ERROR_ACCESS_DENIED: case ERROR_WRITE_PROTECT: case ERROR_SHARING_VIOLATION:
+    case ERROR_LOCK_VIOLATION: case ERROR_CANNOT_MAKE: case ERROR_USER_MAPPED_FILE:
+        return EACCES;
+    case ERROR_INVALID_HANDLE: return EBADF;
+    case ERROR_NOT_ENOUGH_MEMORY: case ERROR_OUTOFMEMORY: return ENOMEM;
+    case ERROR_NOT_SAME_DEVICE: return EXDEV;
+    case ERROR_WRITE_FAULT: case ERROR_GEN_FAILURE: return EIO;
+    case ERROR_HANDLE_DISK_FULL: case ERROR_DISK_FULL: return ENOSPC;
+    case ERROR_FILE_EXISTS: case ERROR_ALREADY_EXISTS: return EEXIST;
+    case ERROR_INVALID_PARAMETER: return EINVAL;
+    case ERROR_BROKEN_PIPE: return EPIPE;
+    case ERROR_DIR_NOT_EMPTY: return ENOTEMPTY;
+    case ERROR_DIRECTORY: return ENOTDIR;
+    case ERROR_PRIVILEGE_NOT_HELD: return EPERM;
+    default: return 0;
+    }
+}
+
 #endif /* _WIN32 */

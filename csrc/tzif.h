@@ -43,6 +43,15 @@ void monostamp__tzdata_window(const monostamp__tzdata *data, int64_t t_s,
                               int32_t *offset_s, int64_t *from_s,
                               int64_t *until_s);
 
+/* Where the fold ends for instants in a window [from_s, ...) of offset
+ * `offset_s` that monostamp__tzdata_window gave: the change that began the
+ * offset's period (from_s, or further back where the window is narrower
+ * than the period) plus how far the clocks went back there; INT64_MIN if
+ * they went forward or did not change.  An instant t of the window has
+ * fold 1 iff t < the result.  Pure; thread-safe on shared data. */
+int64_t monostamp__tzdata_fold_until(const monostamp__tzdata *data, int64_t from_s,
+                                     int32_t offset_s);
+
 MONOSTAMP__HIDDEN_END
 
 #endif

@@ -29,6 +29,7 @@ static monostamp_zone local_zone = {
     .offset_s = 0,
     .from_ns = INT64_MAX,
     .until_ns = INT64_MIN,
+    .fold_until_ns = MONOSTAMP__FOLD_UNKNOWN,
     .is_local = 1,
     .probing = 0,
     .data = NULL,
@@ -55,7 +56,8 @@ static void register_atfork(void)
 }
 
 /* Seqlock write; the caller holds engine_lock, so writers never race. */
-static void publish(monostamp_zone *z, int32_t off, int64_t from_ns, int64_t until_ns)
+static void publish(monostamp_zone *z, int32_t off, int64_t from_ns, int64_t until_ns,
+                    int64_t fold_until_ns)
 {
     uint32_t s = atomic_load_explicit(&z->seq, memory_order_relaxed);
     atomic_store_explicit(&z->seq, s + 1, memory_order_relaxed);
@@ -64,12 +66,13 @@ static void publish(monostamp_zone *z, int32_t off, int64_t from_ns, int64_t unt
     atomic_store_explicit(&z->from_ns, from_ns, memory_order_release);
     atomic_store_explicit(&z->until_ns, until_ns, memory_order_release);
     atomic_store_explicit(&z->offset_s, off, memory_order_release);
+    atomic_store_explicit(&z->fold_until_ns, fold_until_ns, memory_order_release);
     atomic_store_explicit(&z->seq, s + 2, memory_order_release);
 }
 
 static void invalidate(monostamp_zone *z)
 {
-    publish(z, 0, INT64_MAX, INT64_MIN);
+    publish(z, 0, INT64_MAX, INT64_MIN, MONOSTAMP__FOLD_UNKNOWN);
 }
 
 static int64_t add_sat(int64_t a, int64_t b)
@@ -99,11 +102,26 @@ static void local_refresh(int64_t utc_ns)
     local.checked_at_ns = utc_ns;
 }
 
-static int local_offset(int64_t utc_ns, int32_t *out)
+/* Where the fold ends (in ns) for a window [from_s, ...) of offset `off`
+ * that `data` gave, or MONOSTAMP__FOLD_UNKNOWN when not `wanted`: the fold
+ * costs a second table lookup, which only callers of monostamp_zone_fold
+ * pay. */
+static int64_t tzdata_fold_until_ns(const monostamp__tzdata *data, int64_t from_s, int32_t off,
+                                    int wanted)
+{
+    int64_t until_s;
+    if (!wanted) return MONOSTAMP__FOLD_UNKNOWN;
+    until_s = monostamp__tzdata_fold_until(data, from_s, off);
+    return until_s == INT64_MIN ? INT64_MIN : monostamp__s_to_ns_sat(until_s);
+}
+
+/* The local zone's offset at utc_ns, and where the fold ends if
+ * `fold_until_ns` is not NULL; publishes the window. */
+static int local_offset(int64_t utc_ns, int32_t *out, int64_t *fold_until_ns)
 {
     int64_t interval = atomic_load_explicit(&recheck_ns, memory_order_relaxed);
     int64_t t_s = monostamp__floor_div(utc_ns, MONOSTAMP__NS_PER_S);
-    int64_t from_s, until_s, from_ns, until_ns, deadline;
+    int64_t from_s, until_s, from_ns, until_ns, deadline, fold_until = MONOSTAMP__FOLD_UNKNOWN;
     int32_t off;
 
     monostamp__os_mutex_lock(&engine_lock);
@@ -117,36 +135,53 @@ static int local_offset(int64_t utc_ns, int32_t *out)
     if (local_zone.probing) {
         int64_t limit_s = monostamp__floor_div(deadline, MONOSTAMP__NS_PER_S) + 1;
         monostamp__zone_probe_window(t_s, limit_s, &off, &from_s, &until_s);
+        if (fold_until_ns != NULL) {
+            fold_until = monostamp__zone_probe_fold_until(t_s, off);
+            if (fold_until != INT64_MIN) fold_until = monostamp__s_to_ns_sat(fold_until);
+        }
     } else {
         monostamp__tzdata_window(local_zone.data, t_s, &off, &from_s, &until_s);
+        fold_until = tzdata_fold_until_ns(local_zone.data, from_s, off, fold_until_ns != NULL);
     }
     from_ns = monostamp__s_to_ns_sat(from_s);
     until_ns = monostamp__s_to_ns_sat(until_s);
     if (from_ns < local.checked_at_ns) from_ns = local.checked_at_ns;
     if (until_ns > deadline) until_ns = deadline;
-    publish(&local_zone, off, from_ns, until_ns);
+    publish(&local_zone, off, from_ns, until_ns, fold_until);
     monostamp__os_mutex_unlock(&engine_lock);
     *out = off;
+    if (fold_until_ns != NULL) *fold_until_ns = fold_until;
+    return 0;
+}
+
+/* The slow path of both queries: the offset at utc_ns and, if
+ * `fold_until_ns` is not NULL, where the fold ends; publishes the window. */
+static int offset_slow(monostamp_zone *zone, int64_t utc_ns, int32_t *out_offset_s,
+                       int64_t *fold_until_ns)
+{
+    int64_t t_s, from_s, until_s, fold_until;
+    int32_t off;
+    if (zone->is_local) return local_offset(utc_ns, out_offset_s, fold_until_ns);
+    t_s = monostamp__floor_div(utc_ns, MONOSTAMP__NS_PER_S);
+    monostamp__tzdata_window(zone->data, t_s, &off, &from_s, &until_s);
+    fold_until = tzdata_fold_until_ns(zone->data, from_s, off, fold_until_ns != NULL);
+    /* Another thread publishing (or a re-check under way) is no reason to
+     * wait: this answer is right either way, the next call publishes. */
+    if (monostamp__os_mutex_trylock(&engine_lock)) {
+        publish(zone, off, monostamp__s_to_ns_sat(from_s), monostamp__s_to_ns_sat(until_s),
+                fold_until);
+        monostamp__os_mutex_unlock(&engine_lock);
+    }
+    *out_offset_s = off;
+    if (fold_until_ns != NULL) *fold_until_ns = fold_until;
     return 0;
 }
 
 int monostamp__zone_offset_slow(monostamp_zone *zone, int64_t utc_ns,
                                 int32_t *out_offset_s)
 {
-    int64_t t_s, from_s, until_s;
-    int32_t off;
     if (zone == NULL || out_offset_s == NULL) return MONOSTAMP_EINVAL;
-    if (zone->is_local) return local_offset(utc_ns, out_offset_s);
-    t_s = monostamp__floor_div(utc_ns, MONOSTAMP__NS_PER_S);
-    monostamp__tzdata_window(zone->data, t_s, &off, &from_s, &until_s);
-    /* Another thread publishing (or a re-check under way) is no reason to
-     * wait: this answer is right either way, the next call publishes. */
-    if (monostamp__os_mutex_trylock(&engine_lock)) {
-        publish(zone, off, monostamp__s_to_ns_sat(from_s), monostamp__s_to_ns_sat(until_s));
-        monostamp__os_mutex_unlock(&engine_lock);
-    }
-    *out_offset_s = off;
-    return 0;
+    return offset_slow(zone, utc_ns, out_offset_s, NULL);
 }
 
 int monostamp_zone_open(const char *name, monostamp_zone **out)
@@ -176,6 +211,7 @@ int monostamp_zone_open(const char *name, monostamp_zone **out)
     atomic_init(&z->offset_s, 0);
     atomic_init(&z->from_ns, INT64_MAX);
     atomic_init(&z->until_ns, INT64_MIN);
+    atomic_init(&z->fold_until_ns, MONOSTAMP__FOLD_UNKNOWN);
     z->is_local = 0;
     z->data = data;
     /* 'utc' is named as 'UTC' is: one spelling in every repr. */
@@ -204,6 +240,26 @@ int monostamp_zone_offset(monostamp_zone *zone, int64_t utc_ns,
 {
     if (zone == NULL || out_offset_s == NULL) return MONOSTAMP_EINVAL;
     return monostamp__zone_offset_fast(zone, utc_ns, out_offset_s);
+}
+
+int monostamp_zone_fold(monostamp_zone *zone, int64_t utc_ns, int *out_fold)
+{
+    uint32_t s0, s1;
+    int64_t from, until, fold_until;
+    int32_t off;
+    if (zone == NULL || out_fold == NULL) return MONOSTAMP_EINVAL;
+    /* The offset's seqlock read (zone.h), with the fold's end beside it. */
+    s0 = atomic_load_explicit(&zone->seq, memory_order_acquire);
+    from = atomic_load_explicit(&zone->from_ns, memory_order_acquire);
+    until = atomic_load_explicit(&zone->until_ns, memory_order_acquire);
+    fold_until = atomic_load_explicit(&zone->fold_until_ns, memory_order_acquire);
+    s1 = atomic_load_explicit(&zone->seq, memory_order_relaxed);
+    if (!(s0 == s1 && (s0 & 1u) == 0 && utc_ns >= from && utc_ns < until &&
+          fold_until != MONOSTAMP__FOLD_UNKNOWN))
+        offset_slow(zone, utc_ns, &off, &fold_until);
+    /* Changes fall on whole seconds: comparing ns is comparing seconds. */
+    *out_fold = utc_ns < fold_until;
+    return MONOSTAMP_OK;
 }
 
 void monostamp_zone_changed(void)

@@ -2,7 +2,7 @@
  * the hot path inline, for the clock core; the slow path in zone.c.
  *
  * Each zone publishes one window [from_ns, until_ns) and the offset in
- * force over it, under a seqlock: a stamp inside the window costs two loads
+ * force over it (and, once asked, where the fold ends in it), under a seqlock: a stamp inside the window costs two loads
  * of `seq`, three relaxed loads and one range compare; readers never write
  * shared memory, so threads stamping at once do not contend.  Anything
  * else (a new window, a DST change, the local zone's once-a-second source
@@ -31,6 +31,10 @@ struct monostamp_zone {
     _Atomic int32_t offset_s;
     _Atomic int64_t from_ns;  /* inclusive */
     _Atomic int64_t until_ns; /* exclusive; an empty window has from > until */
+    /* For the fold (monostamp_zone_fold): the wall times of instants in the
+     * window before this one are the second of two.  INT64_MIN: none are;
+     * MONOSTAMP__FOLD_UNKNOWN: not worked out for this window yet. */
+    _Atomic int64_t fold_until_ns;
     /* Slow-path state.  Named zones: `data` never changes after open.  The
      * local zone: `data` is swapped under the engine's lock. */
     _Alignas(64) int is_local;
@@ -38,6 +42,8 @@ struct monostamp_zone {
     monostamp__tzdata *data;
     char name[MONOSTAMP_ZONE_NAME_MAX + 1];
 };
+
+#define MONOSTAMP__FOLD_UNKNOWN INT64_MAX
 
 /* Computes the offset at utc_ns the long way, publishes the window around
  * it when it can, and returns 0 (or MONOSTAMP_EINVAL for a NULL argument). */

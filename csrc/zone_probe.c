@@ -54,3 +54,17 @@ void monostamp__zone_probe_window(int64_t t_s, int64_t limit_s,
         a = b;
     }
 }
+
+int64_t monostamp__zone_probe_fold_until(int64_t t_s, int32_t offset_s)
+{
+    int64_t a = t_s - MONOSTAMP__S_PER_DAY, b = t_s;
+    int32_t before = probe(a);
+    if (before <= offset_s) return INT64_MIN;
+    /* probe(a) == before, probe(b) != before: bisect to the change. */
+    while (b - a > 1) {
+        int64_t mid = a + (b - a) / 2;
+        if (probe(mid) == before) a = mid;
+        else b = mid;
+    }
+    return b + (before - offset_s);
+}

@@ -19,6 +19,14 @@ void monostamp__zone_probe_window(int64_t t_s, int64_t limit_s,
                                   int32_t *offset_s, int64_t *from_s,
                                   int64_t *until_s);
 
+/* Where the fold ends for t_s, whose offset is `offset_s`, and for the
+ * instants after it in its window: the offset a day before t_s, where it
+ * was higher, and the instant it changed (bisected to the second), plus
+ * the difference; INT64_MIN if the offset a day before is not higher.
+ * The standard library's rule for a naive local time (CPython's
+ * local_to_seconds), under the same 7-day assumption as above. */
+int64_t monostamp__zone_probe_fold_until(int64_t t_s, int32_t offset_s);
+
 MONOSTAMP__HIDDEN_END
 
 #endif

@@ -55,3 +55,22 @@ void monostamp__tzdata_window(const monostamp__tzdata *d, int64_t t_s,
     *from_s = from;
     *until_s = until;
 }
+
+/* A window is narrower than its offset's period only at a year's end a
+ * rule's window did not merge across, or where the table hands over to
+ * the rule with the same offset: a few steps back find the change. */
+#define FOLD_STEPS_MAX 8
+
+int64_t monostamp__tzdata_fold_until(const monostamp__tzdata *d, int64_t from_s,
+                                     int32_t offset_s)
+{
+    int32_t before;
+    int64_t f, u;
+    for (int i = 0; i < FOLD_STEPS_MAX && from_s != INT64_MIN; i++) {
+        monostamp__tzdata_window(d, from_s - 1, &before, &f, &u);
+        if (before != offset_s)
+            return before > offset_s ? from_s + (before - offset_s) : INT64_MIN;
+        from_s = f;
+    }
+    return INT64_MIN; /* no change found: nothing repeats */
+}

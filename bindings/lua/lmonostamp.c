@@ -22,11 +22,9 @@
 #define lmonostamp_c
 #define LUA_LIB
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#if defined(_WIN32)
-#include <errno.h>
-#endif
 
 #include "lmonostamp.h"
 
@@ -55,59 +53,27 @@
 ** context says what failed: the path, the zone, MONOSTAMP_SHARED=path, or
 ** the call's name when there is nothing more specific.  The code is the
 ** OS's error number for an OS failure (positive, as io.open gives it: 2 is
-** ENOENT; on Windows the C runtime's errno for the Windows code, below),
+** ENOENT; on Windows the C runtime's errno for the Windows code, which the
+** core maps: monostamp_errno_of; EINVAL and Windows' own sentence where no
+** errno fits),
 ** else the core's own negative code (monostamp.EFOREIGN, ...), so the sign
 ** tells the two apart.
 */
-#if defined(_WIN32)
-/*
-** On Windows the core's OS failures carry GetLastError() codes, which
-** differ from errno values (ERROR_PATH_NOT_FOUND is 3, ESRCH on POSIX).
-** They become the C runtime's errno, as the runtime itself maps them for
-** io.open (_dosmaperr), so a script sees the same ENOENT, EACCES, ... and
-** the same strerror() text on both systems.  0: no errno fits.
-*/
-static int windows_errno (int code) {
-  switch (code) {
-    case 2: case 3: case 15: case 18:  /* FILE_/PATH_NOT_FOUND, INVALID_DRIVE, NO_MORE_FILES */
-    case 53: case 123: case 161: case 206:  /* BAD_NETPATH, INVALID_NAME, BAD_PATHNAME, FILENAME_EXCED_RANGE */
-      return ENOENT;
-    case 4: return EMFILE;  /* TOO_MANY_OPEN_FILES */
-    case 5: case 19: case 32: case 33: case 82: case 1224:
-      /* ACCESS_DENIED, WRITE_PROTECT, SHARING_/LOCK_VIOLATION, CANNOT_MAKE, USER_MAPPED_FILE */
-      return EACCES;
-    case 6: return EBADF;  /* INVALID_HANDLE */
-    case 8: case 14: return ENOMEM;  /* NOT_ENOUGH_MEMORY, OUTOFMEMORY */
-    case 17: return EXDEV;  /* NOT_SAME_DEVICE */
-    case 29: case 31: return EIO;  /* WRITE_FAULT, GEN_FAILURE */
-    case 39: case 112: return ENOSPC;  /* HANDLE_DISK_FULL, DISK_FULL */
-    case 80: case 183: return EEXIST;  /* FILE_EXISTS, ALREADY_EXISTS */
-    case 87: return EINVAL;  /* INVALID_PARAMETER */
-    case 109: return EPIPE;  /* BROKEN_PIPE */
-    case 145: return ENOTEMPTY;  /* DIR_NOT_EMPTY */
-    case 267: return ENOTDIR;  /* DIRECTORY */
-    case 1314: return EPERM;  /* PRIVILEGE_NOT_HELD */
-    default: return 0;
-  }
-}
-#endif
-
-
 int lms_result (lua_State *L, int rc, int nres, int arg,
                 const char *context, const char *why) {
   int os_errno;
   if (rc >= 0)
     return nres;
   os_errno = monostamp_os_errno(rc);
-#if defined(_WIN32)
   if (os_errno != 0) {
-    int e = windows_errno(os_errno);
+    int e = monostamp_errno_of(rc);  /* the OS's own number on POSIX */
+#if defined(_WIN32)
     if (why == NULL)  /* the runtime's sentence for it, or Windows' own */
       why = e != 0 ? strerror(e)
                    : lua_pushfstring(L, "%s (Windows error %d)", monostamp_strerror(rc), os_errno);
+#endif
     os_errno = e != 0 ? e : EINVAL;
   }
-#endif
   if (why == NULL)
     why = monostamp_strerror(rc);
   if (context != NULL)
@@ -188,9 +154,7 @@ monostamp_policy lms_checkpolicy (lua_State *L, int arg) {
 */
 static const char *default_context (lua_State *L, int rc, const char *call) {
   const char *path = getenv("MONOSTAMP_SHARED");
-  if (path == NULL || path[0] == '\0' ||
-      (monostamp_os_errno(rc) == 0 && rc != MONOSTAMP_EFOREIGN &&
-       rc != MONOSTAMP_EVERSION && rc != MONOSTAMP_EUNSAFE))
+  if (path == NULL || path[0] == '\0' || !monostamp_state_file_fault(rc))
     return call;
   return lua_pushfstring(L, "MONOSTAMP_SHARED=%s", path);
 }

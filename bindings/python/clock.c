@@ -209,8 +209,7 @@ static void clock_init_error(ms_state *st, int rc, const clock_args *ca)
         ms_zone_error("Clock()", ca->zone != NULL ? ca->zone : Py_None, ca->options.zone);
     else if (ca->shared != NULL && ms_missing_directory("Clock(): shared", rc, ca->shared))
         return;
-    else if (ca->shared != NULL && (rc == MONOSTAMP_EFOREIGN || rc == MONOSTAMP_EVERSION ||
-                                    rc == MONOSTAMP_EUNSAFE || monostamp_os_errno(rc) != 0))
+    else if (ca->shared != NULL && monostamp_state_file_fault(rc))
         raise_core(st, rc, ca->shared, "Clock(shared=%R)", ca->shared);
     else
         raise_core(st, rc, NULL, "Clock()");

@@ -111,17 +111,21 @@ static int unknown_name(const char *what, PyObject *obj, const char *(*name_of)(
     return -1;
 }
 
-/* 1 if `name` is the Policy member's name of the core's `value`. */
-static int member_name_is(const char *value, const char *name)
+const char *ms_policy_member(int policy, char *buf, size_t size)
 {
+    const char *value = monostamp_policy_name(policy);
+    size_t n = 0;
+    if (value == NULL)
+        return NULL;
     for (; *value != '\0'; value++) {
-        if (*value >= 'A' && *value <= 'Z' && *name++ != '_')
-            return 0;
-        char upper = *value >= 'a' && *value <= 'z' ? (char)(*value - 'a' + 'A') : *value;
-        if (*name++ != upper)
-            return 0;
+        if (*value >= 'A' && *value <= 'Z' && n + 1 < size)
+            buf[n++] = '_';
+        if (n + 1 >= size)
+            return NULL;
+        buf[n++] = *value >= 'a' && *value <= 'z' ? (char)(*value - 'a' + 'A') : *value;
     }
-    return *name == '\0';
+    buf[n] = '\0';
+    return buf;
 }
 
 int ms_policy_arg(ms_state *st, PyObject *obj, const char *what, int *out)
@@ -141,7 +145,9 @@ int ms_policy_arg(ms_state *st, PyObject *obj, const char *what, int *out)
     /* A member's name ('MONOTONIC_FORCE_NANOSECOND_INCREMENT') as its value:
      * the core's name with '_' before each capital, all in capitals. */
     for (int p = 0; known && p < MS_POLICY_COUNT; p++) {
-        if (member_name_is(monostamp_policy_name(p), name)) {
+        char member[MS_POLICY_MEMBER_MAX];
+        const char *m = ms_policy_member(p, member, sizeof member);
+        if (m != NULL && strcmp(m, name) == 0) {
             *out = p;
             return 0;
         }

@@ -332,20 +332,12 @@ PyDoc_STRVAR(policy_doc,
 "MONOTONIC_FORCE_NANOSECOND_INCREMENT: r if greater than last, else\n"
 "    last + 1 ns: strictly increasing (the default).");
 
-/* The members' Python names, indexed by monostamp_policy; their values
- * are the core's names for the same policies. */
-static const char *const policy_members[MS_POLICY_COUNT] = {
-    "ACCEPT_PLATFORM_TIME",
-    "MONOTONIC_ALLOW_DUPLICATES",
-    "MONOTONIC_FORCE_MICROSECOND_INCREMENT",
-    "MONOTONIC_FORCE_NANOSECOND_INCREMENT",
-};
-
 /*
  * Makes monostamp.Policy, a (str, enum.Enum) class, with enum's functional
  * API: the members are then ready before any getter can return one, so a
- * policy always comes back as a member.  str() and format() give the
- * value, as the Squeak name is what users print.
+ * policy always comes back as a member.  Members and values come from the
+ * core's names (ms_policy_member).  str() and format() give the value, as
+ * the Squeak name is what users print.
  */
 static PyObject *make_policy_type(void)
 {
@@ -357,7 +349,12 @@ static PyObject *make_policy_type(void)
         (members = PyList_New(0)) == NULL)
         goto done;
     for (int p = 0; p < MS_POLICY_COUNT; p++) {
-        PyObject *pair = Py_BuildValue("(ss)", policy_members[p], monostamp_policy_name(p));
+        char member[MS_POLICY_MEMBER_MAX];
+        if (ms_policy_member(p, member, sizeof member) == NULL) {
+            PyErr_Format(PyExc_SystemError, "monostamp: the core names no policy %d", p);
+            goto done;
+        }
+        PyObject *pair = Py_BuildValue("(ss)", member, monostamp_policy_name(p));
         if (pair == NULL || PyList_Append(members, pair) < 0) {
             Py_XDECREF(pair);
             goto done;
@@ -405,7 +402,9 @@ int ms_policy_ready(ms_state *st)
     if (cls == NULL)
         return -1;
     for (int p = 0; p < MS_POLICY_COUNT; p++) {
-        if ((members[p] = PyObject_GetAttrString(cls, policy_members[p])) == NULL) {
+        char member[MS_POLICY_MEMBER_MAX];
+        if ((members[p] = PyObject_GetAttrString(cls, ms_policy_member(p, member,
+                                                                       sizeof member))) == NULL) {
             for (int q = 0; q < p; q++)
                 Py_DECREF(members[q]);
             Py_DECREF(cls);

@@ -176,6 +176,14 @@ int ms_seconds_arg(PyObject *obj, const char *what, int64_t *out);
 int ms_policy_arg(ms_state *st, PyObject *obj, const char *what, int *out);
 /* Makes Policy and its members on first use (module.c); 0 or -1. */
 int ms_policy_ready(ms_state *st);
+
+/* The Policy member's name of the core's `policy`, made from the core's
+ * name ('monotonicForceNanosecondIncrement' is
+ * 'MONOTONIC_FORCE_NANOSECOND_INCREMENT': '_' before each capital, all in
+ * capitals) into `buf`; NULL if `policy` is none or the name does not fit
+ * `size` (MS_POLICY_MEMBER_MAX always does for the core's names). */
+#define MS_POLICY_MEMBER_MAX 64
+const char *ms_policy_member(int policy, char *buf, size_t size);
 /* A source name ('realtime', ...), as a monostamp_source. */
 int ms_source_arg(PyObject *obj, const char *what, int *out);
 /* An on_lead name ('wait' or 'error'), as a monostamp_on_lead. */

@@ -181,12 +181,8 @@ PyObject *ms_patch_utcnow(PyObject *cls, PyObject *unused);
 PyObject *ms_patch_today(PyObject *cls, PyObject *unused);
 
 /* patch_datetime.c: the replacement for time.tzset(): the original, then
- * the zone engine and the fold cache told at once (patch_datetime.c keeps
- * what the local zone's history decides). */
+ * the zone engine told at once. */
 PyObject *ms_patch_tzset(PyObject *self, PyObject *unused);
-
-/* patch_datetime.c: forgets the cached fold answer (a new active clock). */
-void ms_patch_fold_forget(void);
 
 /* patch_datetime.c: imports datetime's C API for that file (see the top)
  * and returns 0, or -1 with the error.  ms_patch_exec calls it first. */

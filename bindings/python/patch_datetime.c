@@ -13,8 +13,6 @@
 
 #include <datetime.h>
 
-#include "calendar.h"
-
 int ms_patch_datetime_import(void)
 {
     PyDateTime_IMPORT;
@@ -27,140 +25,37 @@ PyMethodDef *ms_patch_datetime_table(int t)
                         : PyDateTimeAPI->DateTimeType->tp_methods;
 }
 
-/* ------------------------------------------------------ calendar fields */
-
-typedef struct {
-    int year, month, day, hour, minute, second, us;
-} fields;
-
-/*
- * The civil fields of `us` microseconds since 1970-01-01T00:00:00 (of the
- * wall clock wanted: UTC, or local time with the offset added), by the
- * core's calendar.  Any int64 ns stamp plus an offset under a day is
- * within years 1677..2262, inside datetime's range.
- */
-static void fields_of_us(int64_t us, fields *f)
-{
-    int64_t us_in_day = monostamp__floor_mod(us, INT64_C(86400000000)), year;
-    monostamp__civil_from_days(monostamp__floor_div(us, INT64_C(86400000000)), &year, &f->month,
-                               &f->day);
-    f->year = (int)year;
-    f->hour = (int)(us_in_day / INT64_C(3600000000));
-    f->minute = (int)(us_in_day / 60000000 % 60);
-    f->second = (int)(us_in_day / 1000000 % 60);
-    f->us = (int)(us_in_day % 1000000);
-}
-
-/* The UTC fields of the whole-µs stamp `s`, or its local wall fields at
- * its own offset. */
-static void utc_fields(const monostamp_stamp *s, fields *f)
-{
-    fields_of_us(monostamp__floor_div(s->utc_ns, 1000), f);
-}
-
-static void local_fields(const monostamp_stamp *s, fields *f)
-{
-    fields_of_us(monostamp__floor_div(s->utc_ns, 1000) + (int64_t)s->offset_s * 1000000, f);
-}
-
-/* ------------------------------------------------------------- fold */
-
-/*
- * fold=1 marks the second of two equal wall times, in the hour a zone
- * repeats when its offset falls back: the stdlib's naive now() and
- * fromtimestamp() set it, so .timestamp() finds the instant again.  The
- * stdlib's rule (Modules/_datetimemodule.c, local_to_seconds' inverse):
- * with `probe` the offset a day before the instant t, and Δ = offset(t) -
- * probe < 0, the wall time is repeated iff offset(t + Δ) == probe, that is
- * iff t is less than |Δ| after the instant T where the offset left probe.
- *
- * A naive now() may be called millions of times a second, and the zone
- * engine caches one window of instants per zone: probing a day back on
- * every call would evict the window of "now" on the day after a change.
- * So the answer is kept for a second of stamps of one zone and offset:
- * whether and where [T, T + |Δ|) is.  Within a second of the same offset
- * no second change can happen (zones change at most every few weeks),
- * and the local zone itself is re-read by the engine once a second.  It is
- * forgotten at each switch of the active clock, since a zone closed with its
- * clock may be opened again at the same address as another.  Held under the
- * GIL: only the main interpreter patches (patch_functions.c).
- */
-static struct {
-    monostamp_zone *zone;      /* NULL: nothing kept */
-    int32_t offset_s;
-    int64_t from_s, until_s;   /* the stamps (whole s) the answer is kept for */
-    int64_t fold_from_s, fold_until_s; /* fold = 1 for stamps in here */
-} fold_cache;
-
-static int offset_at(monostamp_zone *zone, int64_t t_s, int32_t *out)
-{
-    return monostamp_zone_offset(zone, t_s * INT64_C(1000000000), out) == MONOSTAMP_OK;
-}
-
-/* The fold of the local wall time of the stamp `s` (whole seconds t) in
- * `zone`.  An offset it cannot read means no fold: the stamp's own offset
- * was read a moment ago. */
-static int fold_of(monostamp_zone *zone, const monostamp_stamp *s)
-{
-    int64_t rem, t = floor_div(s->utc_ns, INT64_C(1000000000), &rem);
-    if (fold_cache.zone != zone || fold_cache.offset_s != s->offset_s ||
-        t < fold_cache.from_s || t >= fold_cache.until_s) {
-        int32_t probe, mid_offset;
-        int64_t from = 0, until = 0;
-        if (!offset_at(zone, t - 86400, &probe))
-            return 0;
-        if (s->offset_s < probe) {
-            /* Bisect for T in (t - 1 day, t]: the offset is probe at lo,
-             * not at hi. */
-            int64_t lo = t - 86400, hi = t;
-            while (hi - lo > 1) {
-                int64_t mid = lo + (hi - lo) / 2;
-                if (!offset_at(zone, mid, &mid_offset))
-                    return 0;
-                if (mid_offset == probe)
-                    lo = mid;
-                else
-                    hi = mid;
-            }
-            from = hi;
-            until = hi + (probe - s->offset_s);
-        }
-        fold_cache.zone = zone;
-        fold_cache.offset_s = s->offset_s;
-        fold_cache.from_s = t;
-        fold_cache.until_s = t + 1;
-        fold_cache.fold_from_s = from;
-        fold_cache.fold_until_s = until;
-    }
-    return t >= fold_cache.fold_from_s && t < fold_cache.fold_until_s;
-}
-
-void ms_patch_fold_forget(void)
-{
-    fold_cache.zone = NULL;
-}
-
 PyObject *ms_patch_tzset(PyObject *self, PyObject *unused)
 {
     PyObject *result = ORIGINAL(T_TZSET)(self, unused);
     /* Told even if the original failed: TZ may have changed all the same. */
     monostamp_zone_changed();
-    fold_cache.zone = NULL;
     return result;
+}
+
+/* The fold (PEP 495) of the naive local time of the stamp `s` of `clock`:
+ * the core's, from its zone's transitions (it cannot fail on a clock's
+ * zone, which lives as long as the clock). */
+static int fold_of(monostamp_clock *clock, const monostamp_stamp *s)
+{
+    int fold = 0;
+    monostamp_zone_fold(monostamp_clock_zone(clock), s->utc_ns, &fold);
+    return fold;
 }
 
 /* A `cls` (datetime or a subclass) of the fields with tzinfo `tz`
  * (Py_None: naive) and `fold`.  Subclasses are built by calling them, as
  * the stdlib does, so their __new__ runs. */
-static PyObject *new_datetime(PyObject *cls, const fields *f, PyObject *tz, int fold)
+static PyObject *new_datetime(PyObject *cls, const monostamp_wall *f, PyObject *tz, int fold)
 {
+    int us = f->nanosecond / 1000;
     if (cls == (PyObject *)PyDateTimeAPI->DateTimeType)
         return PyDateTimeAPI->DateTime_FromDateAndTimeAndFold(f->year, f->month, f->day,
                                                               f->hour, f->minute, f->second,
-                                                              f->us, tz, fold,
+                                                              us, tz, fold,
                                                               PyDateTimeAPI->DateTimeType);
     PyObject *args = Py_BuildValue("iiiiiiiO", f->year, f->month, f->day, f->hour, f->minute,
-                                   f->second, f->us, tz);
+                                   f->second, us, tz);
     PyObject *kwargs = fold && args != NULL ? Py_BuildValue("{si}", "fold", 1) : NULL;
     PyObject *result = args != NULL && (!fold || kwargs != NULL)
                            ? PyObject_Call(cls, args, kwargs)
@@ -196,19 +91,19 @@ PyObject *ms_patch_now(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, P
 
     active_clock a;
     monostamp_stamp s;
-    fields f;
+    monostamp_wall f;
     if (!acquire(&a))
         return ORIGINAL_FAST_KW(T_NOW)(cls, args, nargs, kwnames);
     int rc = ms_patch_draw(&a, tz == NULL ? DRAW_NOW_US : DRAW_TIME_US, "datetime.now()", &s);
-    int fold = rc == 0 && tz == NULL ? fold_of(monostamp_clock_zone(a.clock), &s) : 0;
+    int fold = rc == 0 && tz == NULL ? fold_of(a.clock, &s) : 0;
     RELEASE(&a);
     if (rc < 0)
         return NULL;
     if (tz == NULL) {
-        local_fields(&s, &f);
+        monostamp_wall_fields(s.utc_ns, s.offset_s, &f);
         return new_datetime(cls, &f, Py_None, fold);
     }
-    utc_fields(&s, &f);
+    monostamp_wall_fields(s.utc_ns, 0, &f);
     PyObject *utc = new_datetime(cls, &f, tz, 0);
     if (utc == NULL)
         return NULL;
@@ -222,7 +117,7 @@ PyObject *ms_patch_utcnow(PyObject *cls, PyObject *unused)
 {
     active_clock a;
     monostamp_stamp s;
-    fields f;
+    monostamp_wall f;
     if (!acquire(&a))
         return ORIGINAL(T_UTCNOW)(cls, unused);
 #if PY_VERSION_HEX >= 0x030C0000
@@ -239,7 +134,7 @@ PyObject *ms_patch_utcnow(PyObject *cls, PyObject *unused)
     RELEASE(&a);
     if (rc < 0)
         return NULL;
-    utc_fields(&s, &f);
+    monostamp_wall_fields(s.utc_ns, 0, &f);
     return new_datetime(cls, &f, Py_None, 0);
 }
 
@@ -249,17 +144,17 @@ PyObject *ms_patch_today(PyObject *cls, PyObject *unused)
 {
     active_clock a;
     monostamp_stamp s;
-    fields f;
+    monostamp_wall f;
     if (!acquire(&a))
         return ORIGINAL(T_TODAY)(cls, unused);
     int rc = ms_patch_draw(&a, DRAW_NOW_US, "date.today()", &s);
     int is_datetime =
         PyType_Check(cls) && PyType_IsSubtype((PyTypeObject *)cls, PyDateTimeAPI->DateTimeType);
-    int fold = rc == 0 && is_datetime ? fold_of(monostamp_clock_zone(a.clock), &s) : 0;
+    int fold = rc == 0 && is_datetime ? fold_of(a.clock, &s) : 0;
     RELEASE(&a);
     if (rc < 0)
         return NULL;
-    local_fields(&s, &f);
+    monostamp_wall_fields(s.utc_ns, s.offset_s, &f);
     if (is_datetime)
         return new_datetime(cls, &f, Py_None, fold);
     if (cls == (PyObject *)PyDateTimeAPI->DateType)

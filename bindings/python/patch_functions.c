@@ -51,7 +51,6 @@ PyObject *ms_patch_activate(PyObject *module, PyObject *clock_obj)
     Py_INCREF(clock_obj);
     *next = (active_clock){clock_obj, clock, PyInterpreterState_Get(), bound};
 
-    ms_patch_fold_forget();
     int conflict = ms_patch_install(next);
     if (conflict >= 0) {
         PyErr_Format(PyExc_RuntimeError,

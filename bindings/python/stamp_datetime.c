@@ -12,7 +12,7 @@
  * datetime.timezone objects are made once per quarter-hour offset and
  * cached for the others (offsets repeat), so Stamp.datetime() builds no
  * timedelta or timezone on the common path.  The calendar is the core's
- * (csrc/calendar.h).  Zones given by name go through the core's zone
+ * (monostamp_wall_fields, monostamp_wall_seconds).  Zones given by name go through the core's zone
  * engine, opened once per name and kept.
  */
 #include "stamp.h"
@@ -20,8 +20,6 @@
 #include <datetime.h>
 #include <math.h>
 #include <string.h>
-
-#include "calendar.h"
 
 #define NS_PER_S INT64_C(1000000000)
 
@@ -189,33 +187,20 @@ static PyObject *timezone_of(ms_state *st, int32_t offset_s)
 
 /* ----------------------------------------------------- stamp -> datetime */
 
-typedef struct {
-    int year, month, day, hour, minute, second, us;
-} wall;
-
-/* The wall-clock fields of `utc_ns` at `offset_s`; -1 if the year is
- * outside datetime's 1..9999. */
-static int wall_of(int64_t utc_ns, int32_t offset_s, wall *w)
+/* The wall-clock fields of `utc_ns` at `offset_s` (the core's calendar);
+ * -1 if the year is outside datetime's 1..9999. */
+static int wall_of(int64_t utc_ns, int32_t offset_s, monostamp_wall *w)
 {
-    /* |utc_ns / 1e9| < 2**34: adding the offset cannot overflow. */
-    int64_t local_s = monostamp__floor_div(utc_ns, NS_PER_S) + offset_s;
-    int64_t s_in_day = monostamp__floor_mod(local_s, 86400), year;
-    monostamp__civil_from_days(monostamp__floor_div(local_s, 86400), &year, &w->month, &w->day);
-    if (year < 1 || year > 9999)
-        return -1;
-    w->year = (int)year;
-    w->hour = (int)(s_in_day / 3600);
-    w->minute = (int)(s_in_day / 60 % 60);
-    w->second = (int)(s_in_day % 60);
-    w->us = (int)(monostamp__floor_mod(utc_ns, NS_PER_S) / 1000);
-    return 0;
+    monostamp_wall_fields(utc_ns, offset_s, w);
+    return w->year < 1 || w->year > 9999 ? -1 : 0;
 }
 
 /* The exact datetime.datetime of `w` with tzinfo `tz`, fold 0. */
-static PyObject *datetime_of(const wall *w, PyObject *tz)
+static PyObject *datetime_of(const monostamp_wall *w, PyObject *tz)
 {
     return PyDateTimeAPI->DateTime_FromDateAndTimeAndFold(w->year, w->month, w->day, w->hour,
-                                                          w->minute, w->second, w->us, tz, 0,
+                                                          w->minute, w->second,
+                                                          w->nanosecond / 1000, tz, 0,
                                                           PyDateTimeAPI->DateTimeType);
 }
 
@@ -223,11 +208,13 @@ static PyObject *datetime_of(const wall *w, PyObject *tz)
  * Python attributes say) as seconds since 1970-01-01T00:00, and its µs. */
 static int64_t wall_seconds(PyObject *dt, int64_t *us)
 {
+    monostamp_wall w = {
+        .year = PyDateTime_GET_YEAR(dt), .month = PyDateTime_GET_MONTH(dt),
+        .day = PyDateTime_GET_DAY(dt), .hour = PyDateTime_DATE_GET_HOUR(dt),
+        .minute = PyDateTime_DATE_GET_MINUTE(dt), .second = PyDateTime_DATE_GET_SECOND(dt),
+    };
     *us = PyDateTime_DATE_GET_MICROSECOND(dt);
-    return monostamp__days_from_civil(PyDateTime_GET_YEAR(dt), PyDateTime_GET_MONTH(dt),
-                                      PyDateTime_GET_DAY(dt)) * 86400 +
-           PyDateTime_DATE_GET_HOUR(dt) * 3600 + PyDateTime_DATE_GET_MINUTE(dt) * 60 +
-           PyDateTime_DATE_GET_SECOND(dt);
+    return monostamp_wall_seconds(&w);
 }
 
 static PyObject *outside_datetime(int64_t utc_ns, int32_t offset_s)
@@ -240,7 +227,7 @@ static PyObject *outside_datetime(int64_t utc_ns, int32_t offset_s)
 
 PyObject *ms_datetime_from_stamp(ms_state *st, int64_t utc_ns, int32_t offset_s)
 {
-    wall w;
+    monostamp_wall w;
     if (wall_of(utc_ns, offset_s, &w) < 0)
         return outside_datetime(utc_ns, offset_s);
     PyObject *tz = timezone_of(st, offset_s);
@@ -401,7 +388,7 @@ int ms_zone_offset_at(ms_state *st, PyObject *zone, int64_t utc_ns, int32_t *out
      * the UTC wall time labelled with tz.  The offset is then the local
      * wall time less the UTC one, read from the result's fields (cheaper
      * than its utcoffset(), and what fromutc() means by definition). */
-    wall w;
+    monostamp_wall w;
     if (wall_of(utc_ns, 0, &w) < 0)
         return outside_datetime(utc_ns, 0), -1;
     PyObject *dt = datetime_of(&w, zone), *result = NULL;

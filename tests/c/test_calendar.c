@@ -1,4 +1,8 @@
-/* test_calendar.c: the integer calendar against known dates and itself. */
+/* test_calendar.c: the integer calendar against known dates and itself,
+ * and the public wall fields (monostamp_wall_fields, monostamp_wall_seconds)
+ * against known instants, the C library's gmtime and each other. */
+#include <time.h>
+
 #include "calendar.h"
 #include "check.h"
 #include "monostamp.h"
@@ -48,10 +52,104 @@ static void test_floor(void)
     CHECK_EQ(monostamp__s_to_ns_sat(-5), -5000000000);
 }
 
+#define NS INT64_C(1000000000)
+
+/* Checks every field of `w` against the expected values. */
+#define CHECK_WALL(w, y, mo, d, h, mi, s, ns, wd, yd)                         \
+    do {                                                                      \
+        CHECK_EQ((w).year, y);                                                \
+        CHECK_EQ((w).month, mo);                                              \
+        CHECK_EQ((w).day, d);                                                 \
+        CHECK_EQ((w).hour, h);                                                \
+        CHECK_EQ((w).minute, mi);                                             \
+        CHECK_EQ((w).second, s);                                              \
+        CHECK_EQ((w).nanosecond, ns);                                         \
+        CHECK_EQ((w).weekday, wd);                                            \
+        CHECK_EQ((w).yday, yd);                                               \
+    } while (0)
+
+static void test_wall_known(void)
+{
+    monostamp_wall w;
+    CHECK_OK(monostamp_wall_fields(0, 0, &w));
+    CHECK_WALL(w, 1970, 1, 1, 0, 0, 0, 0, 4, 1); /* a Thursday */
+    /* One ns before the epoch floors into the last second of 1969. */
+    CHECK_OK(monostamp_wall_fields(-1, 0, &w));
+    CHECK_WALL(w, 1969, 12, 31, 23, 59, 59, 999999999, 3, 365);
+    /* 2026-12-02T15:11:20.123456789+01:00, a Wednesday. */
+    CHECK_OK(monostamp_wall_fields(INT64_C(1796220680123456789), 3600, &w));
+    CHECK_WALL(w, 2026, 12, 2, 15, 11, 20, 123456789, 3, 336);
+    /* An offset that crosses the day, the month and a leap day back. */
+    CHECK_OK(monostamp_wall_fields(INT64_C(1709251200) * NS, -3600, &w)); /* 2024-03-01Z */
+    CHECK_WALL(w, 2024, 2, 29, 23, 0, 0, 0, 4, 60);
+    /* The ends of int64 ns, at the ends of int32 offsets. */
+    CHECK_OK(monostamp_wall_fields(INT64_MIN, 0, &w));
+    CHECK_WALL(w, 1677, 9, 21, 0, 12, 43, 145224192, 2, 264);
+    CHECK_OK(monostamp_wall_fields(INT64_MAX, 0, &w));
+    CHECK_WALL(w, 2262, 4, 11, 23, 47, 16, 854775807, 5, 101);
+    CHECK_OK(monostamp_wall_fields(INT64_MIN, INT32_MIN, &w));
+    CHECK_EQ(w.year, 1609);
+    CHECK_OK(monostamp_wall_fields(INT64_MAX, INT32_MAX, &w));
+    CHECK_EQ(w.year, 2330);
+    CHECK_EQ(monostamp_wall_fields(0, 0, NULL), MONOSTAMP_EINVAL);
+}
+
+/* Instants every ~3.3 days (odd seconds and ns) over the whole int64 ns
+ * range, at offsets either side: the fields agree with gmtime (where the
+ * C library has it for all those years), weekdays and days of the year
+ * step as the days do, and monostamp_wall_seconds takes them back. */
+static void test_wall_sweep(void)
+{
+    static const int32_t offsets[] = {0, 3600, -18000, 20700, -86399, 86399};
+    int64_t checked = 0;
+    for (int64_t t = INT64_MIN; t < INT64_MAX - INT64_C(285000000123457); t += INT64_C(285000000123457)) {
+        for (size_t i = 0; i < sizeof offsets / sizeof offsets[0]; i++) {
+            monostamp_wall w;
+            int64_t local_s = monostamp__floor_div(t, NS) + offsets[i];
+            CHECK_OK(monostamp_wall_fields(t, offsets[i], &w));
+            CHECK_EQ(monostamp_wall_seconds(&w), local_s);
+            CHECK_EQ(w.nanosecond, monostamp__floor_mod(t, NS));
+            CHECK_EQ(w.weekday, (monostamp__weekday(monostamp__floor_div(local_s, 86400)) + 6) % 7 + 1);
+#if !defined(_WIN32) /* its gmtime stops at 1970 and 3000 */
+            {
+                time_t tt = (time_t)local_s;
+                struct tm tm;
+                CHECK(gmtime_r(&tt, &tm) != NULL);
+                CHECK_EQ(w.year, tm.tm_year + 1900);
+                CHECK_EQ(w.month, tm.tm_mon + 1);
+                CHECK_EQ(w.day, tm.tm_mday);
+                CHECK_EQ(w.hour, tm.tm_hour);
+                CHECK_EQ(w.minute, tm.tm_min);
+                CHECK_EQ(w.second, tm.tm_sec);
+                CHECK_EQ(w.weekday, tm.tm_wday == 0 ? 7 : tm.tm_wday);
+                CHECK_EQ(w.yday, tm.tm_yday + 1);
+            }
+#endif
+            checked++;
+        }
+    }
+    CHECK_GT(checked, 100000);
+}
+
+static void test_wall_seconds_normalises(void)
+{
+    /* Nothing is checked: 31 February is 3 March, as the header says. */
+    monostamp_wall w = {.year = 2026, .month = 2, .day = 31, .hour = 0, .minute = 0, .second = 0};
+    monostamp_wall m = {.year = 2026, .month = 3, .day = 3, .hour = 0, .minute = 0, .second = 0};
+    CHECK_EQ(monostamp_wall_seconds(&w), monostamp_wall_seconds(&m));
+    w.hour = 25;
+    m.day = 4;
+    m.hour = 1;
+    CHECK_EQ(monostamp_wall_seconds(&w), monostamp_wall_seconds(&m));
+}
+
 int main(void)
 {
     RUN(test_known_days);
     RUN(test_round_trip);
     RUN(test_floor);
+    RUN(test_wall_known);
+    RUN(test_wall_sweep);
+    RUN(test_wall_seconds_normalises);
     return check_summary();
 }

@@ -166,6 +166,35 @@ static void test_os_codes_carry_errno(void)
     CHECK_STR_EQ(monostamp_strerror(MONOSTAMP_EOS(ENOENT)), strerror(ENOENT));
     CHECK_STR_EQ(monostamp_strerror(MONOSTAMP_EOS(EACCES)), strerror(EACCES));
 #endif
+    /* The errno of an OS failure, on every system: the Windows codes
+     * mapped as the C runtime maps them, 0 where none fits. */
+    CHECK_EQ(monostamp_errno_of(MONOSTAMP_ENOMEM), 0);
+    CHECK_EQ(monostamp_errno_of(MONOSTAMP_EEXIST), 0);
+    CHECK_EQ(monostamp_errno_of(0), 0);
+#if defined(_WIN32)
+    CHECK_EQ(monostamp_errno_of(MONOSTAMP_EOS(ERROR_FILE_NOT_FOUND)), ENOENT);
+    CHECK_EQ(monostamp_errno_of(MONOSTAMP_EOS(ERROR_PATH_NOT_FOUND)), ENOENT);
+    CHECK_EQ(monostamp_errno_of(MONOSTAMP_EOS(ERROR_ACCESS_DENIED)), EACCES);
+    CHECK_EQ(monostamp_errno_of(MONOSTAMP_EOS(ERROR_SHARING_VIOLATION)), EACCES);
+    CHECK_EQ(monostamp_errno_of(MONOSTAMP_EOS(ERROR_ALREADY_EXISTS)), EEXIST);
+    CHECK_EQ(monostamp_errno_of(MONOSTAMP_EOS(ERROR_DIRECTORY)), ENOTDIR);
+    CHECK_EQ(monostamp_errno_of(MONOSTAMP_EOS(ERROR_INVALID_FUNCTION)), 0);
+#else
+    CHECK_EQ(monostamp_errno_of(MONOSTAMP_EOS(ENOENT)), ENOENT);
+    CHECK_EQ(monostamp_errno_of(MONOSTAMP_EOS(ESRCH)), ESRCH);
+    CHECK_EQ(monostamp_errno_of(MONOSTAMP_EOS(EACCES)), EACCES);
+#endif
+    /* Whose doing a failure of a call given a state file is. */
+    CHECK_EQ(monostamp_state_file_fault(MONOSTAMP_EOS(ENOENT)), 1);
+    CHECK_EQ(monostamp_state_file_fault(MONOSTAMP_EFOREIGN), 1);
+    CHECK_EQ(monostamp_state_file_fault(MONOSTAMP_EVERSION), 1);
+    CHECK_EQ(monostamp_state_file_fault(MONOSTAMP_EUNSAFE), 1);
+    CHECK_EQ(monostamp_state_file_fault(MONOSTAMP_EEXIST), 1);
+    CHECK_EQ(monostamp_state_file_fault(MONOSTAMP_OK), 0);
+    CHECK_EQ(monostamp_state_file_fault(MONOSTAMP_EINVAL), 0);
+    CHECK_EQ(monostamp_state_file_fault(MONOSTAMP_ENOZONE), 0);
+    CHECK_EQ(monostamp_state_file_fault(MONOSTAMP_ENOMEM), 0);
+    CHECK_EQ(monostamp_state_file_fault(MONOSTAMP_ELEAD), 0);
     /* The named codes keep their static sentences; -5 is retired. */
     CHECK_STR_EQ(monostamp_strerror(MONOSTAMP_EFOREIGN), "not a monostamp state file, or truncated");
     CHECK_STR_EQ(monostamp_strerror(-5), "unknown error");

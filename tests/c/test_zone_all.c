@@ -6,7 +6,11 @@
  * (TZ=name, tzset(); the test may do this, the library never does):
  *   - every 6 days from 1970 to 2100 (offset changes are >= 7 days apart),
  *   - at t-1, t, t+1 for every change glibc shows (found by bisection),
- *   - at t-1, t, t+1 for every window end our engine publishes.
+ *   - at t-1, t, t+1 for every window end our engine publishes;
+ * and the fold (monostamp_zone_fold) against the standard library's rule
+ * over glibc's offsets (CPython's local_to_seconds: the offset a day
+ * before, and where it changed) at t-1, t, t+d-1 and t+d of every change
+ * that sets the clocks back by d, and at every 6-day step.
  * Changes from 2038 on come from the footer rule in both implementations.
  * Prints the number of checks and of mismatches; any mismatch fails.
  * Under MONOSTAMP_TEST_TSAN only every 4th zone is checked (TSan makes
@@ -39,7 +43,7 @@ typedef struct zone_file {
 
 static zone_file *files;
 static int nfiles;
-static long checks_early, checks_late, wrong, changes_early, changes_late;
+static long checks_early, checks_late, wrong, changes_early, changes_late, fold_checks;
 static int printed;
 
 static uint64_t fnv1a(const unsigned char *p, size_t n)
@@ -136,6 +140,27 @@ static void compare(const char *name, monostamp_zone *z, int64_t t)
     }
 }
 
+/* The fold of the naive local time of t as Python's datetime.fromtimestamp
+ * gives it, from glibc's offsets. */
+static int glibc_fold(int64_t t)
+{
+    int32_t probe = glibc_offset(t - 86400), off = glibc_offset(t);
+    return probe > off && glibc_offset(t + (off - probe)) == probe;
+}
+
+static void compare_fold(const char *name, monostamp_zone *z, int64_t t)
+{
+    int ours = -1, g = glibc_fold(t);
+    monostamp_zone_fold(z, t * MONOSTAMP__NS_PER_S, &ours);
+    fold_checks++;
+    if (ours != g) {
+        wrong++;
+        if (printed++ < 20)
+            fprintf(stderr, "  FOLD MISMATCH %s at %lld: ours %d, glibc's %d\n", name,
+                    (long long)t, ours, g);
+    }
+}
+
 static void around(const char *name, monostamp_zone *z, int64_t t)
 {
     compare(name, z, t - 1);
@@ -163,6 +188,7 @@ static void check_zone(const char *name)
     for (t = T_1970; t <= T_2100; t += STEP_S) {
         int32_t g = glibc_offset(t);
         compare(name, z, t);
+        compare_fold(name, z, t);
         if (g != prev) {
             int64_t lo = prev_t, hi = t; /* glibc(lo) == prev != glibc(hi) */
             while (hi - lo > 1) {
@@ -171,6 +197,12 @@ static void check_zone(const char *name)
                 else hi = mid;
             }
             around(name, z, hi);
+            if (g < prev) { /* the clocks went back by prev - g */
+                compare_fold(name, z, hi - 1);
+                compare_fold(name, z, hi);
+                compare_fold(name, z, hi + (prev - g) - 1);
+                compare_fold(name, z, hi + (prev - g));
+            }
             if (hi < T_2038) changes_early++;
             else changes_late++;
         }
@@ -212,9 +244,10 @@ static void test_all_zones(void)
     unsetenv("TZ");
     tzset();
     printf("test_zone_all: %d of %d distinct zone files%s; %ld changes 1970-2037, "
-           "%ld changes 2038-2100; %ld checks 1970-2037, %ld checks 2038-2100; %ld wrong\n",
+           "%ld changes 2038-2100; %ld checks 1970-2037, %ld checks 2038-2100, %ld of the fold; "
+           "%ld wrong\n",
            done, nfiles, every > 1 ? " (every 4th: MONOSTAMP_TEST_TSAN)" : "",
-           changes_early, changes_late, checks_early, checks_late, wrong);
+           changes_early, changes_late, checks_early, checks_late, fold_checks, wrong);
     free(files);
     CHECK(checks_early > 0);
     CHECK_EQ(wrong, 0);

@@ -89,6 +89,8 @@ typedef struct monostamp_parse_error {
 } monostamp_parse_error;
 
 int monostamp_os_errno(int code);
+int monostamp_errno_of(int code);
+int monostamp_state_file_fault(int code);
 const char *monostamp_strerror(int code);
 const char *monostamp_policy_name(int policy);
 int monostamp_policy_from_name(const char *name, monostamp_policy *out);
@@ -232,7 +234,8 @@ do
   local missing = {}
   for _, name in ipairs { "monostamp_clock_new", "monostamp_clock_free", "monostamp_now",
       "monostamp_clock_take", "monostamp_uuid7", "monostamp_uuid_format",
-      "monostamp_options_rule", "monostamp_now_us", "monostamp_os_errno" } do
+      "monostamp_options_rule", "monostamp_now_us", "monostamp_os_errno",
+      "monostamp_errno_of", "monostamp_state_file_fault" } do
     if not pcall(function() return C[name] end) then missing[#missing + 1] = name end
   end
   if #missing > 0 then
@@ -271,10 +274,11 @@ local function selferror(fname, msg, level)
 end
 
 -- The core's code as a runtime failure: nil, "context: reason", code, the
--- code the OS's errno (positive) if the core carried one, else its own.
+-- code the OS's errno (positive, the core's mapping on Windows) if the core
+-- carried one, else its own.
 local function failure(rc, context, why)
   why = why or ffi.string(C.monostamp_strerror(rc))
-  local os_errno = C.monostamp_os_errno(rc)
+  local os_errno = C.monostamp_errno_of(rc)
   return nil, context .. ": " .. why, os_errno ~= 0 and os_errno or rc
 end
 
@@ -282,8 +286,7 @@ end
 -- state file is to blame, else the call (as the C module's default_context).
 local function default_context(rc, call)
   local path = os.getenv("MONOSTAMP_SHARED")
-  if path == nil or path == "" or (C.monostamp_os_errno(rc) == 0 and rc ~= M.EFOREIGN
-      and rc ~= M.EVERSION and rc ~= M.EUNSAFE) then
+  if path == nil or path == "" or C.monostamp_state_file_fault(rc) == 0 then
     return call
   end
   return "MONOSTAMP_SHARED=" .. path
