@@ -14,18 +14,38 @@
 #include "module.h"
 #include "ids.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
     PyObject_HEAD
-    PyObject *shared;      /* the shared= argument, or None */
+    /* The clock every method uses: &clock, or for the default clock object
+     * (default_clock.c) the core's default clock, NULL if it is unusable. */
+    monostamp_clock *core;
+    PyObject *shared;      /* the shared= argument (or state file), or None */
     /* The module's Stamp type, held so that now() (the hot path) needs no
      * module-state lookup: a METH_NOARGS call with nothing else to find. */
     PyTypeObject *stamp_type;
-    monostamp_clock clock; /* initialised once, never moved */
+    int is_default;        /* the module's default clock object */
+    monostamp_clock clock; /* initialised once, never moved; unused by the default */
 } ClockObject;
 
 #define CLOCK(op) ((ClockObject *)(op))
+#define STATE_OF(op) ms_state_of_type(Py_TYPE(op))
+
+/* The core clock of a method's `op`, or NULL with the error that makes the
+ * default clock unusable (the only clock that can be). */
+static inline monostamp_clock *core_of(PyObject *op)
+{
+    monostamp_clock *core = CLOCK(op)->core;
+    if (core == NULL)
+        ms_default_clock_error(STATE_OF(op));
+    return core;
+}
+
+/* A method's name in messages: the default clock's are the module's
+ * functions ("take()"), a Clock's its own ("Clock.take()"). */
+#define CALL_NAME(op, name) (CLOCK(op)->is_default ? name : "Clock." name)
 
 /* The constructor's arguments: as given (borrowed, NULL where not given)
  * and as the core's options. */
@@ -258,6 +278,7 @@ static PyObject *clock_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         Py_CLEAR(self);
         goto done;
     }
+    self->core = &self->clock;
     self->shared = ca.shared != NULL ? ca.shared : Py_None;
     Py_INCREF(self->shared);
     self->stamp_type = st->stamp_type;
@@ -293,7 +314,10 @@ static void clock_dealloc(PyObject *op)
 {
     PyTypeObject *type = Py_TYPE(op);
     PyObject_GC_UnTrack(op);
-    monostamp_clock_destroy(&CLOCK(op)->clock);
+    if (CLOCK(op)->is_default && CLOCK(op)->core != NULL)
+        ms_waiter_off_default_clock(CLOCK(op)->core);
+    else if (!CLOCK(op)->is_default)
+        monostamp_clock_destroy(&CLOCK(op)->clock);
     Py_CLEAR(CLOCK(op)->shared);
     Py_CLEAR(CLOCK(op)->stamp_type);
     PyObject_GC_Del(op);
@@ -301,15 +325,17 @@ static void clock_dealloc(PyObject *op)
 }
 
 /* Raises for a failed stamp from this clock. */
-static PyObject *clock_error(ms_state *st, ClockObject *self, int rc, const char *call)
+static PyObject *clock_error(PyObject *op, int rc, const char *call)
 {
+    ms_state *st = STATE_OF(op);
+    PyObject *shared = CLOCK(op)->shared;
     if (rc == MONOSTAMP_ELEAD)
         return raise_core(st, rc, NULL, "%s with max_lead_ns=%lld", call,
-                          (long long)monostamp_clock_max_lead_ns(&self->clock));
-    if (rc == MONOSTAMP_ERANGE && self->shared != Py_None)
-        return raise_core(st, rc, self->shared,
+                          (long long)monostamp_clock_max_lead_ns(CLOCK(op)->core));
+    if (rc == MONOSTAMP_ERANGE && shared != NULL && shared != Py_None)
+        return raise_core(st, rc, shared,
                           "%s: the next stamp would pass the largest int64 nanosecond (shared=%R)",
-                          call, self->shared);
+                          call, shared);
     if (rc == MONOSTAMP_ERANGE)
         return raise_core(st, rc, NULL,
                           "%s: the next stamp would pass the largest int64 nanosecond", call);
@@ -324,29 +350,33 @@ PyDoc_STRVAR(clock_now_doc,
 /* now() and time_ns() are METH_NOARGS: the cheapest call there is.  Clock
  * cannot be subclassed, so Py_TYPE(self) finds the module on the error
  * path; the success path needs only the Stamp type the clock holds. */
-static PyObject *clock_now(PyObject *op, PyObject *unused)
+PyObject *ms_clock_now(PyObject *op, PyObject *unused)
 {
-    ClockObject *self = CLOCK(op);
+    monostamp_clock *core = CLOCK(op)->core;
     monostamp_stamp stamp;
     (void)unused;
-    int rc = monostamp_now(&self->clock, &stamp);
+    if (core == NULL)
+        return ms_default_clock_error(STATE_OF(op));
+    int rc = monostamp_now(core, &stamp);
     if (rc != MONOSTAMP_OK)
-        return clock_error(ms_state_of_type(Py_TYPE(op)), self, rc, "now()");
-    return ms_stamp_new(self->stamp_type, stamp.utc_ns, stamp.offset_s);
+        return clock_error(op, rc, "now()");
+    return ms_stamp_new(CLOCK(op)->stamp_type, stamp.utc_ns, stamp.offset_s);
 }
 
 PyDoc_STRVAR(clock_time_ns_doc,
 "time_ns($self, /)\n--\n\n"
 "The clock's next stamp's instant alone, int ns: one sequence with now().");
 
-static PyObject *clock_time_ns(PyObject *op, PyObject *unused)
+PyObject *ms_clock_time_ns(PyObject *op, PyObject *unused)
 {
-    ClockObject *self = CLOCK(op);
+    monostamp_clock *core = CLOCK(op)->core;
     int64_t ns;
     (void)unused;
-    int rc = monostamp_time_ns(&self->clock, &ns);
+    if (core == NULL)
+        return ms_default_clock_error(STATE_OF(op));
+    int rc = monostamp_time_ns(core, &ns);
     if (rc != MONOSTAMP_OK)
-        return clock_error(ms_state_of_type(Py_TYPE(op)), self, rc, "time_ns()");
+        return clock_error(op, rc, "time_ns()");
     return PyLong_FromLongLong(ns);
 }
 
@@ -356,35 +386,7 @@ int ms_clock_core(PyObject *obj, monostamp_clock **out)
      * tells a Clock apart without module state. */
     if (Py_TYPE(obj)->tp_new != clock_new)
         return 0;
-    *out = &CLOCK(obj)->clock;
-    return 1;
-}
-
-PyObject *ms_draw_time(ms_state *st, monostamp_clock *clock, const char *call)
-{
-    int64_t ns;
-    int rc = monostamp_time_us(clock, &ns);
-    if (rc != MONOSTAMP_OK)
-        return raise_core(st, rc, NULL, "%s", call);
-    /* Whole µs apart near today are distinct doubles (the ulp is ~238 ns):
-     * unique stamps give unique floats. */
-    return PyFloat_FromDouble((double)ns / 1e9);
-}
-
-PyObject *ms_draw_datetime(ms_state *st, monostamp_clock *clock, PyObject *tz,
-                           const char *call)
-{
-    monostamp_stamp stamp;
-    int rc = monostamp_now_us(clock, &stamp);
-    if (rc != MONOSTAMP_OK)
-        return raise_core(st, rc, NULL, "%s", call);
-    /* A whole-µs stamp: the datetime holds all of it. */
-    PyObject *dt = ms_datetime_from_stamp(st, stamp.utc_ns, stamp.offset_s);
-    if (dt == NULL || tz == NULL || tz == Py_None)
-        return dt;
-    PyObject *converted = PyObject_CallMethod(dt, "astimezone", "O", tz);
-    Py_DECREF(dt);
-    return converted;
+    return (*out = core_of(obj)) != NULL ? 1 : -1;
 }
 
 PyDoc_STRVAR(clock_time_doc,
@@ -393,11 +395,19 @@ PyDoc_STRVAR(clock_time_doc,
 "time.time(): drawn at whole-µs grain (monostamp_time_us), so unique\n"
 "under the forcing policies, one sequence with now().");
 
-static PyObject *clock_time(PyObject *op, PyObject *unused)
+PyObject *ms_clock_time(PyObject *op, PyObject *unused)
 {
-    ClockObject *self = CLOCK(op);
+    monostamp_clock *core = core_of(op);
+    int64_t ns;
     (void)unused;
-    return ms_draw_time(ms_state_of_type(Py_TYPE(op)), &self->clock, "time()");
+    if (core == NULL)
+        return NULL;
+    int rc = monostamp_time_us(core, &ns);
+    if (rc != MONOSTAMP_OK)
+        return raise_core(STATE_OF(op), rc, NULL, "time()");
+    /* Whole µs apart near today are distinct doubles (the ulp is ~238 ns):
+     * unique stamps give unique floats. */
+    return PyFloat_FromDouble((double)ns / 1e9);
 }
 
 PyDoc_STRVAR(clock_now_datetime_doc,
@@ -406,29 +416,64 @@ PyDoc_STRVAR(clock_now_datetime_doc,
 "offset, or converted to tz (a tzinfo): drawn at whole-µs grain\n"
 "(monostamp_now_us), so unique under the forcing policies.");
 
-static PyObject *clock_now_datetime(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
-                                    PyObject *kwnames)
+PyObject *ms_clock_now_datetime(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
 {
     static const char *const names[] = {"tz", NULL};
-    ClockObject *self = CLOCK(op);
+    monostamp_clock *core;
+    monostamp_stamp stamp;
     PyObject *tz;
-    if (ms_parse_args("now_datetime", args, nargs, kwnames, names, 1, 0, &tz) < 0)
+    if (ms_parse_args("now_datetime", args, nargs, kwnames, names, 1, 0, &tz) < 0 ||
+        (core = core_of(op)) == NULL)
         return NULL;
-    return ms_draw_datetime(ms_state_of_type(Py_TYPE(op)), &self->clock, tz,
-                            "now_datetime()");
+    int rc = monostamp_now_us(core, &stamp);
+    if (rc != MONOSTAMP_OK)
+        return raise_core(STATE_OF(op), rc, NULL, "now_datetime()");
+    /* A whole-µs stamp: the datetime holds all of it. */
+    PyObject *dt = ms_datetime_from_stamp(STATE_OF(op), stamp.utc_ns, stamp.offset_s);
+    if (dt == NULL || tz == NULL || tz == Py_None)
+        return dt;
+    PyObject *converted = PyObject_CallMethod(dt, "astimezone", "O", tz);
+    Py_DECREF(dt);
+    return converted;
+}
+
+PyDoc_STRVAR(clock_uuid7_doc,
+"uuid7($self, /)\n--\n\n"
+"A uuid.UUID of version 7 made from this clock's next stamp (see\n"
+"monostamp.uuid7).");
+
+PyObject *ms_clock_uuid7(PyObject *op, PyObject *unused)
+{
+    monostamp_clock *core = core_of(op);
+    (void)unused;
+    return core == NULL ? NULL : ms_draw_uuid7(STATE_OF(op), core, CALL_NAME(op, "uuid7()"));
+}
+
+PyDoc_STRVAR(clock_take_doc,
+"take($self, n, /)\n--\n\n"
+"Reserves n consecutive stamps of this clock (see monostamp.take).");
+
+PyObject *ms_clock_take(PyObject *op, PyObject *arg)
+{
+    monostamp_clock *core = core_of(op);
+    return core == NULL ? NULL : ms_draw_take(STATE_OF(op), core, arg, CALL_NAME(op, "take()"));
 }
 
 /* set() and advance(): ENOTSUP and ERANGE are their only failures, never
  * ELEAD, so they need no module state. */
-static PyObject *clock_manual(ClockObject *self, PyObject *arg, const char *name,
+static PyObject *clock_manual(PyObject *self, PyObject *arg, const char *name,
                               int (*op)(monostamp_clock *, int64_t))
 {
     char what[40];
     int64_t ns;
+    monostamp_clock *core = core_of(self);
+    if (core == NULL)
+        return NULL;
     snprintf(what, sizeof what, "Clock.%s(): ns", name);
     if (op == monostamp_manual_set) {
         /* An instant: int ns, an aware datetime or a Stamp. */
-        if (instant_ns_arg(ms_state_of_type(Py_TYPE(self)), arg, what, &ns) < 0)
+        if (instant_ns_arg(STATE_OF(self), arg, what, &ns) < 0)
             return NULL;
     } else if (PyFloat_Check(arg)) {
         /* A step is a count of ns; 1.5 most likely meant seconds. */
@@ -439,14 +484,14 @@ static PyObject *clock_manual(ClockObject *self, PyObject *arg, const char *name
     } else if (ms_int64_arg(arg, what, &ns) < 0) {
         return NULL;
     }
-    int rc = op(&self->clock, ns);
+    int rc = op(core, ns);
     if (rc == MONOSTAMP_OK)
         Py_RETURN_NONE;
     if (rc == MONOSTAMP_ENOTSUP)
         return ms_raise(PyExc_ValueError,
                             "Clock.%s(): this clock's source is '%s', which cannot be moved "
                             "-- make the clock with Clock(source='manual')",
-                            name, monostamp_source_name(monostamp_clock_source(&self->clock)));
+                            name, monostamp_source_name(monostamp_clock_source(core)));
     if (rc == MONOSTAMP_ERANGE)
         return ms_raise(PyExc_ValueError,
                             "Clock.%s(): ns=%R would move the reading past the int64 "
@@ -475,7 +520,7 @@ PyDoc_STRVAR(clock_set_doc,
 
 static PyObject *clock_set(PyObject *op, PyObject *arg)
 {
-    return clock_manual(CLOCK(op), arg, "set", monostamp_manual_set);
+    return clock_manual(op, arg, "set", monostamp_manual_set);
 }
 
 PyDoc_STRVAR(clock_advance_doc,
@@ -484,7 +529,7 @@ PyDoc_STRVAR(clock_advance_doc,
 
 static PyObject *clock_advance(PyObject *op, PyObject *arg)
 {
-    return clock_manual(CLOCK(op), arg, "advance", monostamp_manual_advance);
+    return clock_manual(op, arg, "advance", monostamp_manual_advance);
 }
 
 PyDoc_STRVAR(clock_step_back_doc,
@@ -494,7 +539,7 @@ PyDoc_STRVAR(clock_step_back_doc,
 
 static PyObject *clock_step_back(PyObject *op, PyObject *arg)
 {
-    return clock_manual(CLOCK(op), arg, "step_back", manual_step_back);
+    return clock_manual(op, arg, "step_back", manual_step_back);
 }
 
 /* Adds key: value (a new reference, or NULL after an error) to dict. */
@@ -515,9 +560,12 @@ PyDoc_STRVAR(clock_stats_doc,
 
 static PyObject *clock_stats(PyObject *op, PyObject *unused)
 {
+    monostamp_clock *core = core_of(op);
     monostamp_stats s;
     (void)unused;
-    monostamp_clock_stats(&CLOCK(op)->clock, &s);
+    if (core == NULL)
+        return NULL;
+    monostamp_clock_stats(core, &s);
     PyObject *d = PyDict_New();
     if (d == NULL)
         return NULL;
@@ -536,59 +584,75 @@ static PyObject *clock_stats(PyObject *op, PyObject *unused)
     return d;
 }
 
+/* What the clock was made with, as Clock(...) would make it again; the
+ * default clock says it is that one (Clock(...) would make another). */
 static PyObject *clock_repr(PyObject *op)
 {
-    const monostamp_clock *clock = &CLOCK(op)->clock;
+    const monostamp_clock *clock = CLOCK(op)->core;
+    if (clock == NULL)
+        return PyUnicode_FromString("<monostamp default clock: unusable>");
     const char *zone = monostamp_zone_name(monostamp_clock_zone(clock));
     int named = zone != NULL && zone[0] != '\0';
-    return PyUnicode_FromFormat("monostamp.Clock(policy='%s', source='%s', zone=%s%s%s, "
-                                "max_lead_ns=%lld, on_lead='%s', shared=%R)",
+    return PyUnicode_FromFormat("%s(policy='%s', source='%s', zone=%s%s%s, "
+                                "max_lead_ns=%lld, on_lead='%s', shared=%R)%s",
+                                CLOCK(op)->is_default ? "<monostamp default clock "
+                                                      : "monostamp.Clock",
                                 monostamp_policy_name(monostamp_clock_policy(clock)),
                                 monostamp_source_name(monostamp_clock_source(clock)),
                                 named ? "'" : "", named ? zone : "None", named ? "'" : "",
                                 (long long)monostamp_clock_max_lead_ns(clock),
                                 monostamp_on_lead_name(monostamp_clock_on_lead(clock)),
-                                CLOCK(op)->shared != NULL ? CLOCK(op)->shared : Py_None);
+                                CLOCK(op)->shared != NULL ? CLOCK(op)->shared : Py_None,
+                                CLOCK(op)->is_default ? ">" : "");
 }
 
 /* Getters have no defining class: the instance's type is ours (Clock
  * cannot be subclassed), and leads to the same module state. */
-static PyObject *clock_get_policy(PyObject *op, void *closure)
+PyObject *ms_clock_get_policy(PyObject *op, void *closure)
 {
+    monostamp_clock *core = core_of(op);
     (void)closure;
-    return ms_policy_object(ms_state_of_type(Py_TYPE(op)),
-                            monostamp_clock_policy(&CLOCK(op)->clock));
+    return core == NULL ? NULL : ms_policy_object(STATE_OF(op), monostamp_clock_policy(core));
 }
 
-static int clock_set_policy(PyObject *op, PyObject *value, void *closure)
+int ms_clock_set_policy(PyObject *op, PyObject *value, void *closure)
 {
-    ms_state *st = ms_state_of_type(Py_TYPE(op));
+    ms_state *st = STATE_OF(op);
+    monostamp_clock *core;
     int policy;
     (void)closure;
     if (value == NULL) {
         PyErr_SetString(PyExc_AttributeError, "cannot delete a clock's policy");
         return -1;
     }
-    if (ms_policy_arg(st, value, "Clock.policy", &policy) < 0)
+    if (ms_policy_arg(st, value, CLOCK(op)->is_default ? "set_policy(): policy" : "Clock.policy",
+                      &policy) < 0 ||
+        (core = core_of(op)) == NULL)
         return -1;
-    int rc = monostamp_clock_set_policy(&CLOCK(op)->clock, policy);
+    int rc = monostamp_clock_set_policy(core, policy);
     if (rc != MONOSTAMP_OK) {
-        raise_core(st, rc, NULL, "policy=%R", value);
+        raise_core(st, rc, NULL, CLOCK(op)->is_default ? "set_policy(%R)" : "policy=%R", value);
         return -1;
     }
     return 0;
 }
 
+/* The read-only attributes, each the core's answer for the clock. */
 static PyObject *clock_get_source(PyObject *op, void *closure)
 {
+    monostamp_clock *core = core_of(op);
     (void)closure;
-    return PyUnicode_FromString(monostamp_source_name(monostamp_clock_source(&CLOCK(op)->clock)));
+    return core == NULL ? NULL
+                        : PyUnicode_FromString(monostamp_source_name(monostamp_clock_source(core)));
 }
 
 static PyObject *clock_get_zone(PyObject *op, void *closure)
 {
+    monostamp_clock *core = core_of(op);
     (void)closure;
-    const char *name = monostamp_zone_name(monostamp_clock_zone(&CLOCK(op)->clock));
+    if (core == NULL)
+        return NULL;
+    const char *name = monostamp_zone_name(monostamp_clock_zone(core));
     if (name == NULL || name[0] == '\0')
         Py_RETURN_NONE;
     return PyUnicode_FromString(name);
@@ -605,18 +669,22 @@ static PyObject *clock_get_shared(PyObject *op, void *closure)
 
 static PyObject *clock_get_max_lead_ns(PyObject *op, void *closure)
 {
+    monostamp_clock *core = core_of(op);
     (void)closure;
-    return PyLong_FromLongLong(monostamp_clock_max_lead_ns(&CLOCK(op)->clock));
+    return core == NULL ? NULL : PyLong_FromLongLong(monostamp_clock_max_lead_ns(core));
 }
 
 static PyObject *clock_get_on_lead(PyObject *op, void *closure)
 {
+    monostamp_clock *core = core_of(op);
     (void)closure;
-    return PyUnicode_FromString(monostamp_on_lead_name(monostamp_clock_on_lead(&CLOCK(op)->clock)));
+    return core == NULL
+               ? NULL
+               : PyUnicode_FromString(monostamp_on_lead_name(monostamp_clock_on_lead(core)));
 }
 
 static PyGetSetDef clock_getset[] = {
-    {"policy", clock_get_policy, clock_set_policy,
+    {"policy", ms_clock_get_policy, ms_clock_set_policy,
      "The clock's Policy; assign a Policy or its name to change it.", NULL},
     {"source", clock_get_source, NULL, "The source's name.", NULL},
     {"zone", clock_get_zone, NULL, "The zone's name, or None for the local zone.", NULL},
@@ -627,17 +695,17 @@ static PyGetSetDef clock_getset[] = {
 };
 
 static PyMethodDef clock_methods[] = {
-    {"now", clock_now, METH_NOARGS, clock_now_doc},
-    {"time_ns", clock_time_ns, METH_NOARGS, clock_time_ns_doc},
-    {"time", clock_time, METH_NOARGS, clock_time_doc},
-    {"now_datetime", (PyCFunction)(void (*)(void))clock_now_datetime,
+    {"now", ms_clock_now, METH_NOARGS, clock_now_doc},
+    {"time_ns", ms_clock_time_ns, METH_NOARGS, clock_time_ns_doc},
+    {"time", ms_clock_time, METH_NOARGS, clock_time_doc},
+    {"now_datetime", (PyCFunction)(void (*)(void))ms_clock_now_datetime,
      METH_FASTCALL | METH_KEYWORDS, clock_now_datetime_doc},
     {"set", clock_set, METH_O, clock_set_doc},
     {"advance", clock_advance, METH_O, clock_advance_doc},
     {"step_back", clock_step_back, METH_O, clock_step_back_doc},
     {"stats", clock_stats, METH_NOARGS, clock_stats_doc},
-    {"uuid7", ms_clock_uuid7, METH_NOARGS, ms_clock_uuid7_doc},
-    {"take", ms_clock_take, METH_O, ms_clock_take_doc},
+    {"uuid7", ms_clock_uuid7, METH_NOARGS, clock_uuid7_doc},
+    {"take", ms_clock_take, METH_O, clock_take_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -660,3 +728,33 @@ PyType_Spec ms_clock_spec = {
     .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_IMMUTABLETYPE,
     .slots = clock_slots,
 };
+
+PyObject *ms_clock_default_new(ms_state *st)
+{
+    ClockObject *self = (ClockObject *)PyType_GenericAlloc(st->clock_type, 0);
+    monostamp_clock *core;
+    if (self == NULL)
+        return NULL;
+    self->is_default = 1;
+    self->stamp_type = (PyTypeObject *)Py_NewRef(st->stamp_type);
+    /* The state file MONOSTAMP_SHARED named, as the core read it. */
+    const char *shared = getenv("MONOSTAMP_SHARED");
+    self->shared = shared != NULL && shared[0] != '\0' ? PyUnicode_DecodeFSDefault(shared)
+                                                      : Py_NewRef(Py_None);
+    if (self->shared == NULL) {
+        Py_DECREF(self);
+        return NULL;
+    }
+    /* Asked once: the core's answer never changes.  An unusable clock
+     * leaves `core` NULL, and each method raises its error. */
+    if (monostamp_default_clock(&core) == MONOSTAMP_OK) {
+        self->core = core;
+        ms_waiter_on_default_clock(core);
+    }
+    return (PyObject *)self;
+}
+
+void ms_clock_default_shared(PyObject *clock, PyObject *path)
+{
+    Py_XSETREF(CLOCK(clock)->shared, Py_NewRef(path));
+}

@@ -5,9 +5,8 @@ json.dumps, and register_sqlite() registers an adapter and a converter with
 the sqlite3 module.  The text is Stamp.isoformat()'s, all nine digits and
 the offset: Stamp.fromisoformat() takes it back exactly.
 """
-# Bound by monostamp/__init__.py before it imports this module (and typed
-# by its stub: the extension has none of its own).
-from . import Stamp
+# From the extension, not the package, which imports this module.
+from ._monostamp import Stamp
 
 
 def json_default(obj):
