@@ -2,7 +2,9 @@
  * default_clock.c: the module's functions on the process's default clock.
  *
  * The default clock is one monostamp.Clock object per module (made by the
- * exec slot: ms_clock_default_new), wrapping the core's default clock.
+ * exec slot: ms_clock_default_new), wrapping the core's default clock; if
+ * that is unusable (a bad MONOSTAMP_SHARED file) there is none, and each
+ * function raises the core's error.
  * monostamp.now(), time_ns(), time(), now_datetime(), uuid7(), take(),
  * get_policy() and set_policy() are its methods, called through one-line
  * forwards: the Clock's code is the only code.  They are forwards and not
@@ -13,48 +15,69 @@
  */
 #include "module.h"
 
-#define DEFAULT(module) (((ms_state *)PyModule_GetState(module))->default_clock)
+/* The module's default Clock, or NULL with the error that makes the
+ * core's default clock unusable. */
+static inline PyObject *default_clock(PyObject *module)
+{
+    ms_state *st = (ms_state *)PyModule_GetState(module);
+    if (st->default_clock == NULL)
+        ms_default_clock_error(st);
+    return st->default_clock;
+}
 
 static PyObject *now(PyObject *module, PyObject *unused)
 {
-    return ms_clock_now(DEFAULT(module), unused);
+    PyObject *clock = default_clock(module);
+    return clock != NULL ? ms_clock_now(clock, unused) : NULL;
 }
 
 static PyObject *time_ns(PyObject *module, PyObject *unused)
 {
-    return ms_clock_time_ns(DEFAULT(module), unused);
+    PyObject *clock = default_clock(module);
+    return clock != NULL ? ms_clock_time_ns(clock, unused) : NULL;
 }
 
 static PyObject *time_(PyObject *module, PyObject *unused)
 {
-    return ms_clock_time(DEFAULT(module), unused);
+    PyObject *clock = default_clock(module);
+    return clock != NULL ? ms_clock_time(clock, unused) : NULL;
 }
 
 static PyObject *now_datetime(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                               PyObject *kwnames)
 {
-    return ms_clock_now_datetime(DEFAULT(module), args, nargs, kwnames);
+    PyObject *clock = default_clock(module);
+    return clock != NULL ? ms_clock_now_datetime(clock, args, nargs, kwnames) : NULL;
 }
 
 static PyObject *uuid7(PyObject *module, PyObject *unused)
 {
-    return ms_clock_uuid7(DEFAULT(module), unused);
+    PyObject *clock = default_clock(module);
+    return clock != NULL ? ms_clock_uuid7(clock, unused) : NULL;
 }
 
 static PyObject *take(PyObject *module, PyObject *n)
 {
-    return ms_clock_take(DEFAULT(module), n);
+    PyObject *clock = default_clock(module);
+    return clock != NULL ? ms_clock_take(clock, n) : NULL;
 }
 
 static PyObject *get_policy(PyObject *module, PyObject *unused)
 {
+    PyObject *clock = default_clock(module);
     (void)unused;
-    return ms_clock_get_policy(DEFAULT(module), NULL);
+    return clock != NULL ? ms_clock_get_policy(clock, NULL) : NULL;
 }
 
 static PyObject *set_policy(PyObject *module, PyObject *policy)
 {
-    if (ms_clock_set_policy(DEFAULT(module), policy, NULL) < 0)
+    ms_state *st = (ms_state *)PyModule_GetState(module);
+    int unused;
+    /* A bad policy is named first, as the Clock's setter would. */
+    if (st->default_clock == NULL &&
+        ms_policy_arg(st, policy, "set_policy(): policy", &unused) == 0)
+        return ms_default_clock_error(st);
+    if (st->default_clock == NULL || ms_clock_set_policy(st->default_clock, policy, NULL) < 0)
         return NULL;
     Py_RETURN_NONE;
 }

@@ -93,10 +93,9 @@ PyDoc_STRVAR(share_default_doc,
 static PyObject *ms_share_default(PyObject *module, PyObject *arg)
 {
     ms_state *st = STATE(module);
-    monostamp_clock *clock;
     PyObject *bytes;
-    if (ms_clock_core(st->default_clock, &clock) < 0)
-        return NULL;
+    if (st->default_clock == NULL)
+        return ms_default_clock_error(st);
     if (ms_path_arg(arg, "_share_default(): path", &bytes) < 0)
         return NULL;
     int rc = monostamp_default_share(PyBytes_AsString(bytes));
@@ -360,8 +359,9 @@ static int ms_exec(PyObject *module)
         return -1;
     /* The functions on the default clock (default_clock.c) need it made
      * before any thread can see the module. */
-    if ((st->default_clock = ms_clock_default_new(st)) == NULL ||
-        PyModule_AddObjectRef(module, "default_clock", st->default_clock) < 0 ||
+    if (ms_clock_default_new(st, &st->default_clock) < 0 ||
+        PyModule_AddObjectRef(module, "default_clock",
+                              st->default_clock != NULL ? st->default_clock : Py_None) < 0 ||
         PyModule_AddFunctions(module, ms_default_functions) < 0)
         return -1;
     if (PyModule_AddStringConstant(module, "__version__", MONOSTAMP_VERSION) < 0 ||

@@ -55,7 +55,9 @@ typedef struct {
     /* The timezone of each whole quarter hour within a day: index
      * offset / 900 + MS_TZ_QUARTERS / 2 (ms_datetime_exec). */
     PyObject *tz_quarter[MS_TZ_QUARTERS];
-    /* The default clock: a Clock wrapping the core's (default_clock.c). */
+    /* The default clock: a Clock wrapping the core's (default_clock.c), or
+     * NULL if the core's was unusable when the module was executed (it then
+     * stays so, and each function on it raises that error). */
     PyObject *default_clock;
     /* uuid.UUID and what building one needs, imported by the first
      * uuid7() call and published once (ids.c), or NULL before. */
@@ -191,13 +193,33 @@ int ms_datetime_exec(ms_state *st);
 
 /* --------------------------------------------------------- clocks */
 
+/* The constructor's arguments: as given (borrowed, NULL where not given)
+ * and as the core's options. */
+typedef struct {
+    PyObject *policy, *source, *zone, *max_lead_ns, *on_lead, *shared, *start_ns, *trust_group;
+    PyObject *shared_bytes; /* owned: keeps options.shared_path alive */
+    PyObject *zone_key;     /* owned: a ZoneInfo's key, keeps options.zone alive */
+    monostamp_options options;
+} ms_clock_args;
+
+/* clock_args.c.  Reads Clock()'s arguments into `ca` and converts each,
+ * checking types and what Python alone can check (on failure
+ * ca->shared_bytes and ca->zone_key may still need a DECREF); then asks
+ * the core whether they make a clock, raising the ValueError naming the
+ * one it refuses.  0 or -1. */
+int ms_clock_args_parse(ms_state *st, PyObject *args, PyObject *kwds, ms_clock_args *ca);
+int ms_clock_args_check(const ms_clock_args *ca);
+/* An instant as int ns since the epoch: an int (ns), a Stamp (its utc_ns)
+ * or an aware datetime; `what` is "Clock.set(): ns".  0 or -1. */
+int ms_instant_ns_arg(ms_state *st, PyObject *obj, const char *what, int64_t *out);
+
 /* clock.c.  If `obj` is a monostamp.Clock, stores its core clock and
- * returns 1 (or -1 with the error of an unusable default clock); else
- * returns 0 and raises nothing. */
+ * returns 1; else returns 0.  Never raises. */
 int ms_clock_core(PyObject *obj, monostamp_clock **out);
-/* The Clock wrapping the core's default clock, for the exec slot, and its
- * state file once _share_default() moved it onto `path`. */
-PyObject *ms_clock_default_new(ms_state *st);
+/* The Clock wrapping the core's default clock into *out (NULL if that is
+ * unusable), for the exec slot: 0, or -1 with the error; and its state
+ * file once _share_default() moved it onto `path`. */
+int ms_clock_default_new(ms_state *st, PyObject **out);
 void ms_clock_default_shared(PyObject *clock, PyObject *path);
 /* Clock's methods that the module's functions forward to on the default
  * clock (default_clock.c, whose table the exec slot adds). */

@@ -36,15 +36,15 @@ PyObject *ms_patch_activate(PyObject *module, PyObject *clock_obj)
     const char *reason = unsupported_here();
     if (reason != NULL)
         return PyErr_Format(PyExc_RuntimeError, "monostamp.patch() cannot start %s", reason);
-    int is_clock = ms_clock_core(clock_obj == Py_None ? st->default_clock : clock_obj, &clock);
-    if (is_clock < 0)
-        return NULL;
-    if (is_clock == 0) {
+    if (clock_obj == Py_None) {
+        if (st->default_clock == NULL)
+            return ms_default_clock_error(st);
+        ms_clock_core(st->default_clock, &clock);
+        bound = MS_PATCH_MAX_LEAD_NS;
+    } else if (!ms_clock_core(clock_obj, &clock)) {
         ms_type_error("clock", "a monostamp.Clock or None", clock_obj);
         return NULL;
     }
-    if (clock_obj == Py_None)
-        bound = MS_PATCH_MAX_LEAD_NS;
     active_clock *next = PyMem_RawMalloc(sizeof *next);
     if (next == NULL)
         return PyErr_NoMemory();
