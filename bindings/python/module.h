@@ -84,8 +84,8 @@ extern PyType_Spec ms_clock_spec;
 /* ------------------------------------------------------------ the Stamp */
 
 /* A Stamp: 32 bytes, no references, not GC-tracked.  The layout is here
- * (not in stamp.c) so that now() in module.c and clock.c can build one
- * inline: it is the hot path. */
+ * (not in stamp.c) so that Clock's now() (clock.c), which the module's
+ * now() is too, can build one inline: it is the hot path. */
 typedef struct {
     PyObject_HEAD
     int64_t utc_ns;
