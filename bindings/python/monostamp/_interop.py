@@ -5,8 +5,12 @@ json.dumps, and register_sqlite() registers an adapter and a converter with
 the sqlite3 module.  The text is Stamp.isoformat()'s, all nine digits and
 the offset: Stamp.fromisoformat() takes it back exactly.
 """
-# From the extension, not the package, which imports this module.
-from ._monostamp import Stamp
+import sys
+
+# From the extension (imported by the package before this module), not the
+# package, which imports this one: taken from sys.modules, as the extension
+# has no stub for mypy to find.
+Stamp = sys.modules["monostamp._monostamp"].Stamp
 
 
 def json_default(obj):
