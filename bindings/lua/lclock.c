@@ -1,5 +1,6 @@
 /*
-** lclock.c: monostamp.clock{...}, the clock userdata.
+** lclock.c: monostamp.clock{...}, the clock userdata, and the module's
+** functions on the default clock, which run the same method bodies on it.
 **
 ** The userdata embeds the core's clock (opaque storage of
 ** MONOSTAMP_CLOCK_SIZE bytes) and a flag saying whether it is still open;
