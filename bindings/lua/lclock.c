@@ -1,5 +1,6 @@
 /*
-** lclock.c: monostamp.clock{...}, the clock userdata.
+** lclock.c: monostamp.clock{...}, the clock userdata, and the module's
+** functions on the default clock, which run the same method bodies on it.
 **
 ** The userdata embeds the core's clock (opaque storage of
 ** MONOSTAMP_CLOCK_SIZE bytes) and a flag saying whether it is still open;
@@ -12,6 +13,7 @@
 #define lclock_c
 #define LUA_LIB
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "lmonostamp.h"
@@ -253,77 +255,158 @@ int lms_clock_new (lua_State *L) {
 
 /*
 ** {======================================================
-** Methods
+** The calls a clock and the module share
 ** =======================================================
 */
 
-static int c_now (lua_State *L) {
+/*
+** now, time_ns, now_us, time_us, uuid7, take, policy and set_policy are
+** both methods of a clock and functions of the module on the default
+** clock: one body each, given the clock and the index of the first
+** argument after it (FIRST_METHOD: the clock was argument 1;
+** FIRST_DEFAULT: a module function, whose arguments start at 1), so that
+** a bad argument is numbered as the caller wrote it.
+*/
+#define FIRST_METHOD	2
+#define FIRST_DEFAULT	1
+
+
+/*
+** The context of a failure: the call's name, or for the default clock
+** MONOSTAMP_SHARED=path when the state file is to blame (the core read the
+** variable when it loaded, and standard Lua cannot change the environment
+** since).
+*/
+static const char *context (lua_State *L, int first, int rc, const char *call) {
+  const char *path = getenv("MONOSTAMP_SHARED");
+  if (first != FIRST_DEFAULT || path == NULL || path[0] == '\0' ||
+      !monostamp_state_file_fault(rc))
+    return call;
+  return lua_pushfstring(L, "MONOSTAMP_SHARED=%s", path);
+}
+
+
+static int now_on (lua_State *L, monostamp_clock *clock, int first) {
   monostamp_stamp stamp;
-  int rc = monostamp_now(toclock(L), &stamp);
+  int rc = monostamp_now(clock, &stamp);
   if (rc != MONOSTAMP_OK)
-    return lms_result(L, rc, 0, 0, "now", NULL);
+    return lms_result(L, rc, 0, 0, context(L, first, rc, "now"), NULL);
   lua_pushinteger(L, (lua_Integer)stamp.utc_ns);
   lua_pushinteger(L, (lua_Integer)stamp.offset_s);
   return 2;
 }
 
 
-static int c_time_ns (lua_State *L) {
+static int time_ns_on (lua_State *L, monostamp_clock *clock, int first) {
   int64_t ns;
-  int rc = monostamp_time_ns(toclock(L), &ns);
+  int rc = monostamp_time_ns(clock, &ns);
   if (rc != MONOSTAMP_OK)
-    return lms_result(L, rc, 0, 0, "time_ns", NULL);
+    return lms_result(L, rc, 0, 0, context(L, first, rc, "time_ns"), NULL);
   lua_pushinteger(L, (lua_Integer)ns);
   return 1;
 }
 
 
-/* The next stamp at whole-µs grain (ns, a multiple of 1000), from the
-** clock's one sequence: see ms_now_us in lmonostamp.c. */
-static int c_now_us (lua_State *L) {
+/*
+** now_us and time_us: the next stamp at whole-µs grain, from the same
+** sequence as now and time_ns; still ns (a multiple of 1000), so one unit
+** throughout.  Under the ns policy they follow the µs policy's rule, so
+** they are distinct too: for a value that holds no finer time, such as
+** the double of socket.gettime().
+*/
+static int now_us_on (lua_State *L, monostamp_clock *clock, int first) {
   monostamp_stamp stamp;
-  int rc = monostamp_now_us(toclock(L), &stamp);
+  int rc = monostamp_now_us(clock, &stamp);
   if (rc != MONOSTAMP_OK)
-    return lms_result(L, rc, 0, 0, "now_us", NULL);
+    return lms_result(L, rc, 0, 0, context(L, first, rc, "now_us"), NULL);
   lua_pushinteger(L, (lua_Integer)stamp.utc_ns);
   lua_pushinteger(L, (lua_Integer)stamp.offset_s);
   return 2;
 }
 
 
-static int c_time_us (lua_State *L) {
+static int time_us_on (lua_State *L, monostamp_clock *clock, int first) {
   int64_t ns;
-  int rc = monostamp_time_us(toclock(L), &ns);
+  int rc = monostamp_time_us(clock, &ns);
   if (rc != MONOSTAMP_OK)
-    return lms_result(L, rc, 0, 0, "time_us", NULL);
+    return lms_result(L, rc, 0, 0, context(L, first, rc, "time_us"), NULL);
   lua_pushinteger(L, (lua_Integer)ns);
   return 1;
 }
 
 
-static int c_uuid7 (lua_State *L) {
-  return lms_push_uuid7(L, toclock(L), "uuid7");
+static int uuid7_on (lua_State *L, monostamp_clock *clock, int first) {
+  (void)first;
+  return lms_push_uuid7(L, clock, "uuid7");
 }
 
 
-static int c_take (lua_State *L) {
-  return lms_push_take(L, toclock(L), 2, "take");
+static int take_on (lua_State *L, monostamp_clock *clock, int first) {
+  return lms_push_take(L, clock, first, "take");
 }
 
 
-static int c_policy (lua_State *L) {
-  lua_pushstring(L, monostamp_policy_name(monostamp_clock_policy(toclock(L))));
+static int policy_on (lua_State *L, monostamp_clock *clock, int first) {
+  (void)first;
+  lua_pushstring(L, monostamp_policy_name(monostamp_clock_policy(clock)));
   return 1;
 }
 
 
-static int c_set_policy (lua_State *L) {
-  monostamp_clock *clock = toclock(L);
-  int rc = monostamp_clock_set_policy(clock, lms_checkpolicy(L, 2));
+static int set_policy_on (lua_State *L, monostamp_clock *clock, int first) {
+  int rc = monostamp_clock_set_policy(clock, lms_checkpolicy(L, first));
   lua_pushboolean(L, 1);
-  return lms_result(L, rc, 1, 2, NULL, NULL);
+  return lms_result(L, rc, 1, first, NULL, NULL);
 }
 
+
+/*
+** Each body as a method (c_*: the clock checked at argument 1) and as a
+** module function (d_*: the default clock, the functions' upvalue 1, set by
+** luaopen_monostamp_core; NULL if it was unusable, and then each call
+** returns the core's error for it).
+*/
+#define SHARED_CALL(name) \
+  static int c_##name (lua_State *L) { return name##_on(L, toclock(L), FIRST_METHOD); } \
+  static int d_##name (lua_State *L) { \
+    monostamp_clock *clock = (monostamp_clock *)lua_touserdata(L, lua_upvalueindex(1)); \
+    int rc; \
+    if (clock != NULL) \
+      return name##_on(L, clock, FIRST_DEFAULT); \
+    rc = monostamp_default_clock(&clock); \
+    return lms_result(L, rc, 0, 0, context(L, FIRST_DEFAULT, rc, #name), NULL); \
+  }
+
+SHARED_CALL(now)
+SHARED_CALL(time_ns)
+SHARED_CALL(now_us)
+SHARED_CALL(time_us)
+SHARED_CALL(uuid7)
+SHARED_CALL(take)
+SHARED_CALL(policy)
+SHARED_CALL(set_policy)
+
+/* The module's functions on the default clock (get_policy is its policy). */
+const luaL_Reg lms_default_funcs[] = {
+  {"get_policy", d_policy},
+  {"now", d_now},
+  {"now_us", d_now_us},
+  {"set_policy", d_set_policy},
+  {"take", d_take},
+  {"time_ns", d_time_ns},
+  {"time_us", d_time_us},
+  {"uuid7", d_uuid7},
+  {NULL, NULL}
+};
+
+/* }====================================================== */
+
+
+/*
+** {======================================================
+** The other methods
+** =======================================================
+*/
 
 static int c_source (lua_State *L) {
   lua_pushstring(L, monostamp_source_name(monostamp_clock_source(toclock(L))));

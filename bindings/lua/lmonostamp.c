@@ -7,8 +7,9 @@
 ** The binding adds no policy and no validation of its own: it checks
 ** argument types, converts, calls the core, and turns the core's code into
 ** Lua values in one place, lms_result().  This file holds the module: the
-** functions on the default clock, the free functions, and the helpers the
-** clock userdata (lclock.c) shares through lmonostamp.h.
+** free functions, and the helpers the clock userdata (lclock.c) shares
+** through lmonostamp.h; the functions on the default clock are the clock
+** methods' bodies, applied to it (lclock.c).
 **
 ** Nanoseconds are always lua_Integer (64 bits in Lua 5.3 and 5.4), never
 ** lua_Number: a double cannot hold today's instants to the nanosecond.
@@ -23,7 +24,6 @@
 #define LUA_LIB
 
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "lmonostamp.h"
@@ -132,138 +132,6 @@ monostamp_policy lms_checkpolicy (lua_State *L, int arg) {
 
 /*
 ** {======================================================
-** The default clock
-** =======================================================
-*/
-
-/*
-** Every module function has one upvalue: the default clock as a light
-** userdata, looked up once by luaopen_monostamp (the core keeps it at one
-** address for the life of the process), or NULL if it was unusable.  So
-** now() and time_ns() call monostamp_now on it directly: the shortcut
-** monostamp_default_now less a call and a check on the hot path, and no C
-** static written by every lua_State that opens the module.
-*/
-#define default_clock(L)	((monostamp_clock *)lua_touserdata(L, lua_upvalueindex(1)))
-
-
-/*
-** The context of a default-clock failure: MONOSTAMP_SHARED=path when the
-** state file is to blame (the core read the variable when it loaded, and
-** standard Lua cannot change the environment since), else the call.
-*/
-static const char *default_context (lua_State *L, int rc, const char *call) {
-  const char *path = getenv("MONOSTAMP_SHARED");
-  if (path == NULL || path[0] == '\0' || !monostamp_state_file_fault(rc))
-    return call;
-  return lua_pushfstring(L, "MONOSTAMP_SHARED=%s", path);
-}
-
-
-static int ms_now (lua_State *L) {
-  monostamp_stamp stamp;
-  monostamp_clock *clock = default_clock(L);
-  int rc = clock ? monostamp_now(clock, &stamp) : monostamp_default_now(&stamp);
-  if (rc != MONOSTAMP_OK)
-    return lms_result(L, rc, 0, 0, default_context(L, rc, "now"), NULL);
-  lua_pushinteger(L, (lua_Integer)stamp.utc_ns);
-  lua_pushinteger(L, (lua_Integer)stamp.offset_s);
-  return 2;
-}
-
-
-static int ms_time_ns (lua_State *L) {
-  int64_t ns;
-  monostamp_clock *clock = default_clock(L);
-  int rc = clock ? monostamp_time_ns(clock, &ns) : monostamp_default_time_ns(&ns);
-  if (rc != MONOSTAMP_OK)
-    return lms_result(L, rc, 0, 0, default_context(L, rc, "time_ns"), NULL);
-  lua_pushinteger(L, (lua_Integer)ns);
-  return 1;
-}
-
-
-/*
-** The default clock for the µs calls, which have no default_* shortcut in
-** the core: the upvalue, or else the error that made it unusable (the
-** core returns the same one on every call).
-*/
-static int default_clock_rc (lua_State *L, monostamp_clock **out) {
-  *out = default_clock(L);
-  return *out != NULL ? MONOSTAMP_OK : monostamp_default_clock(out);
-}
-
-
-/*
-** now_us() and time_us(): the next stamp at whole-µs grain, from the same
-** sequence as now() and time_ns(); still ns (a multiple of 1000), so one
-** unit throughout.  Under the ns policy they follow the µs policy's rule,
-** so they are distinct too: for a value that holds no finer time, such as
-** the double of socket.gettime().
-*/
-static int ms_now_us (lua_State *L) {
-  monostamp_stamp stamp;
-  monostamp_clock *clock;
-  int rc = default_clock_rc(L, &clock);
-  if (rc == MONOSTAMP_OK)
-    rc = monostamp_now_us(clock, &stamp);
-  if (rc != MONOSTAMP_OK)
-    return lms_result(L, rc, 0, 0, default_context(L, rc, "now_us"), NULL);
-  lua_pushinteger(L, (lua_Integer)stamp.utc_ns);
-  lua_pushinteger(L, (lua_Integer)stamp.offset_s);
-  return 2;
-}
-
-
-static int ms_time_us (lua_State *L) {
-  int64_t ns;
-  monostamp_clock *clock;
-  int rc = default_clock_rc(L, &clock);
-  if (rc == MONOSTAMP_OK)
-    rc = monostamp_time_us(clock, &ns);
-  if (rc != MONOSTAMP_OK)
-    return lms_result(L, rc, 0, 0, default_context(L, rc, "time_us"), NULL);
-  lua_pushinteger(L, (lua_Integer)ns);
-  return 1;
-}
-
-
-/* uuid7() and take(n) on the default clock: see lids.c. */
-static int ms_uuid7 (lua_State *L) {
-  monostamp_clock *clock;
-  int rc = default_clock_rc(L, &clock);
-  if (rc != MONOSTAMP_OK)
-    return lms_result(L, rc, 0, 0, default_context(L, rc, "uuid7"), NULL);
-  return lms_push_uuid7(L, clock, "uuid7");
-}
-
-
-static int ms_take (lua_State *L) {
-  monostamp_clock *clock;
-  int rc = default_clock_rc(L, &clock);
-  if (rc != MONOSTAMP_OK)
-    return lms_result(L, rc, 0, 0, default_context(L, rc, "take"), NULL);
-  return lms_push_take(L, clock, 1, "take");
-}
-
-
-static int ms_get_policy (lua_State *L) {
-  lua_pushstring(L, monostamp_policy_name(monostamp_get_policy()));
-  return 1;
-}
-
-
-static int ms_set_policy (lua_State *L) {
-  int rc = monostamp_set_policy(lms_checkpolicy(L, 1));
-  lua_pushboolean(L, 1);
-  return lms_result(L, rc, 1, 0, default_context(L, rc, "set_policy"), NULL);
-}
-
-/* }====================================================== */
-
-
-/*
-** {======================================================
 ** Free functions
 ** =======================================================
 */
@@ -360,19 +228,11 @@ static const luaL_Reg ms_funcs[] = {
   {"_sleep_step", lms_sleep_step},
   {"clock", lms_clock_new},
   {"clock_info", ms_clock_info},
-  {"get_policy", ms_get_policy},
   {"isoformat", ms_isoformat},
   {"monotonic_ns", ms_monotonic_ns},
-  {"now", ms_now},
-  {"now_us", ms_now_us},
   {"parse", ms_parse},
-  {"set_policy", ms_set_policy},
   {"sleep_ns", lms_sleep_ns},
   {"sleep_until_ns", lms_sleep_until_ns},
-  {"take", ms_take},
-  {"time_ns", ms_time_ns},
-  {"time_us", ms_time_us},
-  {"uuid7", ms_uuid7},
   {"uuid7_ns", lms_uuid7_ns},
   {"zone_changed", ms_zone_changed},
   {NULL, NULL}
@@ -403,9 +263,12 @@ LMS_EXPORT int luaopen_monostamp_core (lua_State *L) {
   monostamp_clock *clock = NULL;
   if (monostamp_default_clock(&clock) != MONOSTAMP_OK)
     clock = NULL;  /* each call then asks the core for its error */
-  luaL_newlibtable(L, ms_funcs);
+  lua_createtable(L, 0, 40);
+  luaL_setfuncs(L, ms_funcs, 0);
+  /* The default clock's functions (lclock.c) hold it as their upvalue: the
+  ** core keeps it at one address for the life of the process. */
   lua_pushlightuserdata(L, clock);
-  luaL_setfuncs(L, ms_funcs, 1);
+  luaL_setfuncs(L, lms_default_funcs, 1);
   lms_clock_openmeta(L);
   lua_pushliteral(L, "monostamp");
   lua_setfield(L, -2, "_NAME");

@@ -2,11 +2,11 @@
 ** lmonostamp.h: what the Lua binding's files share, and nothing they do
 ** not.  Private to bindings/lua/: not installed, not a public API.
 **
-**   lmonostamp.c  the module: luaopen_monostamp_core, the functions on the
-**                 default clock and the free functions, the one result
-**                 mapper and the converters below
+**   lmonostamp.c  the module: luaopen_monostamp_core, the free functions,
+**                 the one result mapper and the converters below
 **   lclock.c      the clock userdata: its constructor, methods and
-**                 metatable
+**                 metatable, and the module's functions on the default
+**                 clock (the same bodies)
 **   lids.c        UUIDv7 ids and blocks of stamps, for both
 **   lsleep.c      sleep_ns and sleep_until_ns, finished in Lua
 **
@@ -148,6 +148,12 @@ LMS_FUNC int lms_clock_new (lua_State *L);
 
 /* Creates the clock metatable in the registry. */
 LMS_FUNC void lms_clock_openmeta (lua_State *L);
+
+/* now, time_ns, now_us, time_us, uuid7, take, get_policy and set_policy:
+** the clock methods on the default clock, which each takes as its
+** upvalue 1 (a light userdata; NULL: unusable, each call then fails with
+** the core's error for it). */
+LMS_FUNC const luaL_Reg lms_default_funcs[];
 
 /* }====================================================== */
 

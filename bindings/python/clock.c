@@ -6,204 +6,39 @@
  * clock was built with is asked of the core, never mirrored here; the one
  * thing kept beside it is the shared= argument as the caller gave it.
  *
- * Every argument is converted (TypeError for a wrong type) and then
- * checked by the core's monostamp_options_check, which names the one bad
- * field; this file turns that name into a ValueError naming the argument
- * and its value.
+ * Its arguments are read and checked by clock_args.c.  The default clock
+ * object (default_clock.c) is a Clock too, wrapping the core's default
+ * clock instead of one of its own.
  */
 #include "module.h"
 #include "ids.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
     PyObject_HEAD
-    PyObject *shared;      /* the shared= argument, or None */
+    /* The clock every method uses: &clock, or for the default clock object
+     * (default_clock.c) the core's default clock. */
+    monostamp_clock *core;
+    PyObject *shared;      /* the shared= argument (or state file), or None */
     /* The module's Stamp type, held so that now() (the hot path) needs no
      * module-state lookup: a METH_NOARGS call with nothing else to find. */
     PyTypeObject *stamp_type;
-    monostamp_clock clock; /* initialised once, never moved */
+    int is_default;        /* the module's default clock object */
+    monostamp_clock clock; /* initialised once, never moved; unused by the default */
 } ClockObject;
 
 #define CLOCK(op) ((ClockObject *)(op))
+#define STATE_OF(op) ms_state_of_type(Py_TYPE(op))
 
-/* The constructor's arguments: as given (borrowed, NULL where not given)
- * and as the core's options. */
-typedef struct {
-    PyObject *policy, *source, *zone, *max_lead_ns, *on_lead, *shared, *start_ns, *trust_group;
-    PyObject *shared_bytes; /* owned: keeps options.shared_path alive */
-    PyObject *zone_key;     /* owned: a ZoneInfo's key, keeps options.zone alive */
-    monostamp_options options;
-} clock_args;
-
-/* The zone name behind Clock(zone=...): a str as it is, a
- * zoneinfo.ZoneInfo by its key (the name it was opened with: the core
- * then reads the same file), datetime.timezone.utc as 'UTC'.  Other
- * tzinfos have no name the core could open: TypeError saying what to give. */
-static const char *zone_name_arg(PyObject *obj, PyObject **keep)
-{
-    Py_ssize_t len;
-    *keep = NULL;
-    if (PyUnicode_Check(obj))
-        return ms_utf8_arg(obj, "Clock(): zone", 1, &len);
-    PyObject *datetime = PyImport_ImportModule("datetime"), *utc = NULL, *tzinfo = NULL;
-    int is_tz = 0;
-    if (datetime != NULL && (tzinfo = PyObject_GetAttrString(datetime, "tzinfo")) != NULL) {
-        PyObject *timezone = PyObject_GetAttrString(datetime, "timezone");
-        utc = timezone != NULL ? PyObject_GetAttrString(timezone, "utc") : NULL;
-        Py_XDECREF(timezone);
-        is_tz = utc != NULL ? PyObject_IsInstance(obj, tzinfo) : -1;
-    }
-    Py_XDECREF(datetime);
-    Py_XDECREF(tzinfo);
-    Py_XDECREF(utc);
-    if (is_tz < 0)
-        return NULL;
-    if (obj == utc) /* compared only: timezone.utc is immortal in the module */
-        return "UTC";
-    PyObject *key = is_tz ? PyObject_GetAttrString(obj, "key") : NULL;
-    if (key != NULL && PyUnicode_Check(key)) {
-        *keep = key;
-        return ms_utf8_arg(key, "Clock(): zone", 1, &len);
-    }
-    Py_XDECREF(key);
-    PyErr_Clear();
-    PyObject *name = PyObject_GetAttrString((PyObject *)Py_TYPE(obj), "__name__");
-    if (name != NULL)
-        ms_raise(PyExc_TypeError,
-                     "Clock(): zone must be a zone name (str), a zoneinfo.ZoneInfo or "
-                     "datetime.timezone.utc, not %U%s",
-                     name, is_tz ? " -- a fixed offset or other tzinfo has no name the "
-                                   "clock could follow: give its IANA name ('Europe/Berlin') "
-                                   "or a POSIX TZ string" : "");
-    Py_XDECREF(name);
-    return NULL;
-}
-
-/* An instant as int ns since the epoch: an int (ns), a Stamp (its
- * utc_ns) or an aware datetime (as Stamp.fromdatetime reads it), so that
- * a test never writes nanoseconds by hand.  `what` is "Clock.set(): ns". */
-static int instant_ns_arg(ms_state *st, PyObject *obj, const char *what, int64_t *out)
-{
-    if (PyLong_Check(obj) && !PyBool_Check(obj))
-        return ms_int64_arg(obj, what, out);
-    if (PyObject_TypeCheck(obj, st->stamp_type)) {
-        *out = ((ms_stamp_object *)obj)->utc_ns;
-        return 0;
-    }
-    PyObject *datetime = PyImport_ImportModule("datetime"), *cls = NULL;
-    int is_dt = -1;
-    if (datetime != NULL && (cls = PyObject_GetAttrString(datetime, "datetime")) != NULL)
-        is_dt = PyObject_IsInstance(obj, cls);
-    Py_XDECREF(datetime);
-    Py_XDECREF(cls);
-    if (is_dt < 0)
-        return -1;
-    if (!is_dt) {
-        PyObject *name = PyObject_GetAttrString((PyObject *)Py_TYPE(obj), "__name__");
-        if (name != NULL)
-            ms_raise(PyExc_TypeError,
-                         "%s must be int nanoseconds since the epoch, an aware datetime or a "
-                         "Stamp, not %U%s", what, name,
-                         PyFloat_Check(obj) ? " -- for seconds, give "
-                                              "datetime.fromtimestamp(s, timezone.utc)" : "");
-        Py_XDECREF(name);
-        return -1;
-    }
-    PyObject *offset = PyObject_CallMethod(obj, "utcoffset", NULL);
-    if (offset == NULL)
-        return -1;
-    int naive = offset == Py_None;
-    Py_DECREF(offset);
-    if (naive) {
-        ms_raise(PyExc_ValueError,
-                     "%s=%R is a naive datetime, which names no instant -- attach "
-                     "its zone (dt.replace(tzinfo=timezone.utc))", what, obj);
-        return -1;
-    }
-    PyObject *stamp = PyObject_CallMethod((PyObject *)st->stamp_type, "fromdatetime", "O", obj);
-    if (stamp == NULL)
-        return -1;
-    *out = ((ms_stamp_object *)stamp)->utc_ns;
-    Py_DECREF(stamp);
-    return 0;
-}
-
-/* Reads the arguments and converts each, checking types and what Python
- * alone can check.  On failure ca->shared_bytes may still need a DECREF. */
-static int clock_args_parse(ms_state *st, PyObject *args, PyObject *kwds, clock_args *ca)
-{
-    static char *keywords[] = {"policy", "source", "zone", "max_lead_ns", "on_lead",
-                               "shared", "start_ns", "trust_group", NULL};
-    monostamp_options *o = &ca->options;
-
-    memset(ca, 0, sizeof *ca);
-    monostamp_options_init(o);
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O$OOOOOOO:Clock", keywords, &ca->policy,
-                                     &ca->source, &ca->zone, &ca->max_lead_ns, &ca->on_lead,
-                                     &ca->shared, &ca->start_ns, &ca->trust_group))
-        return -1;
-    /* None is "not given" for the three that default to nothing. */
-    if (ca->zone == Py_None)
-        ca->zone = NULL;
-    if (ca->shared == Py_None)
-        ca->shared = NULL;
-    if (ca->start_ns == Py_None)
-        ca->start_ns = NULL;
-
-    if ((ca->policy != NULL && ms_policy_arg(st, ca->policy, "Clock(): policy", &o->policy) < 0) ||
-        (ca->source != NULL && ms_source_arg(ca->source, "Clock(): source", &o->source) < 0) ||
-        (ca->zone != NULL && (o->zone = zone_name_arg(ca->zone, &ca->zone_key)) == NULL) ||
-        (ca->max_lead_ns != NULL &&
-         ms_int64_arg(ca->max_lead_ns, "Clock(): max_lead_ns", &o->max_lead_ns) < 0) ||
-        (ca->on_lead != NULL && ms_on_lead_arg(ca->on_lead, "Clock(): on_lead", &o->on_lead) < 0) ||
-        (ca->start_ns != NULL &&
-         instant_ns_arg(st, ca->start_ns, "Clock(): start_ns", &o->start_ns) < 0) ||
-        (ca->trust_group != NULL &&
-         ms_bool_arg(ca->trust_group, "Clock(): trust_group", &o->trust_group) < 0))
-        return -1;
-    o->has_start_ns = ca->start_ns != NULL;
-    if (ca->shared != NULL) {
-        if (ms_path_arg(ca->shared, "Clock(): shared", &ca->shared_bytes) < 0)
-            return -1;
-        if ((o->shared_path = PyBytes_AsString(ca->shared_bytes)) == NULL)
-            return -1;
-    }
-    return 0;
-}
-
-/* Asks the core whether the options make a clock; if not, raises the
- * ValueError naming the one argument it names, with its value and the
- * core's rule for it. */
-static int clock_args_check(const clock_args *ca)
-{
-    const char *field = NULL;
-    if (monostamp_options_check(&ca->options, &field) == MONOSTAMP_OK)
-        return 0;
-    /* The Python argument behind each of the core's fields. */
-    const struct { const char *field, *argument; PyObject *value; } args[] = {
-        {"policy", "policy", ca->policy},       {"source", "source", ca->source},
-        {"zone", "zone", ca->zone},             {"max_lead_ns", "max_lead_ns", ca->max_lead_ns},
-        {"on_lead", "on_lead", ca->on_lead},    {"shared_path", "shared", ca->shared},
-        {"start_ns", "start_ns", ca->start_ns},
-    };
-    const char *rule = monostamp_options_rule(field);
-    for (size_t i = 0; field != NULL && i < sizeof args / sizeof args[0]; i++) {
-        if (strcmp(args[i].field, field) == 0) {
-            PyErr_Format(PyExc_ValueError, "Clock(): %s=%R %s", args[i].argument,
-                         args[i].value != NULL ? args[i].value : Py_None,
-                         rule != NULL ? rule : "is not accepted");
-            return -1;
-        }
-    }
-    PyErr_Format(PyExc_ValueError, "Clock(): the options are not accepted (%s)",
-                 field != NULL ? field : "no field named");
-    return -1;
-}
+/* A method's name in messages: the default clock's are the module's
+ * functions ("take()"), a Clock's its own ("Clock.take()"). */
+#define CALL_NAME(op, name) (CLOCK(op)->is_default ? name : "Clock." name)
 
 /* Raises for a failed monostamp_clock_init: the zone or the shared file
  * named with the reason, since the options themselves were checked. */
-static void clock_init_error(ms_state *st, int rc, const clock_args *ca)
+static void clock_init_error(ms_state *st, int rc, const ms_clock_args *ca)
 {
     if (rc == MONOSTAMP_ENOZONE)
         ms_zone_error("Clock()", ca->zone != NULL ? ca->zone : Py_None, ca->options.zone);
@@ -236,14 +71,14 @@ static PyObject *clock_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     /* Clock cannot be subclassed: `type` is this module's own. */
     ms_state *st = ms_state_of_type(type);
     ClockObject *self = NULL;
-    clock_args ca;
+    ms_clock_args ca;
     int rc;
 
     if (st == NULL)
         return NULL;
     /* Every argument is converted and checked before the core opens
      * anything: a zone file, a shared file. */
-    if (clock_args_parse(st, args, kwds, &ca) < 0 || clock_args_check(&ca) < 0)
+    if (ms_clock_args_parse(st, args, kwds, &ca) < 0 || ms_clock_args_check(&ca) < 0)
         goto done;
     self = (ClockObject *)PyType_GenericAlloc(type, 0);
     if (self == NULL)
@@ -257,6 +92,7 @@ static PyObject *clock_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         Py_CLEAR(self);
         goto done;
     }
+    self->core = &self->clock;
     self->shared = ca.shared != NULL ? ca.shared : Py_None;
     Py_INCREF(self->shared);
     self->stamp_type = st->stamp_type;
@@ -292,7 +128,10 @@ static void clock_dealloc(PyObject *op)
 {
     PyTypeObject *type = Py_TYPE(op);
     PyObject_GC_UnTrack(op);
-    monostamp_clock_destroy(&CLOCK(op)->clock);
+    if (CLOCK(op)->is_default)
+        ms_waiter_off_default_clock(CLOCK(op)->core);
+    else if (!CLOCK(op)->is_default)
+        monostamp_clock_destroy(&CLOCK(op)->clock);
     Py_CLEAR(CLOCK(op)->shared);
     Py_CLEAR(CLOCK(op)->stamp_type);
     PyObject_GC_Del(op);
@@ -300,15 +139,17 @@ static void clock_dealloc(PyObject *op)
 }
 
 /* Raises for a failed stamp from this clock. */
-static PyObject *clock_error(ms_state *st, ClockObject *self, int rc, const char *call)
+static PyObject *clock_error(PyObject *op, int rc, const char *call)
 {
+    ms_state *st = STATE_OF(op);
+    PyObject *shared = CLOCK(op)->shared;
     if (rc == MONOSTAMP_ELEAD)
         return raise_core(st, rc, NULL, "%s with max_lead_ns=%lld", call,
-                          (long long)monostamp_clock_max_lead_ns(&self->clock));
-    if (rc == MONOSTAMP_ERANGE && self->shared != Py_None)
-        return raise_core(st, rc, self->shared,
+                          (long long)monostamp_clock_max_lead_ns(CLOCK(op)->core));
+    if (rc == MONOSTAMP_ERANGE && shared != NULL && shared != Py_None)
+        return raise_core(st, rc, shared,
                           "%s: the next stamp would pass the largest int64 nanosecond (shared=%R)",
-                          call, self->shared);
+                          call, shared);
     if (rc == MONOSTAMP_ERANGE)
         return raise_core(st, rc, NULL,
                           "%s: the next stamp would pass the largest int64 nanosecond", call);
@@ -323,29 +164,27 @@ PyDoc_STRVAR(clock_now_doc,
 /* now() and time_ns() are METH_NOARGS: the cheapest call there is.  Clock
  * cannot be subclassed, so Py_TYPE(self) finds the module on the error
  * path; the success path needs only the Stamp type the clock holds. */
-static PyObject *clock_now(PyObject *op, PyObject *unused)
+PyObject *ms_clock_now(PyObject *op, PyObject *unused)
 {
-    ClockObject *self = CLOCK(op);
     monostamp_stamp stamp;
     (void)unused;
-    int rc = monostamp_now(&self->clock, &stamp);
+    int rc = monostamp_now(CLOCK(op)->core, &stamp);
     if (rc != MONOSTAMP_OK)
-        return clock_error(ms_state_of_type(Py_TYPE(op)), self, rc, "now()");
-    return ms_stamp_new(self->stamp_type, stamp.utc_ns, stamp.offset_s);
+        return clock_error(op, rc, "now()");
+    return ms_stamp_new(CLOCK(op)->stamp_type, stamp.utc_ns, stamp.offset_s);
 }
 
 PyDoc_STRVAR(clock_time_ns_doc,
 "time_ns($self, /)\n--\n\n"
 "The clock's next stamp's instant alone, int ns: one sequence with now().");
 
-static PyObject *clock_time_ns(PyObject *op, PyObject *unused)
+PyObject *ms_clock_time_ns(PyObject *op, PyObject *unused)
 {
-    ClockObject *self = CLOCK(op);
     int64_t ns;
     (void)unused;
-    int rc = monostamp_time_ns(&self->clock, &ns);
+    int rc = monostamp_time_ns(CLOCK(op)->core, &ns);
     if (rc != MONOSTAMP_OK)
-        return clock_error(ms_state_of_type(Py_TYPE(op)), self, rc, "time_ns()");
+        return clock_error(op, rc, "time_ns()");
     return PyLong_FromLongLong(ns);
 }
 
@@ -355,35 +194,8 @@ int ms_clock_core(PyObject *obj, monostamp_clock **out)
      * tells a Clock apart without module state. */
     if (Py_TYPE(obj)->tp_new != clock_new)
         return 0;
-    *out = &CLOCK(obj)->clock;
+    *out = CLOCK(obj)->core;
     return 1;
-}
-
-PyObject *ms_draw_time(ms_state *st, monostamp_clock *clock, const char *call)
-{
-    int64_t ns;
-    int rc = monostamp_time_us(clock, &ns);
-    if (rc != MONOSTAMP_OK)
-        return raise_core(st, rc, NULL, "%s", call);
-    /* Whole µs apart near today are distinct doubles (the ulp is ~238 ns):
-     * unique stamps give unique floats. */
-    return PyFloat_FromDouble((double)ns / 1e9);
-}
-
-PyObject *ms_draw_datetime(ms_state *st, monostamp_clock *clock, PyObject *tz,
-                           const char *call)
-{
-    monostamp_stamp stamp;
-    int rc = monostamp_now_us(clock, &stamp);
-    if (rc != MONOSTAMP_OK)
-        return raise_core(st, rc, NULL, "%s", call);
-    /* A whole-µs stamp: the datetime holds all of it. */
-    PyObject *dt = ms_datetime_from_stamp(st, stamp.utc_ns, stamp.offset_s);
-    if (dt == NULL || tz == NULL || tz == Py_None)
-        return dt;
-    PyObject *converted = PyObject_CallMethod(dt, "astimezone", "O", tz);
-    Py_DECREF(dt);
-    return converted;
 }
 
 PyDoc_STRVAR(clock_time_doc,
@@ -392,11 +204,16 @@ PyDoc_STRVAR(clock_time_doc,
 "time.time(): drawn at whole-µs grain (monostamp_time_us), so unique\n"
 "under the forcing policies, one sequence with now().");
 
-static PyObject *clock_time(PyObject *op, PyObject *unused)
+PyObject *ms_clock_time(PyObject *op, PyObject *unused)
 {
-    ClockObject *self = CLOCK(op);
+    int64_t ns;
     (void)unused;
-    return ms_draw_time(ms_state_of_type(Py_TYPE(op)), &self->clock, "time()");
+    int rc = monostamp_time_us(CLOCK(op)->core, &ns);
+    if (rc != MONOSTAMP_OK)
+        return raise_core(STATE_OF(op), rc, NULL, "time()");
+    /* Whole µs apart near today are distinct doubles (the ulp is ~238 ns):
+     * unique stamps give unique floats. */
+    return PyFloat_FromDouble((double)ns / 1e9);
 }
 
 PyDoc_STRVAR(clock_now_datetime_doc,
@@ -405,29 +222,58 @@ PyDoc_STRVAR(clock_now_datetime_doc,
 "offset, or converted to tz (a tzinfo): drawn at whole-µs grain\n"
 "(monostamp_now_us), so unique under the forcing policies.");
 
-static PyObject *clock_now_datetime(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
-                                    PyObject *kwnames)
+PyObject *ms_clock_now_datetime(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
 {
     static const char *const names[] = {"tz", NULL};
-    ClockObject *self = CLOCK(op);
+    monostamp_stamp stamp;
     PyObject *tz;
     if (ms_parse_args("now_datetime", args, nargs, kwnames, names, 1, 0, &tz) < 0)
         return NULL;
-    return ms_draw_datetime(ms_state_of_type(Py_TYPE(op)), &self->clock, tz,
-                            "now_datetime()");
+    int rc = monostamp_now_us(CLOCK(op)->core, &stamp);
+    if (rc != MONOSTAMP_OK)
+        return raise_core(STATE_OF(op), rc, NULL, "now_datetime()");
+    /* A whole-µs stamp: the datetime holds all of it. */
+    PyObject *dt = ms_datetime_from_stamp(STATE_OF(op), stamp.utc_ns, stamp.offset_s);
+    if (dt == NULL || tz == NULL || tz == Py_None)
+        return dt;
+    PyObject *converted = PyObject_CallMethod(dt, "astimezone", "O", tz);
+    Py_DECREF(dt);
+    return converted;
+}
+
+PyDoc_STRVAR(clock_uuid7_doc,
+"uuid7($self, /)\n--\n\n"
+"A uuid.UUID of version 7 made from this clock's next stamp (see\n"
+"monostamp.uuid7).");
+
+PyObject *ms_clock_uuid7(PyObject *op, PyObject *unused)
+{
+    (void)unused;
+    return ms_draw_uuid7(STATE_OF(op), CLOCK(op)->core, CALL_NAME(op, "uuid7()"));
+}
+
+PyDoc_STRVAR(clock_take_doc,
+"take($self, n, /)\n--\n\n"
+"Reserves n consecutive stamps of this clock (see monostamp.take).");
+
+PyObject *ms_clock_take(PyObject *op, PyObject *arg)
+{
+    return ms_draw_take(STATE_OF(op), CLOCK(op)->core, arg, CALL_NAME(op, "take()"));
 }
 
 /* set() and advance(): ENOTSUP and ERANGE are their only failures, never
  * ELEAD, so they need no module state. */
-static PyObject *clock_manual(ClockObject *self, PyObject *arg, const char *name,
+static PyObject *clock_manual(PyObject *self, PyObject *arg, const char *name,
                               int (*op)(monostamp_clock *, int64_t))
 {
     char what[40];
     int64_t ns;
+    monostamp_clock *core = CLOCK(self)->core;
     snprintf(what, sizeof what, "Clock.%s(): ns", name);
     if (op == monostamp_manual_set) {
         /* An instant: int ns, an aware datetime or a Stamp. */
-        if (instant_ns_arg(ms_state_of_type(Py_TYPE(self)), arg, what, &ns) < 0)
+        if (ms_instant_ns_arg(STATE_OF(self), arg, what, &ns) < 0)
             return NULL;
     } else if (PyFloat_Check(arg)) {
         /* A step is a count of ns; 1.5 most likely meant seconds. */
@@ -438,14 +284,14 @@ static PyObject *clock_manual(ClockObject *self, PyObject *arg, const char *name
     } else if (ms_int64_arg(arg, what, &ns) < 0) {
         return NULL;
     }
-    int rc = op(&self->clock, ns);
+    int rc = op(core, ns);
     if (rc == MONOSTAMP_OK)
         Py_RETURN_NONE;
     if (rc == MONOSTAMP_ENOTSUP)
         return ms_raise(PyExc_ValueError,
                             "Clock.%s(): this clock's source is '%s', which cannot be moved "
                             "-- make the clock with Clock(source='manual')",
-                            name, monostamp_source_name(monostamp_clock_source(&self->clock)));
+                            name, monostamp_source_name(monostamp_clock_source(core)));
     if (rc == MONOSTAMP_ERANGE)
         return ms_raise(PyExc_ValueError,
                             "Clock.%s(): ns=%R would move the reading past the int64 "
@@ -474,7 +320,7 @@ PyDoc_STRVAR(clock_set_doc,
 
 static PyObject *clock_set(PyObject *op, PyObject *arg)
 {
-    return clock_manual(CLOCK(op), arg, "set", monostamp_manual_set);
+    return clock_manual(op, arg, "set", monostamp_manual_set);
 }
 
 PyDoc_STRVAR(clock_advance_doc,
@@ -483,7 +329,7 @@ PyDoc_STRVAR(clock_advance_doc,
 
 static PyObject *clock_advance(PyObject *op, PyObject *arg)
 {
-    return clock_manual(CLOCK(op), arg, "advance", monostamp_manual_advance);
+    return clock_manual(op, arg, "advance", monostamp_manual_advance);
 }
 
 PyDoc_STRVAR(clock_step_back_doc,
@@ -493,7 +339,7 @@ PyDoc_STRVAR(clock_step_back_doc,
 
 static PyObject *clock_step_back(PyObject *op, PyObject *arg)
 {
-    return clock_manual(CLOCK(op), arg, "step_back", manual_step_back);
+    return clock_manual(op, arg, "step_back", manual_step_back);
 }
 
 /* Adds key: value (a new reference, or NULL after an error) to dict. */
@@ -516,7 +362,7 @@ static PyObject *clock_stats(PyObject *op, PyObject *unused)
 {
     monostamp_stats s;
     (void)unused;
-    monostamp_clock_stats(&CLOCK(op)->clock, &s);
+    monostamp_clock_stats(CLOCK(op)->core, &s);
     PyObject *d = PyDict_New();
     if (d == NULL)
         return NULL;
@@ -535,59 +381,65 @@ static PyObject *clock_stats(PyObject *op, PyObject *unused)
     return d;
 }
 
+/* What the clock was made with, as Clock(...) would make it again; the
+ * default clock says it is that one (Clock(...) would make another). */
 static PyObject *clock_repr(PyObject *op)
 {
-    const monostamp_clock *clock = &CLOCK(op)->clock;
+    const monostamp_clock *clock = CLOCK(op)->core;
     const char *zone = monostamp_zone_name(monostamp_clock_zone(clock));
     int named = zone != NULL && zone[0] != '\0';
-    return PyUnicode_FromFormat("monostamp.Clock(policy='%s', source='%s', zone=%s%s%s, "
-                                "max_lead_ns=%lld, on_lead='%s', shared=%R)",
+    return PyUnicode_FromFormat("%s(policy='%s', source='%s', zone=%s%s%s, "
+                                "max_lead_ns=%lld, on_lead='%s', shared=%R)%s",
+                                CLOCK(op)->is_default ? "<monostamp default clock "
+                                                      : "monostamp.Clock",
                                 monostamp_policy_name(monostamp_clock_policy(clock)),
                                 monostamp_source_name(monostamp_clock_source(clock)),
                                 named ? "'" : "", named ? zone : "None", named ? "'" : "",
                                 (long long)monostamp_clock_max_lead_ns(clock),
                                 monostamp_on_lead_name(monostamp_clock_on_lead(clock)),
-                                CLOCK(op)->shared != NULL ? CLOCK(op)->shared : Py_None);
+                                CLOCK(op)->shared != NULL ? CLOCK(op)->shared : Py_None,
+                                CLOCK(op)->is_default ? ">" : "");
 }
 
 /* Getters have no defining class: the instance's type is ours (Clock
  * cannot be subclassed), and leads to the same module state. */
-static PyObject *clock_get_policy(PyObject *op, void *closure)
+PyObject *ms_clock_get_policy(PyObject *op, void *closure)
 {
     (void)closure;
-    return ms_policy_object(ms_state_of_type(Py_TYPE(op)),
-                            monostamp_clock_policy(&CLOCK(op)->clock));
+    return ms_policy_object(STATE_OF(op), monostamp_clock_policy(CLOCK(op)->core));
 }
 
-static int clock_set_policy(PyObject *op, PyObject *value, void *closure)
+int ms_clock_set_policy(PyObject *op, PyObject *value, void *closure)
 {
-    ms_state *st = ms_state_of_type(Py_TYPE(op));
+    ms_state *st = STATE_OF(op);
     int policy;
     (void)closure;
     if (value == NULL) {
         PyErr_SetString(PyExc_AttributeError, "cannot delete a clock's policy");
         return -1;
     }
-    if (ms_policy_arg(st, value, "Clock.policy", &policy) < 0)
+    if (ms_policy_arg(st, value, CLOCK(op)->is_default ? "set_policy(): policy" : "Clock.policy",
+                      &policy) < 0)
         return -1;
-    int rc = monostamp_clock_set_policy(&CLOCK(op)->clock, policy);
+    int rc = monostamp_clock_set_policy(CLOCK(op)->core, policy);
     if (rc != MONOSTAMP_OK) {
-        raise_core(st, rc, NULL, "policy=%R", value);
+        raise_core(st, rc, NULL, CLOCK(op)->is_default ? "set_policy(%R)" : "policy=%R", value);
         return -1;
     }
     return 0;
 }
 
+/* The read-only attributes, each the core's answer for the clock. */
 static PyObject *clock_get_source(PyObject *op, void *closure)
 {
     (void)closure;
-    return PyUnicode_FromString(monostamp_source_name(monostamp_clock_source(&CLOCK(op)->clock)));
+    return PyUnicode_FromString(monostamp_source_name(monostamp_clock_source(CLOCK(op)->core)));
 }
 
 static PyObject *clock_get_zone(PyObject *op, void *closure)
 {
     (void)closure;
-    const char *name = monostamp_zone_name(monostamp_clock_zone(&CLOCK(op)->clock));
+    const char *name = monostamp_zone_name(monostamp_clock_zone(CLOCK(op)->core));
     if (name == NULL || name[0] == '\0')
         Py_RETURN_NONE;
     return PyUnicode_FromString(name);
@@ -605,17 +457,17 @@ static PyObject *clock_get_shared(PyObject *op, void *closure)
 static PyObject *clock_get_max_lead_ns(PyObject *op, void *closure)
 {
     (void)closure;
-    return PyLong_FromLongLong(monostamp_clock_max_lead_ns(&CLOCK(op)->clock));
+    return PyLong_FromLongLong(monostamp_clock_max_lead_ns(CLOCK(op)->core));
 }
 
 static PyObject *clock_get_on_lead(PyObject *op, void *closure)
 {
     (void)closure;
-    return PyUnicode_FromString(monostamp_on_lead_name(monostamp_clock_on_lead(&CLOCK(op)->clock)));
+    return PyUnicode_FromString(monostamp_on_lead_name(monostamp_clock_on_lead(CLOCK(op)->core)));
 }
 
 static PyGetSetDef clock_getset[] = {
-    {"policy", clock_get_policy, clock_set_policy,
+    {"policy", ms_clock_get_policy, ms_clock_set_policy,
      "The clock's Policy; assign a Policy or its name to change it.", NULL},
     {"source", clock_get_source, NULL, "The source's name.", NULL},
     {"zone", clock_get_zone, NULL, "The zone's name, or None for the local zone.", NULL},
@@ -626,17 +478,17 @@ static PyGetSetDef clock_getset[] = {
 };
 
 static PyMethodDef clock_methods[] = {
-    {"now", clock_now, METH_NOARGS, clock_now_doc},
-    {"time_ns", clock_time_ns, METH_NOARGS, clock_time_ns_doc},
-    {"time", clock_time, METH_NOARGS, clock_time_doc},
-    {"now_datetime", (PyCFunction)(void (*)(void))clock_now_datetime,
+    {"now", ms_clock_now, METH_NOARGS, clock_now_doc},
+    {"time_ns", ms_clock_time_ns, METH_NOARGS, clock_time_ns_doc},
+    {"time", ms_clock_time, METH_NOARGS, clock_time_doc},
+    {"now_datetime", (PyCFunction)(void (*)(void))ms_clock_now_datetime,
      METH_FASTCALL | METH_KEYWORDS, clock_now_datetime_doc},
     {"set", clock_set, METH_O, clock_set_doc},
     {"advance", clock_advance, METH_O, clock_advance_doc},
     {"step_back", clock_step_back, METH_O, clock_step_back_doc},
     {"stats", clock_stats, METH_NOARGS, clock_stats_doc},
-    {"uuid7", ms_clock_uuid7, METH_NOARGS, ms_clock_uuid7_doc},
-    {"take", ms_clock_take, METH_O, ms_clock_take_doc},
+    {"uuid7", ms_clock_uuid7, METH_NOARGS, clock_uuid7_doc},
+    {"take", ms_clock_take, METH_O, clock_take_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -659,3 +511,34 @@ PyType_Spec ms_clock_spec = {
     .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_IMMUTABLETYPE,
     .slots = clock_slots,
 };
+
+int ms_clock_default_new(ms_state *st, PyObject **out)
+{
+    monostamp_clock *core;
+    *out = NULL;
+    /* Asked once: the core's answer never changes. */
+    if (monostamp_default_clock(&core) != MONOSTAMP_OK)
+        return 0;
+    ClockObject *self = (ClockObject *)PyType_GenericAlloc(st->clock_type, 0);
+    if (self == NULL)
+        return -1;
+    /* The state file MONOSTAMP_SHARED named, as the core read it. */
+    const char *shared = getenv("MONOSTAMP_SHARED");
+    self->shared = shared != NULL && shared[0] != '\0' ? PyUnicode_DecodeFSDefault(shared)
+                                                       : Py_NewRef(Py_None);
+    if (self->shared == NULL) {
+        Py_DECREF(self); /* not default yet: its dealloc touches no clock */
+        return -1;
+    }
+    self->core = core;
+    self->is_default = 1;
+    self->stamp_type = (PyTypeObject *)Py_NewRef(st->stamp_type);
+    ms_waiter_on_default_clock(core);
+    *out = (PyObject *)self;
+    return 0;
+}
+
+void ms_clock_default_shared(PyObject *clock, PyObject *path)
+{
+    Py_XSETREF(CLOCK(clock)->shared, Py_NewRef(path));
+}

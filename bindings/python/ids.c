@@ -172,50 +172,13 @@ static PyObject *uuid_object(ms_state *st, const uint8_t id[16])
 
 /* ------------------------------------------------------------- uuid7 */
 
-static PyObject *clock_uuid7(ms_state *st, monostamp_clock *clock, const char *context)
+PyObject *ms_draw_uuid7(ms_state *st, monostamp_clock *clock, const char *call)
 {
     uint8_t id[16];
     int rc = monostamp_uuid7(clock, id);
     if (rc != MONOSTAMP_OK)
-        return raise_core(st, rc, NULL, "%s", context);
+        return raise_core(st, rc, NULL, "%s", call);
     return uuid_object(st, id);
-}
-
-/* The default clock, or NULL with the error that makes it unusable. */
-static monostamp_clock *default_clock(ms_state *st)
-{
-    if (st->default_clock == NULL)
-        ms_default_clock_error(st);
-    return st->default_clock;
-}
-
-const char ms_uuid7_doc[] =
-    "uuid7()\n--\n\n"
-    "A uuid.UUID of version 7 made from the default clock's next stamp:\n"
-    "48-bit Unix ms, the sub-ms part as a 20-bit fraction (12 bits in\n"
-    "RFC 9562's method-3 place, 8 after the variant), 54 random bits.\n"
-    "Increasing wherever the stamps are (threads, fork, processes on one\n"
-    "MONOSTAMP_SHARED file); uuid7_ns() gives the stamp back.";
-
-PyObject *ms_uuid7(PyObject *module, PyObject *unused)
-{
-    ms_state *st = PyModule_GetState(module);
-    (void)unused;
-    monostamp_clock *clock = default_clock(st);
-    return clock == NULL ? NULL : clock_uuid7(st, clock, "uuid7()");
-}
-
-const char ms_clock_uuid7_doc[] =
-    "uuid7($self, /)\n--\n\n"
-    "A uuid.UUID of version 7 made from this clock's next stamp (see\n"
-    "monostamp.uuid7).";
-
-PyObject *ms_clock_uuid7(PyObject *clock, PyObject *unused)
-{
-    monostamp_clock *core = NULL;
-    (void)unused;
-    ms_clock_core(clock, &core); /* a method: `clock` is a Clock */
-    return clock_uuid7(ms_state_of_type(Py_TYPE(clock)), core, "Clock.uuid7()");
 }
 
 const char ms_uuid7_ns_doc[] =
@@ -318,8 +281,7 @@ static PyObject *block_range(int64_t first, int64_t n, int64_t step)
     return result;
 }
 
-static PyObject *clock_take(ms_state *st, monostamp_clock *clock, PyObject *arg,
-                            const char *fname)
+PyObject *ms_draw_take(ms_state *st, monostamp_clock *clock, PyObject *arg, const char *fname)
 {
     int64_t n = 0, first = 0, step = 0;
     if (count_arg(arg, fname, &n) < 0)
@@ -341,32 +303,4 @@ static PyObject *clock_take(ms_state *st, monostamp_clock *clock, PyObject *arg,
     if (rc != MONOSTAMP_OK)
         return raise_core(st, rc, NULL, "%s", fname);
     return block_range(first, n, step);
-}
-
-const char ms_take_doc[] =
-    "take(n, /)\n--\n\n"
-    "Reserves n consecutive stamps of the default clock with one atomic\n"
-    "step and returns them as range(first, stop, step): step 1 ns, or\n"
-    "1000 under MONOTONIC_FORCE_MICROSECOND_INCREMENT.  No other stamp of\n"
-    "the clock (in any thread or process sharing it) falls among them.\n"
-    "ValueError for n < 1, a block past int64, or a policy that allows\n"
-    "equal stamps; LeadError for a block longer than max_lead_ns (the\n"
-    "clock is then unchanged).";
-
-PyObject *ms_take(PyObject *module, PyObject *arg)
-{
-    ms_state *st = PyModule_GetState(module);
-    monostamp_clock *clock = default_clock(st);
-    return clock == NULL ? NULL : clock_take(st, clock, arg, "take()");
-}
-
-const char ms_clock_take_doc[] =
-    "take($self, n, /)\n--\n\n"
-    "Reserves n consecutive stamps of this clock (see monostamp.take).";
-
-PyObject *ms_clock_take(PyObject *clock, PyObject *arg)
-{
-    monostamp_clock *core = NULL;
-    ms_clock_core(clock, &core); /* a method: `clock` is a Clock */
-    return clock_take(ms_state_of_type(Py_TYPE(clock)), core, arg, "Clock.take()");
 }

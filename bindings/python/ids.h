@@ -1,27 +1,22 @@
 /*
- * ids.h: monostamp.uuid7(), uuid7_ns(), take() and the Clock methods of the
- * same names (ids.c).  The Clock methods live in ids.c beside the module
- * functions; clock.c lists them in Clock's method table and lends its core
- * clock through ms_clock_core() (module.h).
+ * ids.h: UUIDv7 ids and blocks of stamps (ids.c): what Clock.uuid7() and
+ * Clock.take() draw (clock.c), and monostamp.uuid7_ns().
  */
 #ifndef MONOSTAMP_PY_IDS_H
 #define MONOSTAMP_PY_IDS_H
 
 #include "module.h"
 
-/* Module functions, for module.c's method table. */
-PyObject *ms_uuid7(PyObject *module, PyObject *unused);
-PyObject *ms_uuid7_ns(PyObject *module, PyObject *arg);
-PyObject *ms_take(PyObject *module, PyObject *arg);
-extern const char ms_uuid7_doc[];
-extern const char ms_uuid7_ns_doc[];
-extern const char ms_take_doc[];
+/* The next id of `clock` as a uuid.UUID, errors raised with the context
+ * `call` ("uuid7()"). */
+PyObject *ms_draw_uuid7(ms_state *st, monostamp_clock *clock, const char *call);
+/* n = `arg` stamps of `clock` reserved, as range(first, stop, step);
+ * errors name `fname` ("take()"). */
+PyObject *ms_draw_take(ms_state *st, monostamp_clock *clock, PyObject *arg, const char *fname);
 
-/* Clock methods, for clock.c's method table. */
-PyObject *ms_clock_uuid7(PyObject *clock, PyObject *unused);
-PyObject *ms_clock_take(PyObject *clock, PyObject *arg);
-extern const char ms_clock_uuid7_doc[];
-extern const char ms_clock_take_doc[];
+/* monostamp.uuid7_ns(), for module.c's method table. */
+PyObject *ms_uuid7_ns(PyObject *module, PyObject *arg);
+extern const char ms_uuid7_ns_doc[];
 
 /* The references ids.c imports on first use (uuid is not imported with
  * monostamp: it costs milliseconds), for the module's traverse and clear. */

@@ -5,7 +5,8 @@
  *
  * The package (monostamp/__init__.py) re-exports these objects as they
  * are: now() and time_ns() are METH_NOARGS functions, so a call is one C
- * call into the core and, for now(), one allocation.
+ * call into the core and, for now(), one allocation.  The functions on the
+ * default clock are its Clock object's methods (default_clock.c).
  *
  * The other files: stamp.c and clock.c (the two types; Stamp's datetime
  * conversions and arithmetic in stamp_datetime.c and stamp_arith.c),
@@ -41,110 +42,6 @@ PyObject *ms_default_clock_error(ms_state *st)
                path != NULL ? path : Py_None);
     Py_XDECREF(path);
     return NULL;
-}
-
-PyDoc_STRVAR(now_doc,
-"now()\n--\n\n"
-"The next Stamp from the process's default clock: realtime source, local\n"
-"zone, the policy set_policy() chose; shared with fork()ed children, and\n"
-"with every process whose MONOSTAMP_SHARED names the same file.");
-
-static PyObject *ms_now(PyObject *module, PyObject *unused)
-{
-    ms_state *st = STATE(module);
-    monostamp_stamp stamp;
-    (void)unused;
-    if (st->default_clock == NULL)
-        return ms_default_clock_error(st);
-    int rc = monostamp_now(st->default_clock, &stamp);
-    if (rc != MONOSTAMP_OK)
-        return raise_core(st, rc, NULL, "now()");
-    return ms_stamp_new(st->stamp_type, stamp.utc_ns, stamp.offset_s);
-}
-
-PyDoc_STRVAR(time_ns_doc,
-"time_ns()\n--\n\n"
-"The default clock's next stamp, int ns since the epoch only: like\n"
-"time.time_ns(), but unique and monotonic under the default policy.");
-
-static PyObject *ms_time_ns(PyObject *module, PyObject *unused)
-{
-    ms_state *st = STATE(module);
-    int64_t ns;
-    (void)unused;
-    if (st->default_clock == NULL)
-        return ms_default_clock_error(st);
-    int rc = monostamp_time_ns(st->default_clock, &ns);
-    if (rc != MONOSTAMP_OK)
-        return raise_core(st, rc, NULL, "time_ns()");
-    return PyLong_FromLongLong(ns);
-}
-
-PyDoc_STRVAR(time_doc,
-"time()\n--\n\n"
-"The default clock's next stamp as float seconds, like time.time(), but\n"
-"drawn at whole-µs grain so that every value is unique (one sequence\n"
-"with now() and time_ns()).");
-
-static PyObject *ms_time(PyObject *module, PyObject *unused)
-{
-    ms_state *st = STATE(module);
-    (void)unused;
-    if (st->default_clock == NULL)
-        return ms_default_clock_error(st);
-    return ms_draw_time(st, st->default_clock, "time()");
-}
-
-PyDoc_STRVAR(now_datetime_doc,
-"now_datetime(tz=None)\n--\n\n"
-"The default clock's next stamp as an aware datetime.datetime at the\n"
-"local offset, or converted to tz: drawn at whole-µs grain, so unique.");
-
-static PyObject *ms_now_datetime(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
-                                 PyObject *kwnames)
-{
-    static const char *const names[] = {"tz", NULL};
-    ms_state *st = STATE(module);
-    PyObject *tz;
-    if (ms_parse_args("now_datetime", args, nargs, kwnames, names, 1, 0, &tz) < 0)
-        return NULL;
-    if (st->default_clock == NULL)
-        return ms_default_clock_error(st);
-    return ms_draw_datetime(st, st->default_clock, tz, "now_datetime()");
-}
-
-PyDoc_STRVAR(get_policy_doc,
-"get_policy()\n--\n\n"
-"The default clock's Policy (Squeak's `Time clockPolicy`).");
-
-static PyObject *ms_get_policy(PyObject *module, PyObject *unused)
-{
-    ms_state *st = STATE(module);
-    (void)unused;
-    if (st->default_clock == NULL)
-        return ms_default_clock_error(st);
-    return ms_policy_object(st, monostamp_get_policy());
-}
-
-PyDoc_STRVAR(set_policy_doc,
-"set_policy(policy, /)\n--\n\n"
-"Sets this process's default clock's Policy (a Policy or its name) for\n"
-"its next stamp.  The policy is the process's own: other processes\n"
-"sharing the clock's state (fork() children after the call excepted,\n"
-"which inherit it) keep theirs.");
-
-static PyObject *ms_set_policy(PyObject *module, PyObject *arg)
-{
-    ms_state *st = STATE(module);
-    int policy;
-    if (ms_policy_arg(st, arg, "set_policy(): policy", &policy) < 0)
-        return NULL;
-    if (st->default_clock == NULL)
-        return ms_default_clock_error(st);
-    int rc = monostamp_set_policy(policy);
-    if (rc != MONOSTAMP_OK)
-        return raise_core(st, rc, NULL, "set_policy(%R)", arg);
-    Py_RETURN_NONE;
 }
 
 PyDoc_STRVAR(clock_info_doc,
@@ -205,6 +102,7 @@ static PyObject *ms_share_default(PyObject *module, PyObject *arg)
     Py_DECREF(bytes);
     if (rc != MONOSTAMP_OK)
         return raise_core(st, rc, arg, "_share_default(%R)", arg);
+    ms_clock_default_shared(st->default_clock, arg);
     Py_RETURN_NONE;
 }
 
@@ -288,15 +186,7 @@ static PyObject *ms_module_getattr(PyObject *module, PyObject *name)
 }
 
 static PyMethodDef ms_methods[] = {
-    {"now", ms_now, METH_NOARGS, now_doc},
-    {"time_ns", ms_time_ns, METH_NOARGS, time_ns_doc},
-    {"time", ms_time, METH_NOARGS, time_doc},
-    {"uuid7", ms_uuid7, METH_NOARGS, ms_uuid7_doc},
     {"uuid7_ns", ms_uuid7_ns, METH_O, ms_uuid7_ns_doc},
-    {"take", ms_take, METH_O, ms_take_doc},
-    {"now_datetime", FASTCALL_KW(ms_now_datetime), now_datetime_doc},
-    {"get_policy", ms_get_policy, METH_NOARGS, get_policy_doc},
-    {"set_policy", ms_set_policy, METH_O, set_policy_doc},
     {"clock_info", ms_clock_info, METH_O, clock_info_doc},
     {"zone_changed", ms_zone_changed, METH_NOARGS, zone_changed_doc},
     {"monotonic_ns", ms_monotonic_ns, METH_NOARGS, monotonic_ns_doc},
@@ -312,9 +202,6 @@ static PyMethodDef ms_methods[] = {
     {"_deactivate", ms_patch_deactivate, METH_NOARGS, ms_patch_deactivate_doc},
     {"_foreign", ms_patch_foreign, METH_NOARGS, ms_patch_foreign_doc},
     {"_installed", ms_patch_is_installed, METH_NOARGS, ms_patch_installed_doc},
-    {"_targets", ms_patch_targets, METH_NOARGS, ms_patch_targets_doc},
-    {"_after_fork", ms_patch_after_fork, METH_NOARGS, ms_patch_after_fork_doc},
-    {"_hold_switch_lock", ms_patch_hold_switch_lock, METH_O, ms_patch_hold_switch_lock_doc},
     {"_adopt", ms_patch_adopt, METH_O, ms_patch_adopt_doc},
     {NULL, NULL, 0, NULL},
 };
@@ -459,7 +346,6 @@ static int public_module_name(PyObject *module)
 static int ms_exec(PyObject *module)
 {
     ms_state *st = STATE(module);
-    monostamp_clock *clock;
 
     st->lead_error = PyErr_NewExceptionWithDoc("monostamp.LeadError", lead_error_doc,
                                                PyExc_RuntimeError, NULL);
@@ -470,20 +356,19 @@ static int ms_exec(PyObject *module)
         exec_type(module, &ms_clock_spec, &st->clock_type) < 0 ||
         exec_type(module, &ms_sleep_plan_spec, &st->sleep_plan_type) < 0 || ms_patch_exec() < 0)
         return -1;
+    /* The functions on the default clock (default_clock.c) need it made
+     * before any thread can see the module. */
+    if (ms_clock_default_new(st, &st->default_clock) < 0 ||
+        PyModule_AddObjectRef(module, "default_clock",
+                              st->default_clock != NULL ? st->default_clock : Py_None) < 0 ||
+        PyModule_AddFunctions(module, ms_default_functions) < 0)
+        return -1;
     if (PyModule_AddStringConstant(module, "__version__", MONOSTAMP_VERSION) < 0 ||
         PyModule_AddIntConstant(module, "DEFAULT_SLEEP_TOLERANCE_NS",
                                 MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS) < 0 ||
         PyModule_AddIntConstant(module, "PATCH_MAX_LEAD_NS", MS_PATCH_MAX_LEAD_NS) < 0 ||
         public_module_name(module) < 0)
         return -1;
-    /* Asked once, here, before any thread can see the module: the core's
-     * answer never changes, and the pointer is then only read.  An
-     * unusable clock is asked again by each call, to raise its error. */
-    st->default_clock = monostamp_default_clock(&clock) == MONOSTAMP_OK ? clock : NULL;
-    if (st->default_clock != NULL) {
-        ms_waiter_on_default_clock(st->default_clock);
-        st->waits_on_default = 1;
-    }
     return 0;
 }
 
@@ -492,6 +377,7 @@ static int ms_traverse(PyObject *module, visitproc visit, void *arg)
     ms_state *st = STATE(module);
     Py_VISIT(st->stamp_type);
     Py_VISIT(st->clock_type);
+    Py_VISIT(st->default_clock);
     Py_VISIT(st->lead_error);
     Py_VISIT(st->policy_type);
     for (int p = 0; p < MS_POLICY_COUNT; p++)
@@ -510,6 +396,7 @@ static int ms_clear(PyObject *module)
     ms_state *st = STATE(module);
     Py_CLEAR(st->stamp_type);
     Py_CLEAR(st->clock_type);
+    Py_CLEAR(st->default_clock);
     Py_CLEAR(st->lead_error);
     Py_CLEAR(st->policy_type);
     for (int p = 0; p < MS_POLICY_COUNT; p++)
@@ -528,11 +415,6 @@ static int ms_clear(PyObject *module)
 
 static void ms_free(void *module)
 {
-    ms_state *st = STATE(module);
-    if (st->waits_on_default) {
-        ms_waiter_off_default_clock(st->default_clock);
-        st->waits_on_default = 0;
-    }
     ms_clear((PyObject *)module);
 }
 

@@ -55,11 +55,10 @@ typedef struct {
     /* The timezone of each whole quarter hour within a day: index
      * offset / 900 + MS_TZ_QUARTERS / 2 (ms_datetime_exec). */
     PyObject *tz_quarter[MS_TZ_QUARTERS];
-    /* The default clock if it was usable when the module was executed
-     * (it then never changes), else NULL: now() and time_ns() then ask
-     * the core again and raise the error that makes it unusable. */
-    monostamp_clock *default_clock;
-    int waits_on_default; /* this module set ms_waiter on default_clock */
+    /* The default clock: a Clock wrapping the core's (default_clock.c), or
+     * NULL if the core's was unusable when the module was executed (it then
+     * stays so, and each function on it raises that error). */
+    PyObject *default_clock;
     /* uuid.UUID and what building one needs, imported by the first
      * uuid7() call and published once (ids.c), or NULL before. */
     _Atomic(struct ms_uuid_refs *) uuid_refs;
@@ -89,8 +88,8 @@ extern PyType_Spec ms_clock_spec;
 /* ------------------------------------------------------------ the Stamp */
 
 /* A Stamp: 32 bytes, no references, not GC-tracked.  The layout is here
- * (not in stamp.c) so that now() in module.c and clock.c can build one
- * inline: it is the hot path. */
+ * (not in stamp.c) so that Clock's now() (clock.c), which the module's
+ * now() is too, can build one inline: it is the hot path. */
 typedef struct {
     PyObject_HEAD
     int64_t utc_ns;
@@ -206,22 +205,52 @@ int ms_datetime_exec(ms_state *st);
 
 /* --------------------------------------------------------- clocks */
 
+/* The constructor's arguments: as given (borrowed, NULL where not given)
+ * and as the core's options. */
+typedef struct {
+    PyObject *policy, *source, *zone, *max_lead_ns, *on_lead, *shared, *start_ns, *trust_group;
+    PyObject *shared_bytes; /* owned: keeps options.shared_path alive */
+    PyObject *zone_key;     /* owned: a ZoneInfo's key, keeps options.zone alive */
+    monostamp_options options;
+} ms_clock_args;
+
+/* clock_args.c.  Reads Clock()'s arguments into `ca` and converts each,
+ * checking types and what Python alone can check (on failure
+ * ca->shared_bytes and ca->zone_key may still need a DECREF); then asks
+ * the core whether they make a clock, raising the ValueError naming the
+ * one it refuses.  0 or -1. */
+int ms_clock_args_parse(ms_state *st, PyObject *args, PyObject *kwds, ms_clock_args *ca);
+int ms_clock_args_check(const ms_clock_args *ca);
+/* An instant as int ns since the epoch: an int (ns), a Stamp (its utc_ns)
+ * or an aware datetime; `what` is "Clock.set(): ns".  0 or -1. */
+int ms_instant_ns_arg(ms_state *st, PyObject *obj, const char *what, int64_t *out);
+
 /* clock.c.  If `obj` is a monostamp.Clock, stores its core clock and
  * returns 1; else returns 0.  Never raises. */
 int ms_clock_core(PyObject *obj, monostamp_clock **out);
-/* The unique float (time()) and aware datetime (now_datetime(tz)) that
- * Clock and the default clock's module functions share (clock.c): drawn at
- * whole-µs grain, errors raised with the context `call`. */
-PyObject *ms_draw_time(ms_state *st, monostamp_clock *clock, const char *call);
-PyObject *ms_draw_datetime(ms_state *st, monostamp_clock *clock, PyObject *tz,
-                          const char *call);
+/* The Clock wrapping the core's default clock into *out (NULL if that is
+ * unusable), for the exec slot: 0, or -1 with the error; and its state
+ * file once _share_default() moved it onto `path`. */
+int ms_clock_default_new(ms_state *st, PyObject **out);
+void ms_clock_default_shared(PyObject *clock, PyObject *path);
+/* Clock's methods that the module's functions forward to on the default
+ * clock (default_clock.c, whose table the exec slot adds). */
+PyObject *ms_clock_now(PyObject *op, PyObject *unused);
+PyObject *ms_clock_time_ns(PyObject *op, PyObject *unused);
+PyObject *ms_clock_time(PyObject *op, PyObject *unused);
+PyObject *ms_clock_now_datetime(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames);
+PyObject *ms_clock_uuid7(PyObject *op, PyObject *unused);
+PyObject *ms_clock_take(PyObject *op, PyObject *n);
+PyObject *ms_clock_get_policy(PyObject *op, void *closure);
+int ms_clock_set_policy(PyObject *op, PyObject *value, void *closure);
+extern PyMethodDef ms_default_functions[];
 
 /* waiter.c: the waiter every clock of the binding carries, which lets the
  * GIL go during each nap of a lead wait and runs the signal handlers after
  * it (Ctrl-C ends the wait).  The default clock is the core's, one per
- * process: each module object that uses it sets the waiter on it in exec
- * (ms_state.waits_on_default) and takes it off when freed; the last one
- * off clears it. */
+ * process: each module's default Clock object sets the waiter on it when
+ * made and takes it off when freed; the last one off clears it. */
 extern const monostamp_waiter ms_waiter;
 void ms_waiter_on_default_clock(monostamp_clock *clock);
 void ms_waiter_off_default_clock(monostamp_clock *clock);

@@ -25,13 +25,17 @@
  * Where the stamps come from: the same core, and so the same default
  * clock, as monostamp.now(): one sequence.
  *
- * Concurrency.  Install and uninstall (the ml_meth writes) and every change
- * of the active clock happen under patch_swap.c's `switch_lock`.  The
+ * Concurrency.  The patch state is monostamp/_patching.py's: it calls
+ * install and uninstall (the ml_meth writes, and every change of the
+ * active clock) under its one lock, and each runs with the GIL held from
+ * start to end, never letting it go.  The
  * active clock is one heap record, published by an atomic pointer: a
  * replacement loads it, copies it and takes a reference to its owner (the
  * Clock object), so a stop in another thread cannot free the clock under a
  * draw.  With the GIL the load-copy-incref cannot interleave with a switch
- * (both hold the GIL, and neither releases it in between).  The ml_meth
+ * (both hold the GIL, and neither releases it in between).  A fork()
+ * happens with the GIL held too, so a child never inherits a half-done
+ * switch, and the C half has no lock for it to inherit held.  The ml_meth
  * writes are plain stores that the interpreter reads without
  * synchronisation: safe while one GIL orders writer and readers, a data
  * race on free-threaded builds and between interpreters with GILs of their
@@ -74,8 +78,8 @@ enum {
     T_COUNT
 };
 
-/* The saved originals (patch_swap.c: written once, by the first activation under
- * its lock, before anything is installed, and only read afterwards): what
+/* The saved originals (patch_swap.c: written once, by the first activation,
+ * before anything is installed, and only read afterwards): what
  * a replacement calls when no patch is active or the arguments are not
  * "now". */
 extern PyCFunction ms_patch_originals[T_COUNT];
@@ -127,7 +131,7 @@ static inline int acquire(active_clock *out)
 
 /* Publishes `next` (may be NULL) and returns the record it replaced, which
  * no reader can still be copying: the caller frees it with
- * ms_patch_free_active().  Under patch_swap.c's lock. */
+ * ms_patch_free_active(). */
 active_clock *ms_patch_swap_active(active_clock *next);
 
 /* Drops the owner's reference and frees the record; NULL is allowed. */
@@ -195,15 +199,15 @@ PyMethodDef *ms_patch_datetime_table(int t);
 
 /* ------------------------------------------------------- swapping (patch_swap.c) */
 
-/* The name of target `t` for messages and _targets(): "time.time". */
+/* The name of target `t` for messages: "time.time". */
 const char *ms_patch_target_name(int t);
 
-/* Makes the lock of install and uninstall, then finds the method tables'
- * entries and checks their calling conventions, once per process: 0, or
- * -1 with the error.  ms_patch_exec calls it, last. */
+/* Finds the method tables' entries and checks their calling conventions,
+ * once per process: 0, or -1 with the error.  ms_patch_exec calls it,
+ * last. */
 int ms_patch_swap_init(void);
 
-/* Takes `next` (a new record, owned) and, under the lock, installs the
+/* Takes `next` (a new record, owned) and installs the
  * replacements if they are not and publishes `next` as the active clock,
  * then frees the record it replaced and returns -1.  Or, when another tool
  * has one of the targets, changes nothing, frees `next` and returns that
@@ -214,15 +218,9 @@ int ms_patch_install(active_clock *next);
  * the active clock. */
 void ms_patch_uninstall(void);
 
-/* 1 while the replacements are in the method tables. */
+/* 1 while the replacements are in the method tables: while an active
+ * clock is published. */
 int ms_patch_installed(void);
-
-/* In a child of fork(): a new switch lock, as the old one may be held by a
- * thread that does not exist in the child (a fork during a start()). */
-int ms_patch_swap_after_fork(void);
-
-/* For the fork test: takes (hold) or releases the switch lock. */
-void ms_patch_swap_hold(int hold);
 
 /* time-machine 2.x's pass-through functions, left in the tables after its
  * travels, taken as the originals (patch_swap.c says when): how many
@@ -236,20 +234,15 @@ PyObject *ms_patch_foreign_names(void);
 
 /* ----------------------------------------- the module's side (patch_functions.c) */
 
-/* The module functions _activate, _deactivate, _foreign, _installed,
- * _targets, _after_fork and _hold_switch_lock, for module.c's method
- * table. */
+/* The module functions _activate, _deactivate, _foreign, _installed and
+ * _adopt, for module.c's method table. */
 PyObject *ms_patch_activate(PyObject *module, PyObject *clock);
 PyObject *ms_patch_deactivate(PyObject *module, PyObject *unused);
 PyObject *ms_patch_foreign(PyObject *module, PyObject *unused);
 PyObject *ms_patch_is_installed(PyObject *module, PyObject *unused);
-PyObject *ms_patch_targets(PyObject *module, PyObject *unused);
-PyObject *ms_patch_after_fork(PyObject *module, PyObject *unused);
-PyObject *ms_patch_hold_switch_lock(PyObject *module, PyObject *hold);
 PyObject *ms_patch_adopt(PyObject *module, PyObject *witness);
 extern const char ms_patch_activate_doc[], ms_patch_deactivate_doc[], ms_patch_foreign_doc[],
-    ms_patch_installed_doc[], ms_patch_targets_doc[], ms_patch_after_fork_doc[],
-    ms_patch_hold_switch_lock_doc[], ms_patch_adopt_doc[];
+    ms_patch_installed_doc[], ms_patch_adopt_doc[];
 
 /* The patch's part of the exec slot: datetime's C API for patch_datetime.c
  * and the method tables' entries.  0, or -1 with the error. */

@@ -1,8 +1,7 @@
 /*
  * patch_functions.c: the module functions monostamp/_patching.py calls
- * (_activate, _deactivate, _installed, _foreign, _targets, _after_fork,
- * _hold_switch_lock) and the patch's
- * part of the module's exec slot.  The work is done by patch_swap.c, the
+ * (_activate, _deactivate, _installed, _foreign, _adopt), each under its
+ * lock, and the patch's part of the module's exec slot.  The work is done by patch_swap.c, the
  * active clock's record by patch_active.c; patch.h tells the whole story.
  */
 #include "patch.h"
@@ -38,8 +37,9 @@ PyObject *ms_patch_activate(PyObject *module, PyObject *clock_obj)
     if (reason != NULL)
         return PyErr_Format(PyExc_RuntimeError, "monostamp.patch() cannot start %s", reason);
     if (clock_obj == Py_None) {
-        if ((clock = st->default_clock) == NULL)
+        if (st->default_clock == NULL)
             return ms_default_clock_error(st);
+        ms_clock_core(st->default_clock, &clock);
         bound = MS_PATCH_MAX_LEAD_NS;
     } else if (!ms_clock_core(clock_obj, &clock)) {
         ms_type_error("clock", "a monostamp.Clock or None", clock_obj);
@@ -93,36 +93,6 @@ PyObject *ms_patch_deactivate(PyObject *module, PyObject *unused)
     Py_RETURN_NONE;
 }
 
-const char ms_patch_after_fork_doc[] =
-"_after_fork()\n--\n\n"
-"In a child of fork(): a new lock for the switches (the parent's may be\n"
-"held by a thread the child does not have).  monostamp/_patching.py\n"
-"registers it with os.register_at_fork.";
-
-PyObject *ms_patch_after_fork(PyObject *module, PyObject *unused)
-{
-    (void)module;
-    (void)unused;
-    if (ms_patch_swap_after_fork() < 0)
-        return NULL;
-    Py_RETURN_NONE;
-}
-
-const char ms_patch_hold_switch_lock_doc[] =
-"_hold_switch_lock(hold, /)\n--\n\n"
-"Takes (True) or releases (False) the lock of the switches: for the test\n"
-"of a fork while another thread is inside start() or stop().";
-
-PyObject *ms_patch_hold_switch_lock(PyObject *module, PyObject *hold)
-{
-    (void)module;
-    int h = PyObject_IsTrue(hold);
-    if (h < 0)
-        return NULL;
-    ms_patch_swap_hold(h);
-    Py_RETURN_NONE;
-}
-
 const char ms_patch_installed_doc[] =
 "_installed()\n--\n\n"
 "True while the replacements are in the method tables.";
@@ -144,25 +114,6 @@ PyObject *ms_patch_foreign(PyObject *module, PyObject *unused)
     (void)module;
     (void)unused;
     return ms_patch_foreign_names();
-}
-
-const char ms_patch_targets_doc[] =
-"_targets()\n--\n\n"
-"The names of the functions a patch replaces.";
-
-PyObject *ms_patch_targets(PyObject *module, PyObject *unused)
-{
-    (void)module;
-    (void)unused;
-    PyObject *names = PyTuple_New(T_COUNT);
-    for (int t = 0; names != NULL && t < T_COUNT; t++) {
-        PyObject *name = PyUnicode_FromString(ms_patch_target_name(t));
-        if (name == NULL)
-            Py_CLEAR(names);
-        else
-            PyTuple_SET_ITEM(names, t, name);
-    }
-    return names;
 }
 
 int ms_patch_exec(void)

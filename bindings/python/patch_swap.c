@@ -2,8 +2,12 @@
  * patch_swap.c: the swapping itself.  The table of targets and their
  * replacements; finding each target's PyMethodDef in its method table;
  * telling a genuine original from another tool's replacement; saving the
- * originals; and writing ml_meth, ours in and the originals back, under
- * `switch_lock` (patch.h says why that is enough).
+ * originals; and writing ml_meth, ours in and the originals back.
+ *
+ * No lock here: the patch state (which patches are started, and whether
+ * ours should be in) is monostamp/_patching.py's, which calls in under its
+ * lock; each call runs with the GIL held and never lets it go, so a switch
+ * is one step for every other thread (patch.h says why that is enough).
  */
 #include "patch.h"
 
@@ -16,14 +20,11 @@
 PyCFunction ms_patch_originals[T_COUNT];
 
 /* The method table entries (found by the first exec); the originals are
- * saved by the first activation, under switch_lock. */
+ * saved by the first activation. */
 static PyMethodDef *defs[T_COUNT];
 /* The replacement chosen for the flags each def has (see `specs`). */
 static PyCFunction chosen[T_COUNT];
 static int saved;
-/* 1 while the replacements are in the method tables; under switch_lock. */
-static int installed;
-static PyThread_type_lock switch_lock;
 
 /* -------------------------------------------------------- the table */
 
@@ -165,7 +166,7 @@ static int same_binary(PyCFunction f, PyCFunction sibling)
 #endif
 }
 
-/* Under switch_lock, before the first install: saves the C functions now
+/* Before the first install: saves the C functions now
  * in the tables as the originals, or returns the first target that is
  * neither a genuine original nor ours (another tool has it), else -1. */
 static int save_originals(void)
@@ -205,25 +206,14 @@ PyObject *ms_patch_foreign_names(void)
 
 int ms_patch_swap_init(void)
 {
-    if (switch_lock == NULL && (switch_lock = PyThread_allocate_lock()) == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
     return find_targets();
 }
 
-/* Takes switch_lock with the GIL released (a thread holding the lock may be
- * waiting for the GIL).  Only C work is done under the lock: nothing that
- * could run Python code (a finaliser) and so switch threads while holding
- * it; the records swapped out are freed after it is released. */
-static void lock_switch(void)
+/* Ours are in exactly while an active clock is published: the install
+ * publishes one, the uninstall takes it away. */
+int ms_patch_installed(void)
 {
-    /* Uncontended, as it nearly always is: no GIL round trip. */
-    if (PyThread_acquire_lock(switch_lock, NOWAIT_LOCK))
-        return;
-    Py_BEGIN_ALLOW_THREADS
-    PyThread_acquire_lock(switch_lock, WAIT_LOCK);
-    Py_END_ALLOW_THREADS
+    return atomic_load_explicit(&ms_patch_active, memory_order_acquire) != NULL;
 }
 
 /*
@@ -239,8 +229,7 @@ static void lock_switch(void)
 int ms_patch_adopt_originals(PyCFunction witness)
 {
     int adopted = 0;
-    lock_switch();
-    if (!installed) {
+    if (!ms_patch_installed()) {
         PyCFunction now[T_COUNT] = {0};
         int foreign_other = 0;
         for (int t = 0; t < T_COUNT; t++) {
@@ -271,15 +260,13 @@ int ms_patch_adopt_originals(PyCFunction witness)
             saved = 1;
         }
     }
-    PyThread_release_lock(switch_lock);
     return adopted;
 }
 
 int ms_patch_install(active_clock *next)
 {
-    lock_switch();
     int conflict = -1;
-    if (!installed) {
+    if (!ms_patch_installed()) {
         conflict = save_originals();
         /* Ours may still be there: a tool that patched on top of them put
          * them back when it stopped. */
@@ -291,59 +278,19 @@ int ms_patch_install(active_clock *next)
             for (int t = 0; t < T_COUNT; t++)
                 if (defs[t] != NULL)
                     defs[t]->ml_meth = chosen[t];
-            installed = 1;
         }
     }
-    active_clock *old = conflict < 0 ? ms_patch_swap_active(next) : next;
-    PyThread_release_lock(switch_lock);
-
-    ms_patch_free_active(old);
+    /* The record swapped out is freed last: its owner's release is the
+     * only step that could run other code. */
+    ms_patch_free_active(conflict < 0 ? ms_patch_swap_active(next) : next);
     return conflict;
 }
 
 void ms_patch_uninstall(void)
 {
-    lock_switch();
-    if (installed) {
+    if (ms_patch_installed())
         for (int t = 0; t < T_COUNT; t++)
             if (defs[t] != NULL && defs[t]->ml_meth == chosen[t])
                 defs[t]->ml_meth = ms_patch_originals[t];
-        installed = 0;
-    }
-    active_clock *old = ms_patch_swap_active(NULL);
-    PyThread_release_lock(switch_lock);
-    ms_patch_free_active(old);
-}
-
-int ms_patch_installed(void)
-{
-    return installed;
-}
-
-/*
- * A thread may hold switch_lock when another forks: it took the lock and
- * waits for the GIL the forking thread holds.  In the child that thread
- * does not exist, and the lock would stay taken for good, hanging the
- * child's first start() or stop().  The tables are consistent all the
- * same: they are written only with both the lock and the GIL held, in one
- * go.  So the child makes a lock of its own; the old one is left (freeing
- * a lock that is held is undefined).
- */
-int ms_patch_swap_after_fork(void)
-{
-    PyThread_type_lock fresh = PyThread_allocate_lock();
-    if (fresh == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
-    switch_lock = fresh;
-    return 0;
-}
-
-void ms_patch_swap_hold(int hold)
-{
-    if (hold)
-        lock_switch();
-    else
-        PyThread_release_lock(switch_lock);
+    ms_patch_free_active(ms_patch_swap_active(NULL));
 }

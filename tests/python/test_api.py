@@ -198,6 +198,32 @@ def test_get_and_set_policy_on_the_default_clock():
     assert monostamp.get_policy() is old
 
 
+def test_the_module_functions_are_the_default_clock_s_methods():
+    from monostamp import _monostamp
+    default = _monostamp.default_clock
+    assert type(default) is Clock
+    assert repr(default).startswith("<monostamp default clock (policy='")
+    assert (default.source, default.zone, default.on_lead) == ("realtime", None, "wait")
+    # One clock: its stamps and the functions' interleave in one sequence,
+    # and its policy is the one get_policy() and set_policy() see.
+    a, b, c = monostamp.time_ns(), default.time_ns(), monostamp.now().utc_ns
+    assert a < b < c
+    before = default.stats()["readings"]
+    monostamp.uuid7()
+    assert default.stats()["readings"] == before + 1
+    old = monostamp.get_policy()
+    try:
+        monostamp.set_policy("MONOTONIC_ALLOW_DUPLICATES")
+        assert default.policy is Policy.MONOTONIC_ALLOW_DUPLICATES
+        default.policy = "MONOTONIC_FORCE_MICROSECOND_INCREMENT"
+        assert monostamp.get_policy() is Policy.MONOTONIC_FORCE_MICROSECOND_INCREMENT
+    finally:
+        monostamp.set_policy(old)
+    # The default clock's errors name the module's functions.
+    with pytest.raises(ValueError, match=r"^take\(\): n=0 "):
+        default.take(0)
+
+
 def test_clock_info():
     info = monostamp.clock_info("realtime")
     assert info.name == "realtime" and info.implementation

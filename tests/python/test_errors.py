@@ -261,14 +261,22 @@ def test_foreign_default_shared_file_names_the_path(tmp_path):
     path.write_bytes(b"#" * 4096)
     env = dict(os.environ, MONOSTAMP_SHARED=str(path))
     code = ("import monostamp\n"
-            "for f in (monostamp.now, monostamp.time_ns, monostamp.get_policy):\n"
+            "for f in (monostamp.now, monostamp.time_ns, monostamp.get_policy, monostamp.uuid7,\n"
+            "          lambda: monostamp.take(1), lambda: monostamp.set_policy('acceptPlatformTime')):\n"
             "    try:\n"
             "        f()\n"
             "    except ValueError as e:\n"
-            "        print(e)\n")
+            "        print(e)\n"
+            "try:\n"
+            "    monostamp.set_policy('nope')\n"
+            "except ValueError as e:\n"
+            "    print('bad policy first:', str(e).startswith(\"set_policy(): policy='nope'\"))\n"
+            "print('no default clock object:', monostamp._monostamp.default_clock is None)\n")
     out = subprocess.run([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
                          universal_newlines=True, check=True).stdout.splitlines()
-    assert len(out) == 3
+    assert out[-2:] == ["bad policy first: True", "no default clock object: True"]
+    out = out[:-2]
+    assert len(out) == 6
     for line in out:
         # The context says which clock and why the path; the core says what.
         assert line.startswith("the default clock is unusable (MONOSTAMP_SHARED=%r): "

@@ -26,13 +26,13 @@ wraps and then removes itself once both are wrapped.
 The same finder watches uuid, whose uuid1() a patch adjusts: a uuid
 imported while a patch is engaged is adjusted as it loads.
 
-The stack of patches and the switching live in _patching.py; this module
-only tells it when to step aside (_patching._step_aside) and when it may
-resume (_patching._resume).  It imports nothing costly at the top (a
-child started with MONOSTAMP_PATCH=1 runs it before its own code): the
-finder and loader are plain classes, as the import system asks no more.
+The stack of patches, the switching and the one lock they change under
+live in _patching.py, which calls in here under that lock and hands over
+what to call back (watch()): this module imports no other of the package
+and keeps no lock.  It imports nothing costly at the top (a child started
+with MONOSTAMP_PATCH=1 runs it before its own code): the finder and loader
+are plain classes, as the import system asks no more.
 """
-import _thread
 import sys
 
 #: The tools: module name -> (class whose start/stop to wrap, "is it active?").
@@ -42,8 +42,7 @@ _TOOLS = {
                                               getattr(m, "coordinates_stack", None))),
     "freezegun.api": ("_freeze_time", lambda m: bool(getattr(m, "freeze_factories", None))),
 }
-_MARK = "_monostamp_composed"  # set on a wrapped class: its (start, stop)
-_watch_lock = _thread.allocate_lock()  # around wrapping and the finder's (un)installation
+_MARK = "_monostamp_composed"  # set on a wrapped class
 #: Every module the finder waits for: the tools, and uuid (_patching's).
 _WATCHED = ("time_machine", "freezegun.api", "uuid")
 
@@ -71,8 +70,9 @@ def adopt_left_behind(c):
         c._adopt(witness)
 
 
-def _wrap(module):
-    """Wraps start() and stop() of the tool's class in `module` (once)."""
+def _wrap(module, step_aside, resume):
+    """Wraps start() and stop() of the tool's class in `module` (once):
+    step_aside() before a start, resume() after a stop or a failed start."""
     class_name, _ = _TOOLS[module.__name__]
     cls = getattr(module, class_name, None)
     if not isinstance(cls, type) or _MARK in vars(cls):
@@ -80,15 +80,13 @@ def _wrap(module):
     original_start, original_stop = cls.start, cls.stop
     import functools
 
-    from . import _patching  # a cycle at import time otherwise
-
     @functools.wraps(original_start)
     def start(self, *args, **kwargs):
-        _patching._step_aside()
+        step_aside()
         try:
             return original_start(self, *args, **kwargs)
         except BaseException:
-            _patching._resume()  # it did not start: monostamp again, if ours
+            resume()  # it did not start: monostamp again, if ours
             raise
 
     @functools.wraps(original_stop)
@@ -96,32 +94,26 @@ def _wrap(module):
         try:
             return original_stop(self, *args, **kwargs)
         finally:
-            _patching._resume()  # only once the last travel or freeze ended
+            resume()  # only once the last travel or freeze ended
 
     cls.start, cls.stop = start, stop
-    setattr(cls, _MARK, (original_start, original_stop))
+    setattr(cls, _MARK, True)
 
 
 class _Loader:
-    """The module's own loader, which wraps a tool (or adjusts uuid) once the
-    module has run."""
+    """The module's own loader, which hands the module to `loaded` once it
+    has run."""
 
-    def __init__(self, loader):
+    def __init__(self, loader, loaded):
         self._loader = loader
+        self._loaded = loaded
 
     def create_module(self, spec):
         return self._loader.create_module(spec)
 
     def exec_module(self, module):
         self._loader.exec_module(module)
-        if module.__name__ == "uuid":
-            from . import _patching
-
-            _patching._uuid_imported()
-        with _watch_lock:
-            if module.__name__ in _TOOLS:
-                _wrap(module)
-            _unwatch_if_done()
+        self._loaded(module)
 
     def __getattr__(self, name):  # get_data, get_filename, is_package ...
         return getattr(self._loader, name)
@@ -130,6 +122,9 @@ class _Loader:
 class _Finder:
     """Finds nothing itself: for the watched modules it asks the finders after
     it and hands back their spec with the loader wrapped."""
+
+    def __init__(self, loaded):
+        self._loaded = loaded
 
     def find_spec(self, fullname, path, target=None):
         if fullname not in _WATCHED:
@@ -140,7 +135,7 @@ class _Finder:
             spec = finder.find_spec(fullname, path, target)
             if spec is not None:
                 if spec.loader is not None and hasattr(spec.loader, "exec_module"):
-                    spec.loader = _Loader(spec.loader)
+                    spec.loader = _Loader(spec.loader, self._loaded)
                 return spec
         return None
 
@@ -149,8 +144,12 @@ _finder = None
 _watched = False  # watch() has run: later imports are the finder's
 
 
-def _unwatch_if_done():
+def loaded(module, step_aside, resume):
+    """A watched module has just run: a tool is wrapped; the finder leaves
+    once every watched module is in."""
     global _finder
+    if module.__name__ in _TOOLS:
+        _wrap(module, step_aside, resume)
     if _finder is not None and all(name in sys.modules for name in _WATCHED):
         try:
             sys.meta_path.remove(_finder)
@@ -159,33 +158,18 @@ def _unwatch_if_done():
         _finder = None
 
 
-def watch():
-    """Wraps the tools already imported; the others as they are imported."""
+def watch(step_aside, resume, on_loaded):
+    """Wraps the tools already imported; the others as they are imported,
+    when the finder hands each watched module to on_loaded(module)."""
     global _finder, _watched
     if _watched:
         return
-    with _watch_lock:
-        _watched = True
-        missing = any(name not in sys.modules for name in _WATCHED)
-        for name in _TOOLS:
-            module = sys.modules.get(name)
-            if module is not None:
-                _wrap(module)
-        if missing and _finder is None:
-            _finder = _Finder()
-            sys.meta_path.insert(0, _finder)
-
-
-def unwrap():
-    """Puts the tools' own start() and stop() back and stops watching (tests)."""
-    global _finder, _watched
-    with _watch_lock:
-        _watched = False
-        for name, (class_name, _) in _TOOLS.items():
-            cls = getattr(sys.modules.get(name), class_name, None)
-            if isinstance(cls, type) and _MARK in vars(cls):
-                cls.start, cls.stop = vars(cls)[_MARK]
-                delattr(cls, _MARK)
-        if _finder is not None:
-            sys.meta_path.remove(_finder)
-            _finder = None
+    _watched = True
+    missing = any(name not in sys.modules for name in _WATCHED)
+    for name in _TOOLS:
+        module = sys.modules.get(name)
+        if module is not None:
+            _wrap(module, step_aside, resume)
+    if missing and _finder is None:
+        _finder = _Finder(on_loaded)
+        sys.meta_path.insert(0, _finder)

@@ -5,9 +5,12 @@ json.dumps, and register_sqlite() registers an adapter and a converter with
 the sqlite3 module.  The text is Stamp.isoformat()'s, all nine digits and
 the offset: Stamp.fromisoformat() takes it back exactly.
 """
-# Bound by monostamp/__init__.py before it imports this module (and typed
-# by its stub: the extension has none of its own).
-from . import Stamp
+import sys
+
+# From the extension (imported by the package before this module), not the
+# package, which imports this one: taken from sys.modules, as the extension
+# has no stub for mypy to find.
+Stamp = sys.modules["monostamp._monostamp"].Stamp
 
 
 def json_default(obj):

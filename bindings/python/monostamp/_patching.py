@@ -1,13 +1,18 @@
 """monostamp.patch(): the standard library's wall clocks hand out monostamp stamps.
 
+This module owns the patch state: the stack of started patches, and the one
+lock under which it and the C half's switches change (reset once, in a
+child of fork()).
+
 While a patch is active, in every thread, time.time(), time.time_ns(),
 time.clock_gettime(_ns)(CLOCK_REALTIME), datetime.datetime.now(),
 .utcnow(), .today(), datetime.date.today(), and time.gmtime(),
 localtime(), ctime(), asctime(), strftime(fmt) called without a time, each
 draw a fresh stamp from the patch's clock.  The C half (in
-monostamp._monostamp: bindings/python/patch_*.c) swaps the C function pointers of those built-ins; this half keeps the
-stack of nested patches, the decorator forms, uuid, giving way to
-time-machine and freezegun (_compose.py), and fork safety.
+monostamp._monostamp: bindings/python/patch_*.c) swaps the C function
+pointers of those built-ins when told, with no lock or stack of its own;
+this half keeps the stack of nested patches, the decorator forms, uuid,
+giving way to time-machine and freezegun (_compose.py), and fork safety.
 
 A child started with MONOSTAMP_PATCH=1 imports this module and starts a
 patch before its own code runs (_startup.py), so it imports nothing at the
@@ -19,17 +24,17 @@ import _thread
 import os
 import sys
 
-# Bound by monostamp/__init__.py before it imports this module.
-from . import Clock
 from . import _compose
 
-# The extension, whose _activate etc. are private and so not in the
-# package's stub: taken from sys.modules (the package imported it), so
+# The extension (the package imported it), whose _activate etc. are
+# private and so not in the package's stub: taken from sys.modules, so
 # that mypy does not look for one.
 _c = sys.modules["monostamp._monostamp"]
+Clock = _c.Clock
 
 # The stack of active patches, innermost last, and the lock around every
-# change of it (and of the C half's state, which follows the stack).
+# change of it, of the C half's switches (which follow the stack) and of
+# _compose's watch.
 _lock = _thread.allocate_lock()
 _stack: "list[patch]" = []
 # uuid's attributes as they were before the outermost patch started.
@@ -60,7 +65,7 @@ def _resolve(clock):
 # version lacks raises and catches an AttributeError, which made uuid's part
 # of a start+stop cycle cost more than the rest together.  uuid is adjusted
 # only if it is imported: one imported while a patch is engaged is adjusted
-# as it loads (_uuid_imported, called by _compose's import watch).
+# as it loads (_loaded, called by _compose's import watch).
 
 def _reset_uuid_timestamps(namespace):
     for name, initial in _UUID_LAST.items():
@@ -89,13 +94,6 @@ def _uuid_stop():
         namespace.update(_uuid_saved)
         _reset_uuid_timestamps(namespace)
     _uuid_saved.clear()
-
-
-def _uuid_imported():
-    """uuid has just been imported: adjusted at once if a patch is engaged."""
-    with _lock:
-        if _c._installed():
-            _uuid_start()
 
 
 # ------------------------------------------------- engaging and stepping aside
@@ -134,16 +132,24 @@ def _resume():
             _engage()
 
 
+def _loaded(module):
+    """A module _compose watches has just been imported: uuid is adjusted
+    at once if a patch is engaged, a tool wrapped."""
+    with _lock:
+        if module.__name__ == "uuid" and _c._installed():
+            _uuid_start()
+        _compose.loaded(module, _step_aside, _resume)
+
+
 def _after_fork_in_child():
-    """A fork while another thread was inside start() or stop() leaves both
-    locks held by a thread the child does not have: the child makes new
-    ones.  The method tables are whole (they change only under both locks
-    and the GIL); the patch that thread was starting or stopping may be
-    left on the child's stack, as the child inherits every active one."""
+    """A fork while another thread was inside start() or stop() leaves the
+    lock held by a thread the child does not have: the child makes a new
+    one.  The method tables are whole (the C half changes them with the GIL
+    held throughout, and fork() holds it too); the patch that thread was
+    starting or stopping may be left on the child's stack, as the child
+    inherits every active one."""
     global _lock
     _lock = _thread.allocate_lock()
-    _compose._watch_lock = _thread.allocate_lock()
-    _c._after_fork()
 
 
 if hasattr(os, "register_at_fork"):
@@ -183,8 +189,8 @@ class patch:
         time-machine travel or a freezegun freeze is active, the patch is
         started but waits: theirs win until the last of them stops.
         """
-        _compose.watch()
         with _lock:
+            _compose.watch(_step_aside, _resume, _loaded)
             if self._started:
                 raise RuntimeError("{!r} is already started".format(self))
             _stack.append(self)
