@@ -485,6 +485,15 @@ int monostamp_draw(monostamp_clock *clock, unsigned flags, int64_t max_lead_ns,
     int64_t ns = 0;
     int rc = (flags & MONOSTAMP_DRAW_US) ? next_stamp(c, GRAIN_US, bound, &ns)
                                          : next_stamp(c, GRAIN_NS, bound, &ns);
+    /* The draw's own bound is waited for no longer than one call waits
+     * (another clock on the state drew it ahead, within its own, larger
+     * bound, and a loaded machine made the naps long): the clock's own
+     * bound then holds, so that a caller promised "waits, never fails"
+     * (a patched datetime.now()) gets its stamp. */
+    if (rc == MONOSTAMP_ELEAD && bound != c->max_lead_ns && c->on_lead == MONOSTAMP_ON_LEAD_WAIT &&
+        c->source != MONOSTAMP_SOURCE_MANUAL)
+        rc = (flags & MONOSTAMP_DRAW_US) ? next_stamp(c, GRAIN_US, OWN_BOUND, &ns)
+                                         : next_stamp(c, GRAIN_NS, OWN_BOUND, &ns);
     if (rc != MONOSTAMP_OK)
         return rc;
     if (flags & MONOSTAMP_DRAW_OFFSET)

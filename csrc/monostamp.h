@@ -407,7 +407,10 @@ MONOSTAMP_API int monostamp_time_ns(monostamp_clock *clock, int64_t *out_ns);
  * than the clock's (0: the clock's own).  For a host that promises its own
  * callers a tighter bound on a clock others draw from too, such as
  * Python's patch() on the default clock.  Waits or fails as the clock's
- * on_lead says.  MONOSTAMP_EINVAL for a negative bound or unknown flags;
+ * on_lead says; under "wait", a call that has waited as long as one call
+ * may (max_lead_ns + MONOSTAMP_LEAD_WAIT_MARGIN_NS of the clock) for the
+ * tighter bound gets a stamp within the clock's own bound instead of
+ * failing.  MONOSTAMP_EINVAL for a negative bound or unknown flags;
  * otherwise errors as for monostamp_now.  Thread-safe. */
 MONOSTAMP_API int monostamp_draw(monostamp_clock *clock, unsigned flags, int64_t max_lead_ns,
                                  monostamp_stamp *out);

@@ -151,6 +151,61 @@ static void test_a_draw_keeps_its_own_tighter_bound(void)
     monostamp_clock_destroy(&c);
 }
 
+/* A waiter whose naps each take 80 ms more, as on a loaded machine. */
+static void *slow_before(void *context)
+{
+    (void)context;
+    return NULL;
+}
+
+static int slow_after(void *context, void *token)
+{
+    (void)context;
+    (void)token;
+    monostamp_sleep_for(80000000, 0);
+    return 0;
+}
+
+static void test_a_draw_that_waited_its_limit_gets_a_stamp_within_the_clock_bound(void)
+{
+    /* The clock: a 50 ms bound, on a state a manual clock put 90 ms ahead;
+     * the draw asks 1 ms.  Its naps take 80 ms more than asked, so its
+     * wait for the 1 ms bound runs past what one call may wait (150 ms):
+     * it does not fail, it gets a stamp within the clock's own 50 ms. */
+    char dir[200], path[256];
+    CHECK_EQ(check_make_temp_dir(dir, sizeof dir, "monostamp-steps"), 0);
+    snprintf(path, sizeof path, "%s/state", dir);
+    CHECK_OK(monostamp_state_file_create(path, 0));
+    monostamp_clock pusher, c;
+    monostamp_options o;
+    int64_t now, pushed;
+    CHECK_OK(monostamp_source_read(MONOSTAMP_SOURCE_REALTIME, &now));
+    monostamp_options_init(&o);
+    o.zone = "UTC";
+    o.source = MONOSTAMP_SOURCE_MANUAL;
+    o.has_start_ns = 1;
+    o.start_ns = now + 140000000;
+    o.shared_path = path;
+    CHECK_OK(monostamp_clock_init(&pusher, &o));
+    CHECK_OK(monostamp_time_ns(&pusher, &pushed));
+    monostamp_options_init(&o);
+    o.zone = "UTC";
+    o.shared_path = path;
+    o.max_lead_ns = 50000000;
+    CHECK_OK(monostamp_clock_init(&c, &o));
+    const monostamp_waiter slow = {slow_before, slow_after, NULL};
+    CHECK_OK(monostamp_clock_set_waiter(&c, &slow));
+    monostamp_stamp s;
+    CHECK_OK(monostamp_draw(&c, 0, 1000000, &s));
+    CHECK_GT(s.utc_ns, pushed);
+    int64_t after;
+    CHECK_OK(monostamp_source_read(MONOSTAMP_SOURCE_REALTIME, &after));
+    CHECK_LE(s.utc_ns - after, 50000000);
+    monostamp_clock_destroy(&c);
+    monostamp_clock_destroy(&pusher);
+    CHECK_EQ(check_remove_tree(dir), 0);
+}
+
 static void test_a_fresh_state_file_starts_at_the_wall_clock(void)
 {
     char dir[200], path[256];
@@ -245,6 +300,7 @@ int main(int argc, char **argv)
     RUN(test_the_bound_counts_from_where_the_clock_stands_after_a_step);
     RUN(test_a_huge_block_is_still_refused);
     RUN(test_a_draw_keeps_its_own_tighter_bound);
+    RUN(test_a_draw_that_waited_its_limit_gets_a_stamp_within_the_clock_bound);
     RUN(test_a_fresh_state_file_starts_at_the_wall_clock);
     return check_summary();
 }
