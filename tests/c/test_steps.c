@@ -168,7 +168,7 @@ static int slow_after(void *context, void *token)
 
 static void test_a_draw_that_waited_its_limit_gets_a_stamp_within_the_clock_bound(void)
 {
-    /* The clock: a 50 ms bound, on a state a manual clock put 90 ms ahead;
+    /* The clock: a 50 ms bound, on a state a manual clock put 140 ms ahead;
      * the draw asks 1 ms.  Its naps take 80 ms more than asked, so its
      * wait for the 1 ms bound runs past what one call may wait (150 ms):
      * it does not fail, it gets a stamp within the clock's own 50 ms. */
