@@ -6,8 +6,9 @@ run (make windows-wheel; docs/windows.md).
 The package, its stub and py.typed come from bindings/python/monostamp, the
 metadata from pyproject.toml (name, version, summary, license, Python
 requirement, keywords, classifiers, extras, the pytest11 entry point) and
-the long description from its readme, so the wheel says what setuptools'
-would.  TAG is the wheel's tag (cp313-cp313-win_amd64).  Entries are
+the long description from its readme, the version from csrc/monostamp.h
+(tools/ext_build.py, as setup.py reads it), so the wheel says what
+setuptools' would.  TAG is the wheel's tag (cp313-cp313-win_amd64).  Entries are
 sorted and dated 1980-01-01: the same inputs give the same bytes.
 """
 import base64
@@ -16,6 +17,9 @@ import os
 import sys
 import tomllib
 import zipfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ext_build  # noqa: E402  (the line above makes it importable)
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = os.path.join(REPO, "bindings", "python", "monostamp")
@@ -26,13 +30,14 @@ def metadata(project):
     lines = [
         "Metadata-Version: 2.4",
         "Name: %s" % project["name"],
-        "Version: %s" % project["version"],
+        "Version: %s" % ext_build.version(),
         "Summary: %s" % project["description"],
         "Keywords: %s" % ",".join(project.get("keywords", [])),
         "License-Expression: %s" % project["license"],
     ]
     lines += ["License-File: %s" % f for f in project.get("license-files", [])]
     lines += ["Classifier: %s" % c for c in project.get("classifiers", [])]
+    lines += ["Project-URL: %s, %s" % kv for kv in project.get("urls", {}).items()]
     lines.append("Requires-Python: %s" % project["requires-python"])
     for extra, reqs in sorted(project.get("optional-dependencies", {}).items()):
         lines += ['Requires-Dist: %s; extra == "%s"' % (r, extra) for r in reqs]
@@ -67,7 +72,7 @@ def record_line(name, data):
 def main(extension, tag, outdir):
     with open(os.path.join(REPO, "pyproject.toml"), "rb") as f:
         project = tomllib.load(f)["project"]
-    name, version = project["name"], project["version"]
+    name, version = project["name"], ext_build.version()
     info = "%s-%s.dist-info" % (name, version)
     files = {}
     for entry in sorted(os.listdir(PACKAGE)):
