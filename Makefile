@@ -178,6 +178,24 @@ test-windows:
 windows-wheel:
 	@MINGW_CC=$(MINGW_CC) tools/windows-wheel.sh $(BUILD) dist
 
+# ---------------------------------------------------------------- make dist
+# make dist: DIST (dist/) gets the sdist, a manylinux_2_17 wheel for each
+# CPython 3.10-3.15 on x86_64 and aarch64 (zig's clang from the pinned
+# ziglang package, repaired and checked by the pinned auditwheel;
+# tools/dist-build.sh) and the Windows wheel.  make test-dist installs each
+# with pip --no-index --only-binary=:all: where no compiler is reachable and
+# runs the Python suite on the x86_64 ones (3.14/3.15 in a compiler-free
+# forky chroot), a smoke test on the aarch64 ones under qemu-user, and the
+# sdist's suite without pytest-xdist (tools/dist-test.sh).
+# DIST_AARCH64_FULL=3.13 adds the whole suite on that aarch64 wheel (by hand:
+# about N minutes under emulation).  Both need root (cached chroots).
+DIST ?= dist
+.PHONY: dist test-dist
+dist: deps
+	@tools/dist-build.sh $(BUILD) $(DIST)
+test-dist:
+	@tools/dist-test.sh $(BUILD) $(DIST)
+
 # What each shared object exports: libmonostamp.so its API (also when built
 # without -fvisibility=hidden), the Python extension (one, patch() included)
 # PyInit__monostamp alone, the rock
