@@ -62,8 +62,14 @@ include_dirs() { # X.Y arch -> the -I flags of that CPython's headers
         fi
         root=$DIST_CHROOT
         [ -f "$root/usr/include/python$v/Python.h" ] || { echo "no Python.h of $v in $root" >&2; return 1; }
-        # Debian's pyconfig.h includes <ARCH-linux-gnu/pythonX.Y/pyconfig.h>.
-        echo "-I$root/usr/include/python$v -I$root/usr/include"
+        # Debian's pyconfig.h includes <ARCH-linux-gnu/pythonX.Y/pyconfig.h>:
+        # both copied out, so that -I brings no glibc header of the chroot.
+        local headers="$BUILD/dist/headers/cp${v/./}-$arch" multiarch="$arch-linux-gnu/python$v"
+        rm -rf "$headers"
+        mkdir -p "$headers/$multiarch"
+        cp -r "$root/usr/include/python$v" "$headers/" &&
+            cp "$root/usr/include/$multiarch/pyconfig.h" "$headers/$multiarch/" || return 1
+        echo "-I$headers/python$v -I$headers"
     else
         py=$(host_python "$v") || { echo "no CPython $v on this machine" >&2; return 1; }
         inc=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')

@@ -22,8 +22,10 @@ INCLUDE_DIRS = ["csrc", "bindings/python"]
 # hidden, so the core cannot clash with the Lua module's copy.  The two
 # -Wno- are for CPython's own idioms: PyMethodDef/PyType_Slot tables that
 # leave fields out, METH_NOARGS functions that ignore their argument.
-POSIX_CFLAGS = ["-std=c11", "-D_POSIX_C_SOURCE=200809L", "-D_DEFAULT_SOURCE",
-                "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-missing-field-initializers",
+# No -D_POSIX_C_SOURCE here: CPython's pyconfig.h defines it for the
+# binding's files (3.15: 202405L, which a 200809L on the command line would
+# clash with), csrc/config.h for the core's.
+POSIX_CFLAGS = ["-std=c11", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-missing-field-initializers",
                 "-Wno-unused-parameter"]
 POSIX_LIBRARIES = ["pthread"]
 WINDOWS_CFLAGS = ["/std:c11", "/experimental:c11atomics"]
