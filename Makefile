@@ -6,6 +6,12 @@
 #   make test-forky the Python suite on CPython 3.14 and 3.15 and the busted
 #                   specs on Lua 5.5, in a Debian testing ("forky") chroot
 #                   cached outside the checkout (tools/test-forky.sh; root)
+#   make dist       dist/: the sdist, manylinux_2_17 wheels for CPython
+#                   3.10-3.15 on x86_64 and aarch64 (zig, auditwheel) and the
+#                   Windows wheel (tools/dist-build.sh; root)
+#   make test-dist  each wheel installed where no compiler is reachable and
+#                   tested: x86_64 the whole suite, aarch64 a smoke test under
+#                   qemu-user; the sdist's suite (tools/dist-test.sh; root)
 #   make demo       the examples
 #   make bench      the benchmarks (ratios against baselines of the same run)
 #   make bench-sleep  sleep lateness from Python, Lua and LuaJIT (part of bench)
