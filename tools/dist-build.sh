@@ -25,6 +25,7 @@ BUILD=${1:-build}
 DIST=${2:-dist}
 PYTHONS=${DIST_PYTHONS:-3.10 3.11 3.12 3.13 3.14 3.15}
 ARCHES=${DIST_ARCHES:-x86_64 aarch64}
+OPT=${DIST_OPT:--O3}
 . tools/dist-chroot.sh
 . tools/dist-deps.sh
 
@@ -106,13 +107,13 @@ for v in $PYTHONS; do
         ext="$work/_monostamp.cpython-${v/./}-$arch-linux-gnu.so"
         # -fno-sanitize=undefined: zig's clang may add UBSan's trap mode;
         # the wheel is built as gcc's -O2 build is.
-        "${ZIG[@]}" cc -target "$arch-linux-gnu.2.17" "${CFLAGS_EXT[@]}" -Werror -O2 -DNDEBUG \
+        "${ZIG[@]}" cc -target "$arch-linux-gnu.2.17" "${CFLAGS_EXT[@]}" -Werror $OPT -DNDEBUG \
             -fno-sanitize=undefined -fPIC -shared "${includes[@]}" -Icsrc -Ibindings/python \
             "${SOURCES[@]}" "${LIBS[@]/#/-l}" -o "$ext" 2>"$work/cc.log" ||
             { cat "$work/cc.log"; die "zig cc failed for CPython $v ($arch)"; }
         [ -s "$work/cc.log" ] && { cat "$work/cc.log"; die "zig cc printed a warning for CPython $v ($arch)"; }
         "$tools/bin/python" tools/pack_wheel.py "$ext" "$tag-$tag-linux_$arch" "$work/raw" >/dev/null
-        "$AUDITWHEEL" repair --plat "manylinux_2_17_$arch" -w "$work/repaired" "$work/raw"/*.whl \
+        "$AUDITWHEEL" repair --plat auto -w "$work/repaired" "$work/raw"/*.whl \
             >"$work/auditwheel.log" 2>&1 || { cat "$work/auditwheel.log"; die "auditwheel repair failed"; }
         whl=$(ls "$work/repaired"/*.whl)
         "$AUDITWHEEL" show "$whl" >"$work/show.log" 2>&1 || { cat "$work/show.log"; die "auditwheel show failed"; }

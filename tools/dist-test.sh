@@ -20,7 +20,8 @@
 # freezegun, time-machine, mypy) from a wheelhouse that pip downloads here
 # for each CPython and architecture; one with no wheel for it is left out
 # and its tests skip with their reason.  DIST_TEST_PYTHONS and
-# DIST_TEST_ARCHES narrow the run.  Needs root (the chroots).
+# DIST_TEST_ARCHES narrow the run, DIST_TEST_SDIST=0 leaves the sdist out; MONOSTAMP_TEST_SCALE (as in make
+# test-pythons) shortens the heavy tests' loops.  Needs root (the chroots).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -29,6 +30,7 @@ DIST=$(cd "${2:-dist}" && pwd)
 PYTHONS=${DIST_TEST_PYTHONS:-3.10 3.11 3.12 3.13 3.14 3.15}
 ARCHES=${DIST_TEST_ARCHES:-x86_64 aarch64}
 FULL_AARCH64=${DIST_AARCH64_FULL:-}
+SCALE=${MONOSTAMP_TEST_SCALE:-1}
 TEST_REQS="pytest hypothesis pytest-xdist freezegun time-machine mypy"
 . tools/dist-chroot.sh
 . tools/dist-deps.sh
@@ -118,7 +120,7 @@ run_host() { # X.Y what
     if [ -z "$py" ]; then record "$tag x86_64 $what" 1 0 "no CPython $v here"; return; fi
     house=$(wheelhouse "$v" x86_64)
     say "$tag x86_64: $what on the host ($py), log $log"
-    env -i HOME="$T/home" PATH="$NOCC" CC=/bin/false CXX=/bin/false LANG=C.UTF-8 \
+    env -i HOME="$T/home" PATH="$NOCC" CC=/bin/false CXX=/bin/false LANG=C.UTF-8 MONOSTAMP_TEST_SCALE="$SCALE" \
         DIST_DIR="$DIST" SRC_DIR="$T/src" VERSION="$VERSION" \
         bash -c "$INSTALL_AND_RUN" run "$py" "$T/venv-$tag-x86_64" "$house" "$what" >"$log" 2>&1
     local rc=$?
@@ -141,7 +143,7 @@ run_chroot() { # X.Y arch what chroot-function [emulated]
         dist_mount "$root" --bind "$DIST" /dist-test/dist || { dist_unmount_all; record "$tag $arch $what" 1 0 "mount failed"; return; }
     say "$tag $arch: $what in $(basename "$root")${5:+ under $5}, log $log"
     chroot "$root" /usr/bin/env -i HOME=/tmp PATH=/usr/local/bin:/usr/bin:/bin CC=/bin/false CXX=/bin/false \
-        LANG=C.UTF-8 MONOSTAMP_TEST_EMULATED="${5:-}" DIST_DIR=/dist-test/dist SRC_DIR=/dist-test/src \
+        LANG=C.UTF-8 MONOSTAMP_TEST_SCALE="$SCALE" MONOSTAMP_TEST_EMULATED="${5:-}" DIST_DIR=/dist-test/dist SRC_DIR=/dist-test/src \
         VERSION="$VERSION" /bin/bash -c "$INSTALL_AND_RUN" run "/usr/bin/python$v" \
         "/tmp/venv-$tag-$arch-$what" "/dist-test/wheelhouse/$tag-$arch" "$what" >"$log" 2>&1
     local rc=$?
@@ -171,6 +173,9 @@ for arch in $ARCHES; do
 done
 
 # ---------------------------------------------------------------- the sdist
+if [ "${DIST_TEST_SDIST:-1}" = 0 ]; then
+    results+=("not run the sdist's install and suite (DIST_TEST_SDIST=0)")
+else
 t=$SECONDS
 log="$T/sdist.log"
 say "the sdist: pip builds it with the machine's compiler, suite without pytest-xdist, log $log"
@@ -183,11 +188,12 @@ say "the sdist: pip builds it with the machine's compiler, suite without pytest-
     "$T/venv-sdist/bin/python" -m pip install --quiet --disable-pip-version-check --only-binary=:all: $reqs
     ! "$T/venv-sdist/bin/python" -c 'import xdist' 2>/dev/null
     cd "$T/src/tests/python"
-    "$T/venv-sdist/bin/python" -m pytest -q -p no:cacheprovider -rs
+    MONOSTAMP_TEST_SCALE="$SCALE" "$T/venv-sdist/bin/python" -m pytest -q -p no:cacheprovider -rs
 ) >"$log" 2>&1
 rc=$?
 tail -n 3 "$log"
 record "sdist, built here, without pytest-xdist" $rc $((SECONDS - t)) "$(summary_of "$log")"
+fi
 
 echo
 say "summary ($((SECONDS - started)) s)"
