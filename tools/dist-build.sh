@@ -25,6 +25,7 @@ BUILD=${1:-build}
 DIST=${2:-dist}
 PYTHONS=${DIST_PYTHONS:-3.10 3.11 3.12 3.13 3.14 3.15}
 ARCHES=${DIST_ARCHES:-x86_64 aarch64}
+# -O3: what CPython's own configure gives its extensions (pyenv's builds too).
 OPT=${DIST_OPT:--O3}
 . tools/dist-chroot.sh
 . tools/dist-deps.sh
@@ -129,8 +130,15 @@ done
 # ---------------------------------------------------------------- Windows
 if [ -z "${DIST_NO_WINDOWS:-}" ]; then
     t=$SECONDS
-    PYTHON="$tools/bin/python" MINGW_CC=${MINGW_CC:-x86_64-w64-mingw32-gcc} tools/windows-wheel.sh "$BUILD" "$DIST" |
-        tail -n 1
+    # One more try: its pinned download shares ~/.cache/monostamp with
+    # other runs, and pip's download fails at times where a rerun does not.
+    for try in 1 2; do
+        PYTHON="$tools/bin/python" MINGW_CC=${MINGW_CC:-x86_64-w64-mingw32-gcc} \
+            tools/windows-wheel.sh "$BUILD" "$DIST" >"$BUILD/dist/windows.log" 2>&1 && break
+        cat "$BUILD/dist/windows.log"
+        [ "$try" = 2 ] && die "make windows-wheel failed twice"
+        say "make windows-wheel failed; once more"
+    done
     report+=("$(cd "$DIST" && ls monostamp-*-win_amd64.whl) ($((SECONDS - t)) s)")
 fi
 
