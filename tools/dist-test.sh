@@ -74,15 +74,23 @@ for d in /usr/local/bin /usr/bin /bin; do
     done
 done
 
-# wheelhouse X.Y ARCH: the test dependencies' wheels for that CPython.
+# wheelhouse X.Y ARCH [PYTHON]: the test dependencies' wheels for that
+# CPython, downloaded by PYTHON's own pip when it runs here (which reads the
+# requirements' markers, such as exceptiongroup's for 3.10, as it will),
+# else by the tools' pip for that version and platform (a CPython 3.11,
+# whose markers answer as 3.11 and later ones do for every dependency here).
 wheelhouse() {
-    local v=$1 arch=$2 dir="$T/wheelhouse/cp${1/./}-$2" req plats=() g
+    local v=$1 arch=$2 dir="$T/wheelhouse/cp${1/./}-$2" req how=() g
     mkdir -p "$dir"
-    for g in $(seq 17 41); do plats+=(--platform "manylinux_2_${g}_$arch"); done
+    if [ -n "${3:-}" ]; then
+        how=("$3" -m pip download)
+    else
+        how=("$tools/bin/python" -m pip download --python-version "$v" --implementation cp)
+        for g in $(seq 17 41); do how+=(--platform "manylinux_2_${g}_$arch"); done
+    fi
     for req in $TEST_REQS; do
-        "$tools/bin/python" -m pip download --quiet --disable-pip-version-check --only-binary=:all: \
-            --python-version "$v" --implementation cp "${plats[@]}" -d "$dir" "$req" \
-            >>"$dir.log" 2>&1 || say "no wheel of $req for CPython $v ($arch): its tests skip"
+        "${how[@]}" --quiet --disable-pip-version-check --only-binary=:all: -d "$dir" "$req" \
+            >>"$dir.log" 2>&1 || say "no wheel of $req for CPython $v ($arch): its tests skip" >&2
     done
     echo "$dir"
 }
@@ -118,7 +126,7 @@ run_host() { # X.Y what
     t=$SECONDS
     py=$(for p in "$HOME"/.pyenv/versions/"$v".*/bin/python"$v" /usr/bin/python"$v"; do [ -x "$p" ] && echo "$p" && break; done)
     if [ -z "$py" ]; then record "$tag x86_64 $what" 1 0 "no CPython $v here"; return; fi
-    house=$(wheelhouse "$v" x86_64)
+    house=$(wheelhouse "$v" x86_64 "$py")
     say "$tag x86_64: $what on the host ($py), log $log"
     env -i HOME="$T/home" PATH="$NOCC" CC=/bin/false CXX=/bin/false LANG=C.UTF-8 MONOSTAMP_TEST_SCALE="$SCALE" \
         DIST_DIR="$DIST" SRC_DIR="$T/src" VERSION="$VERSION" \
