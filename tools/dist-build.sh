@@ -34,6 +34,7 @@ say() { echo "dist: $*"; }
 die() { echo "dist: $*" >&2; exit 1; }
 started=$SECONDS
 
+dist_root || die "needs root: the chroots"
 tools=$(dist_tools_venv "$BUILD/dist/tools") || die "could not make the tools venv"
 ZIG=("$tools/bin/python" -m ziglang)
 AUDITWHEEL="$tools/bin/auditwheel"

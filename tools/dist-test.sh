@@ -38,6 +38,11 @@ TEST_REQS="pytest hypothesis pytest-xdist freezegun time-machine mypy"
 say() { echo "test-dist: $*"; }
 die() { echo "test-dist: $*" >&2; exit 1; }
 started=$SECONDS
+# One run at a time mounts into the chroots (a second would unmount the
+# first's mounts when it starts).
+dist_root || exit 1
+exec 8>"$DIST_CACHE/test-dist.lock"
+flock -n 8 || { say "waiting for another run's lock on $DIST_CACHE/test-dist.lock"; flock 8; }
 mkdir -p "$BUILD"
 T="$(cd "$BUILD" && pwd)/dist-test"
 rm -rf "$T"
