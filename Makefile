@@ -1,7 +1,9 @@
 # monostamp: build, test, benchmark.
 #
-#   make            libmonostamp.a, libmonostamp.so, monostamp.pc in $(BUILD)
-#   make test       every suite: C (plain, ASan+UBSan, TSan), Python, Lua, on
+#   make            libmonostamp.a, libmonostamp.so, libmonostamp_preload.so,
+#                   monostamp.pc in $(BUILD)
+#   make test       every suite: C (plain, ASan+UBSan, TSan), Python, Lua, the
+#                   preload library (test-preload, also -asan and -tsan), on
 #                   this machine's CPython 3.10-3.13, Lua 5.3/5.4 and LuaJIT
 #   make test-forky the Python suite on CPython 3.14 and 3.15 and the busted
 #                   specs on Lua 5.5, in a Debian testing ("forky") chroot
@@ -20,6 +22,7 @@
 #   make test-real-suites  humanize's, structlog's and python-dateutil's own
 #                   suites, plain and with --monostamp-patch: the same failing
 #                   tests (fetched with pip into a cache; tools/test-real-suites.py)
+#   make bench-real-suites  the same suites timed plain and patched: ratios
 #   make install PREFIX=/usr/local
 #
 # Every target that needs a tool runs tools/install-deps.sh first, which
@@ -94,13 +97,14 @@ $(BUILD)/monostamp.pc: monostamp.pc.in csrc/monostamp.h Makefile
 	@mkdir -p $(@D)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
-install: lib
+install: lib $(BUILD)/libmonostamp_preload.so
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 csrc/monostamp.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(BUILD)/libmonostamp.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/libmonostamp.so $(DESTDIR)$(PREFIX)/lib/libmonostamp.so.$(VERSION)
 	ln -sf libmonostamp.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libmonostamp.so.$(firstword $(subst ., ,$(VERSION)))
 	ln -sf libmonostamp.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libmonostamp.so
+	install -m 755 $(BUILD)/libmonostamp_preload.so $(DESTDIR)$(PREFIX)/lib/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' monostamp.pc.in \
 	    > $(DESTDIR)$(PREFIX)/lib/pkgconfig/monostamp.pc
 
@@ -110,7 +114,7 @@ TESTS = $(patsubst tests/c/%.c,%,$(TEST_SRC))
 test: deps
 	@$(MAKE) --no-print-directory test-c test-asan test-tsan test-header test-cxx test-install test-windows \
 	    test-python test-pythons test-python-tsan test-lua test-lua53 test-lua-asan test-luajit \
-	    test-exports
+	    test-exports test-preload test-preload-asan test-preload-tsan
 	@$(MAKE) --no-print-directory fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
 	@echo "make test: all suites passed"
 
@@ -168,7 +172,7 @@ test-cxx: $(BUILD)/libmonostamp.a
 # make install into BUILD/install-test/prefix, then C and C++ programs built
 # from the installed monostamp.pc alone: run through an rpath, refused by the
 # loader without one, run with LD_LIBRARY_PATH, and linked statically.
-test-install: lib
+test-install: lib $(BUILD)/libmonostamp_preload.so
 	@CC=$(CC) MAKE=$(MAKE) tools/test-install.sh $(BUILD)
 
 # Windows (tools/test-windows.sh, docs/windows.md): the core and each C
@@ -303,6 +307,11 @@ test-forky:
 # ASan+UBSan.  Each script says what it can and cannot see.
 test-real-suites:
 	@$(PYTHON) tools/test-real-suites.py
+# The same suites timed, plain and patched in turn, 15 runs each way:
+# medians and the patched/plain ratios (docs/benchmarks.md).
+.PHONY: bench-real-suites
+bench-real-suites:
+	@$(PYTHON) tools/test-real-suites.py --bench 15
 
 .PHONY: test-python-tsan test-lua-asan soak
 test-python-tsan:
@@ -332,6 +341,7 @@ bench: deps $(addprefix $(BUILD)/bench/,$(BENCHES))
 	@$(MAKE) --no-print-directory lua
 	@PYTHON=$(PYTHON) LUA=$(LUA) LUAJIT=$(LUAJIT) sh bench/run-sleep.sh $(BUILD)
 	@sh bench/nginx.sh $(BUILD)
+	@$(MAKE) --no-print-directory bench-preload
 
 # Sleep lateness from Python, Lua and LuaJIT in fresh processes, each
 # binding's finish against the core alone (issue 23, docs/sleep.md); make
@@ -361,3 +371,64 @@ fuzz: deps $(addprefix $(BUILD)/fuzz/,$(FUZZERS))
 
 clean:
 	rm -rf $(BUILD) build-* *.egg-info bindings/python/*.egg-info
+
+# ---------------------------------------------------------------- the preload
+# libmonostamp_preload.so (preload/, docs/preload.md): the core compiled in
+# a copy of its own, hidden, with its clock_gettime calls renamed to the
+# preload's "next" function so that they never bind to the preload's own
+# export; exports.map exports the interposed calls alone.  One per flavour,
+# for the sanitizer runs of tests/preload.
+PRELOAD_SRC := $(sort $(wildcard preload/*.c))
+PRELOAD_CORE_FLAGS := -DMONOSTAMP_PRELOAD_BUILD -Dclock_gettime=monostamp_preload__next_clock_gettime
+PRELOAD_LINK := -shared -Wl,--version-script=preload/exports.map -Wl,-z,now -Wl,--no-undefined
+PRELOAD_TESTS := test_preload stamper libearly.so
+define preload_flavour
+$(BUILD)/$(1)/preload/core/%.o: csrc/%.c $(CORE_HDR) Makefile
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_ALL) $(2) $(PRELOAD_CORE_FLAGS) -c $$< -o $$@
+$(BUILD)/$(1)/preload/libcore.a: $(patsubst csrc/%.c,$(BUILD)/$(1)/preload/core/%.o,$(CORE_SRC))
+	@rm -f $$@
+	$$(AR) rcs $$@ $$^
+$(BUILD)/$(1)/preload/%.o: preload/%.c preload/preload.h $(CORE_HDR) Makefile
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_ALL) $(2) -Ipreload -c $$< -o $$@
+$(BUILD)/$(1)/libmonostamp_preload.so: $(patsubst preload/%.c,$(BUILD)/$(1)/preload/%.o,$(PRELOAD_SRC)) \
+        $(BUILD)/$(1)/preload/libcore.a preload/exports.map
+	$$(CC) $(PRELOAD_LINK) $(3) -o $$@ $$(filter %.o,$$^) $(BUILD)/$(1)/preload/libcore.a $(LDLIBS_ALL)
+$(BUILD)/$(1)/preload-tests/libearly.so: tests/preload/early.c tests/preload/preload_check.h
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_ALL) $(2) -Itests/preload -shared $$< -o $$@ $(3)
+$(BUILD)/$(1)/preload-tests/%: tests/preload/%.c tests/preload/preload_check.h $(BUILD)/$(1)/libcore.a
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_ALL) $(2) -Itests/preload $$< $(BUILD)/$(1)/libcore.a -o $$@ $$(LDLIBS_ALL) $(3)
+endef
+$(eval $(call preload_flavour,plain,,))
+$(eval $(call preload_flavour,asan,$(SAN_ASAN) -O1,$(SAN_ASAN)))
+$(eval $(call preload_flavour,tsan,$(SAN_TSAN) -O1,$(SAN_TSAN)))
+
+all: $(BUILD)/libmonostamp_preload.so
+$(BUILD)/libmonostamp_preload.so: $(BUILD)/plain/libmonostamp_preload.so
+	cp $< $@
+
+# tests/preload/test_preload.c runs the stamper children under the preload;
+# each check fails without it.  Plain, then ASan+UBSan and TSan (their
+# runtimes must come first in LD_PRELOAD; tests/preload/run.sh says how).
+.PHONY: test-preload test-preload-asan test-preload-tsan
+PRELOAD_DEPS = $(BUILD)/$(1)/libmonostamp_preload.so $(addprefix $(BUILD)/$(1)/preload-tests/,$(PRELOAD_TESTS))
+test-preload: $(call PRELOAD_DEPS,plain)
+	@sh tests/preload/run.sh $(BUILD) plain
+test-preload-asan: $(call PRELOAD_DEPS,asan)
+	@CC=$(CC) sh tests/preload/run.sh $(BUILD) asan
+test-preload-tsan: $(call PRELOAD_DEPS,tsan)
+	@CC=$(CC) sh tests/preload/run.sh $(BUILD) tsan
+
+# The preloaded clock_gettime(CLOCK_REALTIME) on a shared state file against
+# libc's own call, side by side in one run (docs/benchmarks.md).
+.PHONY: bench-preload
+$(BUILD)/bench/bench_preload: bench/preload/bench_preload.c bench/c/bench_util.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -O2 -Ibench/c $< -o $@ $(LDLIBS_ALL)
+bench-preload: $(BUILD)/libmonostamp_preload.so $(BUILD)/bench/bench_preload
+	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
+	    LD_PRELOAD=$(abspath $(BUILD))/libmonostamp_preload.so MONOSTAMP_SHARED=$$dir/state \
+	    $(BUILD)/bench/bench_preload

@@ -11,9 +11,12 @@ C API and free-threaded builds, which have no stable ABI.  See
 docs/python.md.
 """
 import os
+import shutil
 import sys
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 os.chdir(HERE)  # the paths below are relative to the checkout
@@ -34,6 +37,80 @@ ext = Extension(
     libraries=libraries,
 )
 
+
+
+class build_ext_and_preload(build_ext):
+    """Builds the extension, then libmonostamp_preload.so into the package
+    (monostamp/libmonostamp_preload.so) on Linux, for `monostamp run
+    --native`: a plain shared library, not an extension, made by the same
+    compiler from preload/ and its own copy of the core, whose clock_gettime
+    calls are renamed so that they never bind to the preload's own export
+    (the Makefile's preload block does the same; docs/preload.md)."""
+
+    def run(self):
+        super().run()
+        if sys.platform.startswith("linux"):
+            self.build_preload()
+
+    def build_preload(self):
+        temp = os.path.join(self.build_temp, "preload")
+        flags = cflags + ["-fPIC"]
+        core = self.compiler.compile(
+            ext_build.core_sources(), output_dir=os.path.join(temp, "core"),
+            macros=[tuple(m.split("=", 1)) if "=" in m else (m, None)
+                    for m in ext_build.PRELOAD_CORE_DEFINES],
+            include_dirs=["csrc"], extra_postargs=flags)
+        own = self.compiler.compile(
+            ext_build.preload_sources(), output_dir=temp,
+            include_dirs=ext_build.PRELOAD_INCLUDE_DIRS, extra_postargs=flags)
+        out = os.path.join(self.build_lib, "monostamp", ext_build.PRELOAD_NAME)
+        if self.inplace:
+            out = os.path.join("bindings", "python", "monostamp", ext_build.PRELOAD_NAME)
+        self.compiler.link_shared_object(
+            own + core, out, libraries=libraries, extra_postargs=ext_build.PRELOAD_LDFLAGS)
+
+
 options = {"build": {"build_base": "build-python"}}  # not the C build's build/
 
-setup(version=ext_build.version(), ext_modules=[ext], options=options)
+# The startup hook (MONOSTAMP_PATCH, monostamp/_startup.py): a .pth file at the
+# top of site-packages, beside the package, the way coverage's and
+# pytest-cov's process-start hooks are installed.  A wheel carries it at its
+# root; an editable install gets it in the wheel setuptools makes for it.
+PTH = "monostamp-patch.pth"
+PTH_SOURCE = os.path.join("bindings", "python", PTH)
+
+
+class BuildPyWithPth(build_py):
+    """build_py, plus the .pth at the root of the built tree (so the wheel's)."""
+
+    def run(self):
+        super().run()
+        if not getattr(self, "editable_mode", False):
+            self.copy_file(PTH_SOURCE, os.path.join(self.build_lib, PTH), preserve_mode=False)
+
+    def get_outputs(self, include_bytecode=True):
+        outputs = super().get_outputs(include_bytecode)
+        if getattr(self, "editable_mode", False):
+            return outputs
+        return outputs + [os.path.join(self.build_lib, PTH)]
+
+
+commands = {"build_py": BuildPyWithPth, "build_ext": build_ext_and_preload}
+
+try:
+    from setuptools.command.editable_wheel import editable_wheel
+except ImportError:  # a setuptools without PEP 660: pip falls back to develop
+    editable_wheel = None
+
+if editable_wheel is not None:
+    class EditableWheelWithPth(editable_wheel):
+        """pip install -e .: the .pth into the editable wheel's root too."""
+
+        def _run_build_commands(self, dist_name, unpacked_wheel, build_lib, tmp_dir):
+            result = super()._run_build_commands(dist_name, unpacked_wheel, build_lib, tmp_dir)
+            shutil.copyfile(PTH_SOURCE, os.path.join(unpacked_wheel, PTH))
+            return result
+
+    commands["editable_wheel"] = EditableWheelWithPth
+
+setup(version=ext_build.version(), ext_modules=[ext], options=options, cmdclass=commands)

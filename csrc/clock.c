@@ -99,7 +99,12 @@ static inline int candidate(int policy, int64_t reading, int64_t last,
     return reading > last ? FRESH : REPEATED;
 }
 
-enum { AGAIN = 1 }; /* internal: the lead bound waited; read again */
+/* Internal outcomes of one try at a stamp, above every error code: */
+enum {
+    AGAIN = 1,      /* the lead bound waited (or the state moved): read again */
+    MEASURE = 2     /* past the bound against the reading: try again, measuring
+                       against the reference (lead_beyond) */
+};
 
 /* How long one stamp may wait for its source at most:
  * max_lead_ns + MONOSTAMP_LEAD_WAIT_MARGIN_NS, saturated. */
@@ -116,23 +121,19 @@ static MONOSTAMP__NOINLINE int lead_error(monostamp__clock *clock)
     return MONOSTAMP_ELEAD;
 }
 
-/* The lead bound is exceeded by `lead`: fail, or wait for the source.
- * Rare paths stay out of line, so the common one keeps few registers. */
-static MONOSTAMP__NOINLINE int lead_exceeded(monostamp__clock *clock, int64_t lead)
+/* Drawing has run `lead` ahead of the reference, past `bound`: fail, or
+ * wait for the source.  Only draws get here (lead_beyond): a lead left by
+ * a step of the source is re-anchored instead, so a wait is at most what
+ * the draws themselves ran ahead. */
+static MONOSTAMP__NOINLINE int lead_exceeded(monostamp__clock *clock, int64_t lead, int64_t bound)
 {
     if (clock->on_lead == MONOSTAMP_ON_LEAD_ERROR || clock->source == MONOSTAMP_SOURCE_MANUAL)
         return lead_error(clock);
-    /* A burst of stamps leads its source by max_lead_ns and a little: the
-     * bound itself stops it there.  A lead that needs a longer wait than
-     * a burst ever could is a step (the wall clock set back, a state file
-     * pushed ahead), which waiting would sit out for hours: fail now. */
-    int64_t behind = lead - clock->max_lead_ns;
-    if (behind > wait_limit_ns(clock))
-        return lead_error(clock);
+    int64_t behind = lead - bound;
     bump(&clock->lead_waits);
-    /* Naps of at most 10 ms, so a wall clock stepped back meanwhile is
-     * re-read rather than waited out blindly.  The host's waiter brackets
-     * each nap: Python lets its GIL go and runs signal handlers after. */
+    /* Naps of at most 10 ms, so a wall clock stepped meanwhile is re-read
+     * rather than waited out blindly.  The host's waiter brackets each
+     * nap: Python lets its GIL go and runs signal handlers after. */
     const monostamp_waiter *waiter = atomic_load_explicit(&clock->waiter, memory_order_acquire);
     void *token = waiter != NULL && waiter->before_nap != NULL ? waiter->before_nap(waiter->context)
                                                                : NULL;
@@ -142,12 +143,75 @@ static MONOSTAMP__NOINLINE int lead_exceeded(monostamp__clock *clock, int64_t le
     return AGAIN;
 }
 
-/* A reading below the previous one: counted out of line. */
+/*
+ * The reference a lead is measured against: real time that never steps
+ * back.  For a platform source, the monotonic clock plus the state's
+ * anchor (the highest reading-minus-monotonic seen, state_file.h), so that
+ * after the wall clock is set back the reference goes on from where it
+ * was, as the monotonic clock does; never below the reading itself, which
+ * a step forward moves at once.  For the manual source, the highest
+ * reading it was set away from.
+ */
+static int64_t reference_ns(monostamp__clock *clock, _Atomic int64_t *cell, int64_t reading)
+{
+    int64_t ref;
+    if (clock->source == MONOSTAMP_SOURCE_MANUAL) {
+        ref = atomic_load_explicit(&clock->manual_anchor, RELAXED);
+    } else {
+        int64_t anchor = atomic_load_explicit(cell + MONOSTAMP__STATE_ANCHOR, RELAXED);
+        int64_t monotonic = monostamp__os_monotonic_of(clock->source);
+        ref = anchor > INT64_MAX - monotonic ? INT64_MAX : anchor + monotonic;
+    }
+    return ref > reading ? ref : reading;
+}
+
+/*
+ * A stamp would lead its reading by more than `bound` (the draw's bound).
+ * It runs ahead only if it also leads the reference by that much: after
+ * the wall clock was set back the reading is behind, the reference is
+ * not, and the stamp goes out (MONOSTAMP_OK).  A lead past the bound that
+ * is more than one call may wait for was made by no draw of a bounded
+ * clock: a step the anchor never saw (across a reboot, in a state file
+ * that had no anchor), a file made or written ahead.  Waiting it out
+ * could take hours, so the anchor moves up to the state instead (the
+ * bound counts from where the clock stands) and the stamp goes out.
+ * Otherwise draws ran ahead (this clock's, or another's on the same state
+ * with a larger bound): wait or fail as on_lead says.
+ */
+static MONOSTAMP__NOINLINE int lead_beyond(monostamp__clock *clock, _Atomic int64_t *cell,
+                                           int64_t reading, int64_t last, int64_t stamp,
+                                           int64_t bound)
+{
+    int64_t ref = reference_ns(clock, cell, reading);
+    if (stamp <= ref || clock_distance(stamp, ref) <= bound)
+        return MONOSTAMP_OK;
+    int64_t lead = clock_distance(stamp, ref);
+    if (lead - bound > wait_limit_ns(clock) && last > ref) {
+        if (clock->source == MONOSTAMP_SOURCE_MANUAL)
+            monostamp__state_raise(&clock->manual_anchor, last);
+        else
+            monostamp__state_raise(cell + MONOSTAMP__STATE_ANCHOR,
+                                   monostamp__state_anchor_of(clock->source, last));
+        return MONOSTAMP_OK;
+    }
+    return lead_exceeded(clock, lead, bound);
+}
+
+/* A reading below the previous one: counted out of line.  The next
+ * checkpoint (clock_share.c) was due at a reading the source has just left
+ * behind, perhaps by hours: it is brought down to a few ms from here, so a
+ * shared clock keeps looking after its file. */
 static MONOSTAMP__NOINLINE void note_backward_step(monostamp__clock *clock, int64_t previous,
                                                    int64_t reading)
 {
     bump(&clock->backward_steps);
     raise_to(&clock->largest_backward_ns, clock_distance(previous, reading));
+    int64_t due = monostamp__clock_next_checkpoint(reading);
+    int64_t seen = atomic_load_explicit(&clock->recheck_at_ns, RELAXED);
+    /* Only ever lowered, so a destroyed clock's INT64_MIN stays. */
+    while (seen > due && !atomic_compare_exchange_weak_explicit(&clock->recheck_at_ns, &seen, due,
+                                                                RELAXED, RELAXED))
+        ;
 }
 
 /*
@@ -202,10 +266,20 @@ static MONOSTAMP__NOINLINE int rejoin_and_retry(monostamp__clock *clock, _Atomic
 #define RETIRED_SHARED_STATE(clock, last) \
     (MONOSTAMP__UNLIKELY((last) == MONOSTAMP__STATE_RETIRED) && (clock)->watch != NULL)
 
-/* Turns a reading into a stamp under a monotonic policy: OK, an error, or
- * AGAIN when the lead bound made it wait. */
+/* A draw's bound that is the clock's own max_lead_ns: a constant, so that
+ * the common entry points load the field only where it is compared (a
+ * value loaded up front would hold a register, saved by every stamp). */
+#define OWN_BOUND INT64_C(-1)
+
+/* Turns a reading into a stamp under a monotonic policy and the lead
+ * bound `bound` (OWN_BOUND, or a draw's own; 0: none): OK, an error, AGAIN
+ * when the bound made it wait, or, unless `measure` (a constant at each
+ * call), MEASURE for a stamp past the bound against its reading: the
+ * common try returns at once, so that nothing it holds must live across a
+ * call (each stamp would pay the saves), and the try made out of line
+ * measures against the reference. */
 static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, int64_t reading,
-                                int64_t *out_ns)
+                                           int64_t bound, int measure, int64_t *out_ns)
 {
     /* Acquire: a state moved by monostamp_default_share() is seen whole. */
     _Atomic int64_t *cell = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
@@ -221,10 +295,17 @@ static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, 
             return kind;
         if (stamp == last)
             break; /* allowDuplicates at or below last: nothing to write */
-        /* A stamp at or below its reading (a fresh one) pays two tests. */
-        if (clock->max_lead_ns != 0 && stamp > reading &&
-            clock_distance(stamp, reading) > clock->max_lead_ns)
-            return lead_exceeded(clock, clock_distance(stamp, reading));
+        /* A stamp at or below its reading (a fresh one) pays two tests;
+         * one further ahead than the bound is measured again against the
+         * reference, and goes out, waits or fails. */
+        int64_t limit = bound == OWN_BOUND ? clock->max_lead_ns : bound;
+        if (limit != 0 && stamp > reading && clock_distance(stamp, reading) > limit) {
+            if (!measure)
+                return MEASURE;
+            int rc = lead_beyond(clock, cell, reading, last, stamp, limit);
+            if (rc != MONOSTAMP_OK)
+                return rc;
+        }
         /* On failure the CAS reloads `last` and the candidate is redone. */
         if (atomic_compare_exchange_weak_explicit(cell, &last, stamp,
                                                   RELAXED, RELAXED))
@@ -253,21 +334,21 @@ static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, 
  * that hold no more: a Python datetime, a double near today). */
 enum grain { GRAIN_NS, GRAIN_US };
 
-/* One reading turned into a stamp; AGAIN if the lead bound waited.  At µs
+/* One reading turned into a stamp; AGAIN or MEASURE as settle() says.  At µs
  * grain the nanosecond policy takes the µs policy's rule on the same
  * state, so µs stamps stay distinct and interleave with ns ones; the two
  * policies without that guarantee give their stamp floored to the µs. */
 static MONOSTAMP__ALWAYS_INLINE int next_once(monostamp__clock *clock, enum grain grain,
-                                              int64_t *out_ns)
+                                              int64_t bound, int measure, int64_t *out_ns)
 {
     int64_t reading = 0; /* set by read_source; the 0 quiets -Wmaybe-uninitialized */
     int rc = read_source(clock, &reading);
     if (rc != MONOSTAMP_OK)
         return rc;
-    /* A shared clock looks now and then whether its file was replaced;
-     * a private one's recheck_at_ns is INT64_MAX. */
+    /* Every few ms of readings the clock samples its anchor and, if
+     * shared, looks whether its file was replaced (clock_share.c). */
     if (MONOSTAMP__UNLIKELY(reading >= atomic_load_explicit(&clock->recheck_at_ns, RELAXED)) &&
-        (rc = monostamp__clock_recheck(clock, reading)) != MONOSTAMP_OK)
+        (rc = monostamp__clock_checkpoint(clock, reading)) != MONOSTAMP_OK)
         return rc;
     int policy = atomic_load_explicit(&clock->policy, RELAXED);
     if (policy == MONOSTAMP_ACCEPT_PLATFORM_TIME) {
@@ -283,7 +364,7 @@ static MONOSTAMP__ALWAYS_INLINE int next_once(monostamp__clock *clock, enum grai
     }
     if (grain == GRAIN_US && policy == MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT)
         policy = MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT;
-    rc = settle(clock, policy, reading, out_ns);
+    rc = settle(clock, policy, reading, bound, measure, out_ns);
     if (grain == GRAIN_US && rc == MONOSTAMP_OK)
         *out_ns = floor_us(*out_ns); /* allowDuplicates' max(r, last) */
     return rc;
@@ -300,27 +381,30 @@ static int after_lead_wait(monostamp__clock *clock, int64_t start_ns)
     return AGAIN;
 }
 
-/* Kept out of line so that the common call needs no loop and few saved
- * registers. */
-static MONOSTAMP__NOINLINE int next_after_wait(monostamp__clock *clock, enum grain grain,
-                                               int64_t *out_ns)
+/* The tries after one that waited, or that was past the bound against its
+ * reading: each measures against the reference.  Kept out of line so that
+ * the common call needs no loop and few saved registers. */
+static MONOSTAMP__NOINLINE int next_measured(monostamp__clock *clock, enum grain grain,
+                                             int64_t bound, int first_rc, int64_t *out_ns)
 {
     int64_t start = monostamp__os_monotonic_ns();
-    int rc;
-    while ((rc = next_once(clock, grain, out_ns)) == AGAIN)
-        if ((rc = after_lead_wait(clock, start)) != AGAIN)
+    int rc = first_rc;
+    for (;;) {
+        if (rc == AGAIN && (rc = after_lead_wait(clock, start)) != AGAIN)
             return rc;
-    return rc;
+        if ((rc = next_once(clock, grain, bound, 1, out_ns)) != AGAIN)
+            return rc;
+    }
 }
 
 /* Inline into every entry point, so the stamp stays in a register (forced:
  * left to itself GCC calls it from monostamp_now, 18 more instructions a
  * stamp, counted with callgrind).  `grain` is a constant in each. */
 static MONOSTAMP__ALWAYS_INLINE int next_stamp(monostamp__clock *clock, enum grain grain,
-                                               int64_t *out_ns)
+                                               int64_t bound, int64_t *out_ns)
 {
-    int rc = next_once(clock, grain, out_ns);
-    return rc == AGAIN ? next_after_wait(clock, grain, out_ns) : rc;
+    int rc = next_once(clock, grain, bound, 0, out_ns);
+    return rc > 0 ? next_measured(clock, grain, bound, rc, out_ns) : rc;
 }
 
 /* The stamp's offset, for the two entry points that give one. */
@@ -340,7 +424,7 @@ int monostamp_time_ns(monostamp_clock *clock, int64_t *out_ns)
 {
     if (clock == NULL || out_ns == NULL)
         return MONOSTAMP_EINVAL;
-    return next_stamp(clock_of(clock), GRAIN_NS, out_ns);
+    return next_stamp(clock_of(clock), GRAIN_NS, OWN_BOUND, out_ns);
 }
 
 int monostamp_now(monostamp_clock *clock, monostamp_stamp *out)
@@ -349,7 +433,7 @@ int monostamp_now(monostamp_clock *clock, monostamp_stamp *out)
         return MONOSTAMP_EINVAL;
     monostamp__clock *c = clock_of(clock);
     int64_t ns = 0; /* set on success; the 0 quiets -Wmaybe-uninitialized */
-    int rc = next_stamp(c, GRAIN_NS, &ns);
+    int rc = next_stamp(c, GRAIN_NS, OWN_BOUND, &ns);
     return rc != MONOSTAMP_OK ? rc : with_offset(c, ns, out);
 }
 
@@ -357,7 +441,7 @@ int monostamp_time_us(monostamp_clock *clock, int64_t *out_ns)
 {
     if (clock == NULL || out_ns == NULL)
         return MONOSTAMP_EINVAL;
-    return next_stamp(clock_of(clock), GRAIN_US, out_ns);
+    return next_stamp(clock_of(clock), GRAIN_US, OWN_BOUND, out_ns);
 }
 
 int monostamp_now_us(monostamp_clock *clock, monostamp_stamp *out)
@@ -366,8 +450,30 @@ int monostamp_now_us(monostamp_clock *clock, monostamp_stamp *out)
         return MONOSTAMP_EINVAL;
     monostamp__clock *c = clock_of(clock);
     int64_t ns = 0;
-    int rc = next_stamp(c, GRAIN_US, &ns);
+    int rc = next_stamp(c, GRAIN_US, OWN_BOUND, &ns);
     return rc != MONOSTAMP_OK ? rc : with_offset(c, ns, out);
+}
+
+int monostamp_draw(monostamp_clock *clock, unsigned flags, int64_t max_lead_ns,
+                   monostamp_stamp *out)
+{
+    if (clock == NULL || out == NULL || max_lead_ns < 0 ||
+        (flags & ~(unsigned)(MONOSTAMP_DRAW_US | MONOSTAMP_DRAW_OFFSET)) != 0)
+        return MONOSTAMP_EINVAL;
+    monostamp__clock *c = clock_of(clock);
+    int64_t bound = c->max_lead_ns;
+    if (max_lead_ns != 0 && (bound == 0 || max_lead_ns < bound))
+        bound = max_lead_ns;
+    int64_t ns = 0;
+    int rc = (flags & MONOSTAMP_DRAW_US) ? next_stamp(c, GRAIN_US, bound, &ns)
+                                         : next_stamp(c, GRAIN_NS, bound, &ns);
+    if (rc != MONOSTAMP_OK)
+        return rc;
+    if (flags & MONOSTAMP_DRAW_OFFSET)
+        return with_offset(c, ns, out);
+    out->utc_ns = ns;
+    out->offset_s = 0;
+    return MONOSTAMP_OK;
 }
 
 /* ------------------------------------------------------------ blocks */
@@ -381,7 +487,7 @@ static int take_once(monostamp__clock *clock, int64_t n, int64_t *first_ns, int6
     if (rc != MONOSTAMP_OK)
         return rc;
     if (MONOSTAMP__UNLIKELY(reading >= atomic_load_explicit(&clock->recheck_at_ns, RELAXED)) &&
-        (rc = monostamp__clock_recheck(clock, reading)) != MONOSTAMP_OK)
+        (rc = monostamp__clock_checkpoint(clock, reading)) != MONOSTAMP_OK)
         return rc;
     int policy = atomic_load_explicit(&clock->policy, RELAXED);
     int64_t step;
@@ -412,8 +518,11 @@ static int take_once(monostamp__clock *clock, int64_t n, int64_t *first_ns, int6
             return MONOSTAMP_ERANGE;
         end = first + span;
         if (clock->max_lead_ns != 0 && end > reading &&
-            clock_distance(end, reading) > clock->max_lead_ns)
-            return lead_exceeded(clock, clock_distance(end, reading));
+            clock_distance(end, reading) > clock->max_lead_ns) {
+            rc = lead_beyond(clock, cell, reading, last, end, clock->max_lead_ns);
+            if (rc != MONOSTAMP_OK)
+                return rc;
+        }
         if (atomic_compare_exchange_weak_explicit(cell, &last, end, RELAXED, RELAXED))
             break;
     }

@@ -14,14 +14,16 @@
 
 #include <stdatomic.h>
 
+#include "state_file.h"
 #include "zone.h"
 
 MONOSTAMP__HIDDEN_BEGIN
 
 typedef struct monostamp__clock {
     /* Read-mostly, set at init: cores keep shared copies of this line. */
-    /* The last value handed out: own_last, or an atomic in shared memory.
-     * The pointer is atomic because monostamp_default_share() moves it. */
+    /* The state's LAST (state_file.h; its ANCHOR is the next element):
+     * own_state, or a state in shared memory.  The pointer is atomic
+     * because monostamp_default_share() moves it. */
     _Atomic(_Atomic int64_t *) last_ns;
     _Atomic int policy;
     int source;
@@ -42,12 +44,16 @@ typedef struct monostamp__clock {
      * caller put the storage (alignment is the caller's). */
     char separate_read_mostly[MONOSTAMP__CACHE_LINE];
     /* Written by every stamp, together, so that the compare-and-swap on
-     * own_last brings the counters' line along in the same transfer.
+     * own_state brings the counters' line along in the same transfer.
      * Counters are relaxed atomics, updated without locked instructions. */
-    _Atomic int64_t own_last;
+    _Atomic int64_t own_state[MONOSTAMP__STATE_CELLS];
     _Atomic uint64_t fresh_readings; /* readings above the last stamp (all, under
                                         acceptPlatformTime); + duplicates = readings */
     _Atomic int64_t manual_ns;     /* the manual source's reading */
+    /* The manual source's anchor: the highest reading it was set away from
+     * (it does not advance with the monotonic clock, and is the clock's own
+     * even on a shared state, whose anchor is the wall clock's). */
+    _Atomic int64_t manual_anchor;
     _Atomic int64_t apt_reading;   /* acceptPlatformTime's previous reading */
     char separate_per_stamp[MONOSTAMP__CACHE_LINE];
     /* Written on the slow path only. */

@@ -37,12 +37,26 @@ int monostamp_clock_init(monostamp_clock *storage, const monostamp_options *opti
     atomic_init(&clock->policy, options->policy);
     atomic_init(&clock->manual_ns, options->has_start_ns ? options->start_ns : 0);
     /* No stamp yet: the first reading of any value is above "last". */
-    atomic_init(&clock->own_last, INT64_MIN);
+    atomic_init(&clock->own_state[MONOSTAMP__STATE_LAST], INT64_MIN);
+    atomic_init(&clock->own_state[MONOSTAMP__STATE_ANCHOR], 0);
+    atomic_init(&clock->manual_anchor, INT64_MIN);
     atomic_init(&clock->slow_stamp, INT64_MIN);
     atomic_init(&clock->apt_reading, INT64_MIN);
     atomic_init(&clock->recheck_at_ns, INT64_MAX);
-    atomic_init(&clock->last_ns, &clock->own_last);
+    atomic_init(&clock->last_ns, &clock->own_state[MONOSTAMP__STATE_LAST]);
     atomic_init(&clock->waiter, NULL);
+
+    /* A platform source's clock anchors its reference of real time now,
+     * and again at every checkpoint, a few ms of readings apart, so that a
+     * step back of the wall clock finds an anchor from before it. */
+    int64_t reading = 0;
+    if (clock->source != MONOSTAMP_SOURCE_MANUAL &&
+        monostamp__os_clock_read(clock->source, &reading) == MONOSTAMP_OK) {
+        atomic_store_explicit(&clock->own_state[MONOSTAMP__STATE_ANCHOR],
+                              monostamp__state_anchor_of(clock->source, reading), RELAXED);
+        atomic_store_explicit(&clock->recheck_at_ns, monostamp__clock_next_checkpoint(reading),
+                              RELAXED);
+    }
 
     if ((rc = monostamp_zone_open(options->zone, &clock->zone)) != MONOSTAMP_OK) {
         clock->zone = NULL;
@@ -67,7 +81,8 @@ void monostamp_clock_destroy(monostamp_clock *storage)
     if (clock->zone != NULL)
         monostamp_zone_close(clock->zone);
     clock->zone = NULL;
-    atomic_store_explicit(&clock->last_ns, &clock->own_last, memory_order_release);
+    atomic_store_explicit(&clock->last_ns, &clock->own_state[MONOSTAMP__STATE_LAST],
+                          memory_order_release);
     /* Every later call fails with MONOSTAMP_EINVAL: the settings check the
      * flag, and a stamp, which reads recheck_at_ns anyway, finds every
      * reading past INT64_MIN and asks clock_share.c, which checks it. */
@@ -158,7 +173,10 @@ int monostamp_manual_set(monostamp_clock *storage, int64_t ns)
         return MONOSTAMP_EINVAL;
     if (clock->source != MONOSTAMP_SOURCE_MANUAL)
         return MONOSTAMP_ENOTSUP;
-    atomic_store_explicit(&clock->manual_ns, ns, RELAXED);
+    /* The reading it leaves is the reference a lead is measured against
+     * if this steps back (clock.c), as the wall clock's would be. */
+    int64_t left = atomic_exchange_explicit(&clock->manual_ns, ns, RELAXED);
+    monostamp__state_raise(&clock->manual_anchor, left);
     return MONOSTAMP_OK;
 }
 
@@ -177,8 +195,10 @@ int monostamp_manual_advance(monostamp_clock *storage, int64_t delta_ns)
             (delta_ns < 0 && now < INT64_MIN - delta_ns))
             return MONOSTAMP_ERANGE;
         if (atomic_compare_exchange_weak_explicit(&clock->manual_ns, &now, now + delta_ns,
-                                                  RELAXED, RELAXED))
+                                                  RELAXED, RELAXED)) {
+            monostamp__state_raise(&clock->manual_anchor, now);
             return MONOSTAMP_OK;
+        }
     }
 }
 

@@ -59,17 +59,25 @@ struct monostamp__state_watch {
     _Atomic int64_t holder;
 };
 
-/* Raises *cell to at least `floor`. */
 static void raise_cell(_Atomic int64_t *cell, int64_t floor)
 {
-    int64_t seen = atomic_load_explicit(cell, RELAXED);
-    while (seen < floor &&
-           !atomic_compare_exchange_weak_explicit(cell, &seen, floor, RELAXED, RELAXED))
-        ;
+    monostamp__state_raise(cell, floor);
 }
 
-/* The reading after which to look again, saturated. */
+/* A state joined from `old` keeps its reference of real time: the anchor
+ * only rises, so the new one is at least the old one's. */
+static void carry_anchor(_Atomic int64_t *cell, _Atomic int64_t *old)
+{
+    raise_cell(cell + MONOSTAMP__STATE_ANCHOR,
+               atomic_load_explicit(old + MONOSTAMP__STATE_ANCHOR, RELAXED));
+}
+
 static int64_t next_check(int64_t reading)
+{
+    return monostamp__clock_next_checkpoint(reading);
+}
+
+int64_t monostamp__clock_next_checkpoint(int64_t reading)
 {
     return reading > INT64_MAX - MONOSTAMP__STATE_RECHECK_NS
                ? INT64_MAX - 1
@@ -165,6 +173,7 @@ int monostamp__clock_share(monostamp__clock *clock, const char *path, int trust_
      * behind stays valid for whoever else is on it (a fork child on the
      * default page), so it is not retired, only joined from. */
     old = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
+    carry_anchor(cell, old);
     raise_cell(cell, atomic_load_explicit(old, RELAXED));
     atomic_store_explicit(&clock->last_ns, cell, memory_order_release);
     /* Stamps that were under way on the old state are counted in too. */
@@ -231,6 +240,7 @@ static int follow(monostamp__clock *clock)
      * the acquire load a rejoining process makes here) carries the raise
      * along, so whoever sees RETIRED finds the new file raised already. */
     old = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
+    carry_anchor(cell, old);
     int64_t final = atomic_load_explicit(old, memory_order_acquire);
     while (final != MONOSTAMP__STATE_RETIRED) {
         raise_cell(cell, final);
@@ -246,14 +256,23 @@ static int follow(monostamp__clock *clock)
     return MONOSTAMP_OK;
 }
 
-int monostamp__clock_recheck(monostamp__clock *clock, int64_t reading)
+int monostamp__clock_checkpoint(monostamp__clock *clock, int64_t reading)
 {
     struct monostamp__state_watch *watch = clock->watch;
     monostamp__os_file_id now;
 
     if (clock->destroyed)
         return MONOSTAMP_EINVAL;
-    if (watch == NULL || !try_lock_watch(watch, monostamp__os_process_id()))
+    if (clock->source != MONOSTAMP_SOURCE_MANUAL) {
+        _Atomic int64_t *cell = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
+        raise_cell(cell + MONOSTAMP__STATE_ANCHOR,
+                   monostamp__state_anchor_of(clock->source, reading));
+    }
+    if (watch == NULL) {
+        atomic_store_explicit(&clock->recheck_at_ns, next_check(reading), RELAXED);
+        return MONOSTAMP_OK;
+    }
+    if (!try_lock_watch(watch, monostamp__os_process_id()))
         return MONOSTAMP_OK;
     atomic_store_explicit(&clock->recheck_at_ns, next_check(reading), RELAXED);
     int rc = monostamp__os_place_id(watch->place, &now);

@@ -11,16 +11,20 @@
 
 MONOSTAMP__HIDDEN_BEGIN
 
-/* How often, in the clock's own readings, a shared clock looks whether its
- * path still names the file it mapped: one fstatat each time, about 1 µs
- * in 5 ms (0.02 %).  Correctness does not hang on it (a retired state
- * stops every process on it at once); it bounds how long a newcomer on a
- * new file and the processes on the old one run side by side. */
+/* How often, in the clock's own readings, a clock makes a checkpoint: it
+ * samples its anchor (a monotonic reading), and a shared clock looks
+ * whether its path still names the file it mapped (one fstatat): about
+ * 1 µs in 5 ms (0.02 %).  Correctness does not hang on the look (a retired
+ * state stops every process on it at once); it bounds how long a newcomer
+ * on a new file and the processes on the old one run side by side. */
 #define MONOSTAMP__STATE_RECHECK_NS INT64_C(5000000)
 
+/* The reading at which the checkpoint after one at `reading` is due. */
+int64_t monostamp__clock_next_checkpoint(int64_t reading);
+
 /* Moves the clock's state onto the state file at `path` (opened, or
- * created), first raising the file's sequence to the clock's last stamp so
- * that stamps keep increasing, and follows that file's place (its
+ * created), first raising the file's sequence to the clock's last stamp
+ * (and its anchor to the clock's) so that stamps keep increasing, and follows that file's place (its
  * directory pinned now, its name) from then on.  The state the clock
  * leaves is not retired (others may still use it) and stays mapped until
  * the clock is destroyed: a thread may still hold a pointer into it.
@@ -30,13 +34,15 @@ MONOSTAMP__HIDDEN_BEGIN
 int monostamp__clock_share(monostamp__clock *clock, const char *path, int trust_group);
 
 /* The slow half of the check a stamp makes: called when `reading` passed
- * recheck_at_ns.  If the place no longer names the mapped file (deleted,
- * or replaced by a new one), the clock moves onto whatever it names now,
- * creating it if absent, raised above the old state, which it retires.
- * One thread looks at a time; the others go on without waiting.
- * MONOSTAMP_EINVAL for a destroyed clock (whose recheck_at_ns is
- * INT64_MIN, so that every call lands here), else MONOSTAMP_OK. */
-int monostamp__clock_recheck(monostamp__clock *clock, int64_t reading);
+ * recheck_at_ns.  A platform source's clock raises its state's anchor to
+ * this reading's.  If the clock is shared and its place no longer names
+ * the mapped file (deleted, or replaced by a new one), the clock moves
+ * onto whatever it names now, creating it if absent, raised above the old
+ * state, which it retires.  One thread looks at a time; the others go on
+ * without waiting.  MONOSTAMP_EINVAL for a destroyed clock (whose
+ * recheck_at_ns is INT64_MIN, so that every call lands here), else
+ * MONOSTAMP_OK. */
+int monostamp__clock_checkpoint(monostamp__clock *clock, int64_t reading);
 
 /* A stamp of a shared clock read MONOSTAMP__STATE_RETIRED in `seen`, the
  * state it loaded: moves the clock onto what its place names now (unless

@@ -71,7 +71,8 @@ enum {
                                  waiter (monostamp_clock_set_waiter) */
     MONOSTAMP_EPOLICY = -13,  /* the clock's policy does not make stamps unique, and the
                                  operation needs it (monostamp_clock_take) */
-    MONOSTAMP_ENOTV7 = -14    /* 16 bytes or text that are not a UUIDv7 monostamp made */
+    MONOSTAMP_ENOTV7 = -14,   /* 16 bytes or text that are not a UUIDv7 monostamp made */
+    MONOSTAMP_EEXIST = -15    /* monostamp_state_file_create found a file at the path */
 };
 
 /* A failed OS call: -(MONOSTAMP_EOS_BASE + err), where err is the errno
@@ -190,11 +191,28 @@ MONOSTAMP_API int monostamp_zone_set_recheck_ns(int64_t interval_ns);
 
 /* ------------------------------------------------------------ the clock */
 
+/*
+ * The lead bound.  A stamp may lead real time by at most a clock's
+ * max_lead_ns, where "real time" is the clock's *reference*: a reading of
+ * its source that never steps back.  For the platform sources it is the
+ * monotonic clock plus an anchor, the highest (source reading - monotonic
+ * reading) the clock's state has seen, sampled when the clock is made and
+ * every few ms of readings, and kept in the state, so every clock on a
+ * state file shares it.  When the wall clock is set back (NTP, a person, a
+ * VM resume), the reference goes on from where it was: the policies
+ * continue from the last stamp as they define, and no call fails or waits
+ * for it.  When it is set forward, the reference follows at once.  Only
+ * draws (stamps taken faster than real time advances, take(n)) run ahead
+ * of the reference, and only they wait or fail, as on_lead says.  A state
+ * found further ahead of the reference than a bounded clock could have put
+ * it (a step the anchor never saw, across a reboot; a state file made
+ * ahead) moves the anchor up to it: the bound then counts from where the
+ * clock stands.  The manual source's reference is the highest reading it
+ * was set or advanced away from.
+ */
 typedef enum monostamp_on_lead {
-    /* Sleep until the source catches up, but no longer than max_lead_ns +
-     * MONOSTAMP_LEAD_WAIT_MARGIN_NS in one call: a lead that needs longer
-     * (the wall clock stepped back, a state file pushed ahead) is a step,
-     * not a burst, and fails with MONOSTAMP_ELEAD at once. */
+    /* Sleep until the reference catches up, but no longer than
+     * max_lead_ns + MONOSTAMP_LEAD_WAIT_MARGIN_NS in one call. */
     MONOSTAMP_ON_LEAD_WAIT = 0,
     MONOSTAMP_ON_LEAD_ERROR = 1  /* fail with MONOSTAMP_ELEAD, state unchanged */
 } monostamp_on_lead;
@@ -337,6 +355,21 @@ MONOSTAMP_API int monostamp_now(monostamp_clock *clock, monostamp_stamp *out);
  * monostamp_now, one sequence with it.  Thread-safe. */
 MONOSTAMP_API int monostamp_time_ns(monostamp_clock *clock, int64_t *out_ns);
 
+/* Flags of monostamp_draw(). */
+#define MONOSTAMP_DRAW_US 1u     /* the µs grain, as monostamp_now_us / monostamp_time_us */
+#define MONOSTAMP_DRAW_OFFSET 2u /* the offset too, as monostamp_now; else offset_s is 0 */
+
+/* A stamp as monostamp_now, monostamp_time_ns, monostamp_now_us or
+ * monostamp_time_us make it (chosen by `flags`), one sequence with them,
+ * under a lead bound of the call's own: `max_lead_ns` where it is tighter
+ * than the clock's (0: the clock's own).  For a host that promises its own
+ * callers a tighter bound on a clock others draw from too, such as
+ * Python's patch() on the default clock.  Waits or fails as the clock's
+ * on_lead says.  MONOSTAMP_EINVAL for a negative bound or unknown flags;
+ * otherwise errors as for monostamp_now.  Thread-safe. */
+MONOSTAMP_API int monostamp_draw(monostamp_clock *clock, unsigned flags, int64_t max_lead_ns,
+                                 monostamp_stamp *out);
+
 /* The next stamp at whole-microsecond granularity, drawn from the same
  * state as monostamp_now: for values that hold no finer time (a Python
  * datetime; a double, which near today tells apart only instants ~240 ns
@@ -427,6 +460,17 @@ MONOSTAMP_API void monostamp_clock_stats(const monostamp_clock *clock,
  * Returns 0 and the clock, or the error that made it unusable (a bad
  * MONOSTAMP_SHARED file, say) on every call.  Thread-safe. */
 MONOSTAMP_API int monostamp_default_clock(monostamp_clock **out);
+/* Creates a state file at `path` whose sequence starts at the wall clock
+ * ("no stamp yet"), where a file made by a clock starts its lead bound
+ * ahead of it.  Only for a path in a directory the caller made itself for
+ * this sequence (a test runner's private directory), where no earlier
+ * sequence can have handed out stamps that a new one might repeat; clocks
+ * then join it with shared_path as usual.  `trust_group` as in
+ * monostamp_options.  MONOSTAMP_EEXIST if a file is already at the path
+ * (left as it is), MONOSTAMP_EINVAL for an empty path, else errors as for
+ * a clock's shared_path.  Thread-safe. */
+MONOSTAMP_API int monostamp_state_file_create(const char *path, int trust_group);
+
 /* Moves the default clock onto the state file at `path` (created if
  * absent), as if MONOSTAMP_SHARED had named it when the library loaded: for
  * programs that learn the path later, such as a test runner.  The file's

@@ -32,6 +32,7 @@ const char *monostamp_strerror(int code)
     case MONOSTAMP_EINTR: return "interrupted while waiting for the lead bound";
     case MONOSTAMP_EPOLICY: return "the clock's policy does not make stamps unique";
     case MONOSTAMP_ENOTV7: return "not a UUIDv7 made by monostamp (version, variant or fraction bits)";
+    case MONOSTAMP_EEXIST: return "a file is already at the path of a state file to create";
     case MONOSTAMP_EUNSAFE:
         return "state file another user could write (a symbolic link, not owned by you, "
                "or writable by group or others)";

@@ -71,11 +71,20 @@ int monostamp__os_clock_read(int source, int64_t *out_ns);
 #define MONOSTAMP__COARSE_NAME "clock_gettime(CLOCK_REALTIME)"
 #endif
 
+/* The wall-clock read: libc's clock_gettime, or, in a process where
+ * libmonostamp_preload.so stands in for it, the preload's call to what
+ * libc (or a libfaketime under it) would answer without it, so that the
+ * core's sequence is never fed the preload's own stamps (docs/preload.md).
+ * Set before main by os_posix.c's constructor; an indirect call through it
+ * costs what the PLT's jump did. */
+typedef int (*monostamp__os_clock_gettime_fn)(clockid_t, struct timespec *);
+extern monostamp__os_clock_gettime_fn monostamp__os_wall_clock_gettime;
+
 static inline int monostamp__os_clock_read(int source, int64_t *out_ns)
 {
     struct timespec ts;
     clockid_t id = source == MONOSTAMP_SOURCE_REALTIME ? CLOCK_REALTIME : MONOSTAMP__COARSE_ID;
-    if (MONOSTAMP__UNLIKELY(clock_gettime(id, &ts) != 0))
+    if (MONOSTAMP__UNLIKELY(monostamp__os_wall_clock_gettime(id, &ts) != 0))
         return monostamp__os_fail(errno);
     /* Refuse instants past 2262-04-11 (or before 1677) rather than wrap. */
     if (MONOSTAMP__UNLIKELY(
@@ -96,6 +105,12 @@ int monostamp__os_clock_info(int source, monostamp_clock_info *out);
 /* The monotonic clock in ns (CLOCK_MONOTONIC, QueryPerformanceCounter);
  * 0 if it cannot be read (never seen). */
 int64_t monostamp__os_monotonic_ns(void);
+
+/* The monotonic clock that ticks with a wall-clock source, for the lead
+ * bound's reference (clock.c): the tick-grained one (CLOCK_MONOTONIC_COARSE)
+ * for MONOSTAMP_SOURCE_REALTIME_COARSE where there is one, so that the
+ * reference trails real time as that source does; else the precise one. */
+int64_t monostamp__os_monotonic_of(int source);
 
 /* Sleeps about `ns` (> 0), for the lead bound, where waking late only
  * costs a later stamp.  Signals shorten nothing: the nap resumes. */

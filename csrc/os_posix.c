@@ -28,6 +28,51 @@ static struct timespec timespec_of(int64_t ns)
 
 /* ------------------------------------------------------- wall clocks */
 
+/*
+ * Under libmonostamp_preload.so, clock_gettime is the preload's: it answers
+ * CLOCK_REALTIME with stamps of its own sequence.  The core must read what
+ * the clock says, not a stamp, so when the preload is present the core
+ * reads through the one symbol it exports for that
+ * (MONOSTAMP__PRELOAD_NEXT: libc's call, or another preload's such as
+ * libfaketime's, which it wraps).  Looked up once, at load; a process
+ * without the preload keeps libc's function and pays nothing per read.
+ * The preload itself compiles the core with clock_gettime renamed to that
+ * function (preload/), so it needs no look-up.
+ */
+monostamp__os_clock_gettime_fn monostamp__os_wall_clock_gettime = clock_gettime;
+
+#if defined(__GNUC__) && !defined(MONOSTAMP_PRELOAD_BUILD)
+#include <dlfcn.h>
+
+#define MONOSTAMP__PRELOAD_NEXT "monostamp_preload_next_clock_gettime"
+
+/* Before the default clock's constructor (priority 101 runs before the
+ * unprioritised ones), so that no stamp of this module reads the preload. */
+static void find_preload_bypass(void) __attribute__((constructor(101)));
+static void find_preload_bypass(void)
+{
+    void *found = NULL;
+#if defined(RTLD_DEFAULT)
+    found = dlsym(RTLD_DEFAULT, MONOSTAMP__PRELOAD_NEXT);
+#else
+    /* Without _GNU_SOURCE glibc hides RTLD_DEFAULT; the main program's
+     * handle searches the same global scope, LD_PRELOAD objects included. */
+    void *self = dlopen(NULL, RTLD_LAZY);
+    if (self != NULL) {
+        found = dlsym(self, MONOSTAMP__PRELOAD_NEXT);
+        dlclose(self);
+    }
+#endif
+    if (found != NULL) {
+        /* ISO C has no conversion from void * to a function pointer;
+         * POSIX guarantees this one (dlsym's own rationale). */
+        monostamp__os_clock_gettime_fn next;
+        memcpy(&next, &found, sizeof next);
+        monostamp__os_wall_clock_gettime = next;
+    }
+}
+#endif
+
 int monostamp__os_clock_info(int source, monostamp_clock_info *out)
 {
     clockid_t id;
@@ -59,6 +104,21 @@ int64_t monostamp__os_monotonic_ns(void)
     if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
         return 0;
     return (int64_t)ts.tv_sec * MONOSTAMP__NS_PER_S + ts.tv_nsec;
+}
+
+int64_t monostamp__os_monotonic_of(int source)
+{
+#if defined(CLOCK_MONOTONIC_COARSE) && defined(CLOCK_REALTIME_COARSE)
+    struct timespec ts;
+    if (source == MONOSTAMP_SOURCE_REALTIME_COARSE) {
+        if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) != 0)
+            return 0;
+        return (int64_t)ts.tv_sec * MONOSTAMP__NS_PER_S + ts.tv_nsec;
+    }
+#else
+    (void)source;
+#endif
+    return monostamp__os_monotonic_ns();
 }
 
 void monostamp__os_nap_ns(int64_t ns)

@@ -184,52 +184,50 @@ static int64_t date_local_s(const monostamp__tzrule_date *d, int64_t year)
  * seconds below stay far inside int64_t. */
 #define TZRULE_LIMIT_S (INT64_C(1) << 40)
 
-typedef struct event {
-    int64_t at_s; /* UTC second of the change */
-    int dst;      /* state from then on */
-} event;
+/* How far a window is widened into the neighbouring years (see below). */
+#define MERGE_YEARS 2
 
-/* Appends `x` to the changes in force, `ev[0..*n)`, which ascend strictly
- * by instant.  The changes arrive in rule order (year by year, each year's
- * two in their order), and a change that comes later in that order takes
- * effect from its instant even if an earlier one in the order is scheduled
- * at or after it: that earlier one is void, for the later change has
- * already decided the state.  So a year whose DST runs past the next
- * year's start (XXX3YYY,0/0,365/25: DST from 1 January to 2 January of the
- * next year) leaves DST on, instead of letting its end, sorted after the
- * next start, switch DST off for the rest of that year. */
-static void push_change(event *ev, int *n, event x)
+/* The state in force at t_s, read from t's own UTC year alone, as glibc
+ * (__tz_compute) and Python's zoneinfo read it: that year's two changes as
+ * UTC instants, which a change time of up to +-167 h (and the offset) may
+ * carry into the previous or the next year.  DST holds from start to end;
+ * if the end comes before the start, the year begins and ends in DST and
+ * holds standard time from end to start (POSIX.1-2024); equal instants are
+ * no DST.  So the state changes only at the year's two changes and at its
+ * ends, where the next year's reading takes over (a change pushed out of
+ * its year decides nothing in the year it lands in: tzcode's localtime.c
+ * lays the changes out year by year instead, which differs from glibc in
+ * the days between 1 January and such a change).  Sets the year's span
+ * [*from_s, *until_s) of instants around t over which the state holds. */
+static int state_in_year(const monostamp__tzrule *rule, int64_t t_s, int64_t *from_s,
+                         int64_t *until_s)
 {
-    while (*n > 0 && ev[*n - 1].at_s >= x.at_s) (*n)--;
-    ev[(*n)++] = x;
-}
-
-/* Year y's two changes as UTC instants; 1 if the end comes before the
- * start, so that DST holds outside [end, start) that year. */
-static int year_changes(const monostamp__tzrule *rule, int64_t y, event *s, event *e)
-{
+    int64_t year, jan1, next_jan1, start, end, changes[2];
+    int month, day, dst;
+    monostamp__civil_from_days(monostamp__floor_div(t_s, MONOSTAMP__S_PER_DAY), &year, &month,
+                               &day);
+    jan1 = monostamp__days_from_civil(year, 1, 1) * MONOSTAMP__S_PER_DAY;
+    next_jan1 = monostamp__days_from_civil(year + 1, 1, 1) * MONOSTAMP__S_PER_DAY;
     /* The start is given in standard time, the end in DST. */
-    s->at_s = date_local_s(&rule->start, y) - rule->std_offset_s;
-    s->dst = 1;
-    e->at_s = date_local_s(&rule->end, y) - rule->dst_offset_s;
-    e->dst = 0;
-    return e->at_s < s->at_s;
+    start = date_local_s(&rule->start, year) - rule->std_offset_s;
+    end = date_local_s(&rule->end, year) - rule->dst_offset_s;
+    dst = end < start ? !(end <= t_s && t_s < start) : (start <= t_s && t_s < end);
+    *from_s = jan1;
+    *until_s = next_jan1;
+    changes[0] = start;
+    changes[1] = end;
+    for (int i = 0; i < 2; i++) {
+        if (changes[i] <= t_s && changes[i] > *from_s) *from_s = changes[i];
+        if (changes[i] > t_s && changes[i] < *until_s) *until_s = changes[i];
+    }
+    return dst;
 }
 
 void monostamp__tzrule_window(const monostamp__tzrule *rule, int64_t t_s,
                               int32_t *offset_s, int64_t *from_s,
                               int64_t *until_s)
 {
-    /* The changes of five years around t's UTC year Y.  A change lies at
-     * most 167 h + 1 day + 24 h from its nominal year (time, day 365 of a
-     * common year, offset), so the changes of year Y-2 all precede Y and
-     * none of Y+3's precede Y+2: the list below is the true list of changes
-     * in force up to the start of year Y+2, which bounds the window. */
-    enum { SPAN = 2, N = 3 * (2 * SPAN + 1) };
-    event ev[N];
-    int n = 0, i, last = -1, cur, prev_reversed;
-    int64_t year, horizon_s;
-    int month, day;
+    int cur;
     if (!rule->has_dst) {
         *offset_s = rule->std_offset_s;
         *from_s = INT64_MIN;
@@ -246,67 +244,21 @@ void monostamp__tzrule_window(const monostamp__tzrule *rule, int64_t t_s,
         *until_s = t_s == INT64_MAX ? INT64_MAX : t_s + 1;
         return;
     }
-    monostamp__civil_from_days(monostamp__floor_div(t_s, MONOSTAMP__S_PER_DAY),
-                               &year, &month, &day);
-    {
-        event s, e;
-        prev_reversed = year_changes(rule, year - SPAN - 1, &s, &e);
+    cur = state_in_year(rule, t_s, from_s, until_s);
+    /* A window that ends at a year's end carries on into the next year
+     * while the state there is the same (a rule whose DST runs from
+     * October to March is in standard time from March to October, in one
+     * window; each 1 January is a slow-path miss the window spares), up to
+     * MERGE_YEARS years either way: narrower is allowed, wider never. */
+    for (int i = 0; i < MERGE_YEARS; i++) {
+        int64_t f, u;
+        if (state_in_year(rule, *until_s, &f, &u) != cur || f != *until_s) break;
+        *until_s = u;
     }
-    for (int64_t y = year - SPAN; y <= year + SPAN; y++) {
-        event s, e;
-        int reversed = year_changes(rule, y, &s, &e);
-        /* POSIX decides the order per year: when the end comes first, the
-         * year begins (and ends) in DST.  So an end-first year gets a change
-         * to DST at its first instant, whatever came before (voiding any
-         * change of the year before pushed past it), and a start-first year
-         * after an end-first one a change to standard time.  The year's
-         * first instant is 00:00 UTC, where glibc and zoneinfo both begin
-         * the rule's year (POSIX does not say which clock's midnight).  Two
-         * start-first years in a row need no such change, so a DST period
-         * that runs past 1 January (EST5EDT,0/0,J365/25) carries on as
-         * RFC 8536 reads it. */
-        if (reversed || prev_reversed) {
-            event j = {monostamp__days_from_civil(y, 1, 1) * MONOSTAMP__S_PER_DAY, reversed};
-            push_change(ev, &n, j);
-        }
-        /* Within a year the changes go in order of instant, as glibc and
-         * tzcode order them; at equal instants the start goes first, so
-         * the end voids it: a zero-length DST period is no DST. */
-        if (reversed) {
-            push_change(ev, &n, e);
-            push_change(ev, &n, s);
-        } else {
-            push_change(ev, &n, s);
-            push_change(ev, &n, e);
-        }
-        prev_reversed = reversed;
+    for (int i = 0; i < MERGE_YEARS; i++) {
+        int64_t f, u;
+        if (state_in_year(rule, *from_s - 1, &f, &u) != cur || u != *from_s) break;
+        *from_s = f;
     }
-    /* Year Y+2 starts at least 365 days after t; past it, year Y+3's
-     * changes (not computed) could void ours, so the window stops there. */
-    horizon_s = monostamp__days_from_civil(year + SPAN, 1, 1) * MONOSTAMP__S_PER_DAY;
-    for (i = 0; i < n; i++)
-        if (ev[i].at_s <= t_s) last = i;
-    /* last >= 0 always holds given SPAN (year Y-2's changes precede Y and
-     * only ever give way to earlier ones); stay safe regardless. */
-    cur = last >= 0 ? ev[last].dst : ev[0].dst ^ 1;
     *offset_s = cur ? rule->dst_offset_s : rule->std_offset_s;
-    /* The window runs from the latest change into `cur` to the next change
-     * out of it; unseen ends are clipped to the span (narrower is fine). */
-    *from_s = ev[0].at_s;
-    for (i = last; i >= 1; i--) {
-        if (ev[i].dst == cur && ev[i - 1].dst != cur) {
-            *from_s = ev[i].at_s;
-            break;
-        }
-    }
-    if (last < 0) *from_s = t_s;
-    *until_s = horizon_s;
-    for (i = last + 1; i < n; i++) {
-        if (ev[i].dst != cur) {
-            if (ev[i].at_s < *until_s) *until_s = ev[i].at_s;
-            break;
-        }
-    }
-    if (*until_s <= t_s) *until_s = t_s + 1;
-    if (*from_s > t_s) *from_s = t_s;
 }

@@ -11,19 +11,17 @@
  * Asia/Jerusalem's M3.4.4/26).  A dst name without rules gets the US rules
  * M3.2.0,M11.1.0 (glibc's fallback when no posixrules file applies).
  *
- * Semantics are POSIX.1-2024's with RFC 8536's extensions.  Each year
- * orders its own two changes: DST holds from start to end, and in a year
- * whose end comes before its start the year begins and ends in DST (the
- * order can differ from year to year: SXTF1NDUG0,M7.3.4,J199).  Where two
- * years in a row differ in order, the state changes at 00:00 UTC of
- * 1 January, where glibc and Python's zoneinfo begin the rule's year.
- * Changes are laid out year by year in that order, and one that comes
- * later in the order voids an earlier one scheduled at or after it.  So a
- * DST period that reaches the next year's start goes on: EST5EDT,0/0,J365/25
- * is DST all year (RFC 8536 section 3.3.1; glibc reports standard time for
- * the first hours of each year, docs/offset-engine.md, trap 4), and so is
- * XXX3YYY,0/0,365/25, whose DST ends a day after the next year's starts
- * (trap 10). */
+ * Semantics are POSIX.1-2024's with RFC 8536's extensions, read as glibc
+ * and Python's zoneinfo read them: the offset at t is decided by t's own
+ * UTC year's two changes alone, wherever their change times (up to
+ * +-167 h, and the offsets) carry them.  DST holds from start to end, and
+ * in a year whose end comes before its start the year begins and ends in
+ * DST (the order can differ from year to year: SXTF1NDUG0,M7.3.4,J199);
+ * equal instants are no DST.  So the state can change at 00:00 UTC of
+ * 1 January, and a change pushed into another year decides nothing there:
+ * EST5EDT,0/0,J365/25, which RFC 8536 means as DST all year, is standard
+ * time for the first five hours of each year, as glibc says
+ * (docs/offset-engine.md, traps 4 and 10). */
 #ifndef MONOSTAMP_TZRULE_H
 #define MONOSTAMP_TZRULE_H
 

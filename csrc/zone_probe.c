@@ -3,6 +3,7 @@
  * so glibc's own tz lock is never taken under contention from us. */
 #include "config.h"
 
+#include "calendar.h"
 #include "os.h"
 #include "zone_probe.h"
 
@@ -14,10 +15,17 @@ void monostamp__zone_probe_reset(void)
     monostamp__os_local_zone_reset();
 }
 
+/* The offset localtime_r gives at t_s.  UTC where it gives none, and where
+ * it gives a day or more either way: glibc reads TZ=AAA-24 (POSIX allows
+ * hh up to 24) as +86400 s, an offset the engine refuses everywhere else
+ * (docs/offset-engine.md) and no binding can represent (Python's timezone
+ * stops short of a day).  So such a zone counts as one libc cannot read,
+ * and that is UTC, as for every local zone nobody can read. */
 static int32_t probe(int64_t t_s)
 {
     int32_t off;
-    return monostamp__os_local_offset(t_s, &off) == 0 ? off : 0;
+    if (monostamp__os_local_offset(t_s, &off) != 0) return 0;
+    return off > -MONOSTAMP__S_PER_DAY && off < MONOSTAMP__S_PER_DAY ? off : 0;
 }
 
 void monostamp__zone_probe_window(int64_t t_s, int64_t limit_s,

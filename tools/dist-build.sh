@@ -8,7 +8,8 @@
 # clang (the pinned `ziglang` package, tools/dist-deps.sh) compiles the
 # extension for glibc 2.17 (-target ARCH-linux-gnu.2.17) with
 # tools/ext_build.py's sources and flags (setup.py's), warnings as errors;
-# tools/pack_wheel.py packs it; the pinned auditwheel repairs it to
+# tools/pack_wheel.py packs it with the preload library (built likewise,
+# once per architecture); the pinned auditwheel repairs it to
 # manylinux_2_17 and `auditwheel show` must then name that tag.
 #
 # Headers: 3.10-3.13 from the machine's interpreters (pyenv's, else
@@ -96,6 +97,36 @@ rm -rf "$BUILD/dist/sdist"
 cp "$BUILD/dist/sdist/monostamp-$VERSION.tar.gz" "$DIST/"
 say "sdist: $DIST/monostamp-$VERSION.tar.gz ($((SECONDS - t)) s)"
 
+# ---------------------------------------------------------------- the preload
+# libmonostamp_preload.so goes into every Linux wheel (monostamp run
+# --native): no Python in it, so one build per architecture, with
+# tools/ext_build.py's preload settings (setup.py's).
+read -r -a PRELOAD_SOURCES <<<"$(python3 tools/ext_build.py preload-sources)"
+read -r -a PRELOAD_DEFINES <<<"$(python3 tools/ext_build.py preload-core-defines)"
+read -r -a PRELOAD_INCLUDES <<<"$(python3 tools/ext_build.py preload-include-dirs)"
+read -r -a PRELOAD_LDFLAGS <<<"$(python3 tools/ext_build.py preload-ldflags)"
+read -r -a CORE_SOURCES <<<"$(python3 tools/ext_build.py core-sources)"
+build_preload() { # arch -> the library's path
+    local arch=$1 dir="$BUILD/dist/preload-$1" f objs=()
+    if [ ! -f "$dir/libmonostamp_preload.so" ]; then
+        rm -rf "$dir"
+        mkdir -p "$dir/core"
+        for f in "${CORE_SOURCES[@]}"; do
+            objs+=("$dir/core/$(basename "${f%.c}").o")
+            "${ZIG[@]}" cc -target "$arch-linux-gnu.2.17" "${CFLAGS_EXT[@]}" -Werror $OPT -DNDEBUG \
+                -fno-sanitize=undefined -fPIC "${PRELOAD_DEFINES[@]/#/-D}" -Icsrc -c "$f" \
+                -o "${objs[-1]}" 2>>"$dir/cc.log" || { cat "$dir/cc.log" >&2; return 1; }
+        done
+        "${ZIG[@]}" cc -target "$arch-linux-gnu.2.17" "${CFLAGS_EXT[@]}" -Werror $OPT -DNDEBUG \
+            -fno-sanitize=undefined -fPIC -shared "${PRELOAD_INCLUDES[@]/#/-I}" "${PRELOAD_SOURCES[@]}" \
+            "${objs[@]}" "${PRELOAD_LDFLAGS[@]}" "${LIBS[@]/#/-l}" -o "$dir/libmonostamp_preload.so.tmp" \
+            2>>"$dir/cc.log" || { cat "$dir/cc.log" >&2; return 1; }
+        [ -s "$dir/cc.log" ] && { cat "$dir/cc.log" >&2; return 1; }
+        mv "$dir/libmonostamp_preload.so.tmp" "$dir/libmonostamp_preload.so"
+    fi
+    echo "$dir/libmonostamp_preload.so"
+}
+
 # ---------------------------------------------------------------- wheels
 report=()
 for v in $PYTHONS; do
@@ -114,7 +145,9 @@ for v in $PYTHONS; do
             "${SOURCES[@]}" "${LIBS[@]/#/-l}" -o "$ext" 2>"$work/cc.log" ||
             { cat "$work/cc.log"; die "zig cc failed for CPython $v ($arch)"; }
         [ -s "$work/cc.log" ] && { cat "$work/cc.log"; die "zig cc printed a warning for CPython $v ($arch)"; }
-        "$tools/bin/python" tools/pack_wheel.py "$ext" "$tag-$tag-linux_$arch" "$work/raw" >/dev/null
+        preload=$(build_preload "$arch") || die "zig cc failed for the preload ($arch)"
+        "$tools/bin/python" tools/pack_wheel.py "$ext" "$tag-$tag-linux_$arch" "$work/raw" \
+            "$preload" >/dev/null
         "$AUDITWHEEL" repair --plat auto -w "$work/repaired" "$work/raw"/*.whl \
             >"$work/auditwheel.log" 2>&1 || { cat "$work/auditwheel.log"; die "auditwheel repair failed"; }
         whl=$(ls "$work/repaired"/*.whl)

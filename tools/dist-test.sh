@@ -17,7 +17,7 @@
 #
 # Everything is installed with pip --no-index --only-binary=:all:: the
 # wheel from DIST, the test dependencies (pytest, hypothesis, pytest-xdist,
-# freezegun, time-machine, mypy) from a wheelhouse that pip downloads here
+# freezegun, time-machine, mypy, Django) from a wheelhouse that pip downloads here
 # for each CPython and architecture; one with no wheel for it is left out
 # and its tests skip with their reason.  DIST_TEST_PYTHONS and
 # DIST_TEST_ARCHES narrow the run, DIST_TEST_SDIST=0 leaves the sdist out; MONOSTAMP_TEST_SCALE (as in make
@@ -93,7 +93,10 @@ wheelhouse() {
         how=("$tools/bin/python" -m pip download --python-version "$v" --implementation cp)
         for g in $(seq 17 41); do how+=(--platform "manylinux_2_${g}_$arch"); done
     fi
-    for req in $TEST_REQS; do
+    # Django (test_django.py), pinned as tools/install-deps.sh pins it.
+    local django=django==5.2.20
+    [ "${v#3.}" -ge 12 ] && django=django==6.1.3
+    for req in $TEST_REQS $django; do
         "${how[@]}" --quiet --disable-pip-version-check --only-binary=:all: -d "$dir" "$req" \
             >>"$dir.log" 2>&1 || say "no wheel of $req for CPython $v ($arch): its tests skip" >&2
     done
@@ -198,6 +201,7 @@ say "the sdist: pip builds it with the machine's compiler, suite without pytest-
     "$T/venv-sdist/bin/python" -m pip install --quiet --disable-pip-version-check --no-binary monostamp \
         "$sdist"
     reqs=$(echo "$TEST_REQS" | tr ' ' '\n' | grep -vx pytest-xdist)
+    reqs="$reqs $(python3 -c 'import sys; print("django==6.1.3" if sys.version_info >= (3, 12) else "django==5.2.20")')"
     "$T/venv-sdist/bin/python" -m pip install --quiet --disable-pip-version-check --only-binary=:all: $reqs
     ! "$T/venv-sdist/bin/python" -c 'import xdist' 2>/dev/null
     cd "$T/src/tests/python"

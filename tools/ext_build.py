@@ -5,9 +5,9 @@ CPython's headers alone) read them here, so a wheel is compiled as a
 source install is.  Also the version, read from csrc/monostamp.h, where it
 is defined once.
 
-    python3 tools/ext_build.py version|sources|include-dirs|cflags|libraries
+    python3 tools/ext_build.py version|sources|include-dirs|cflags|libraries|...
 
-prints one of them, space-separated, for the shell.
+prints one of them, space-separated, for the shell (the preload's too).
 """
 import os
 import re
@@ -27,7 +27,20 @@ INCLUDE_DIRS = ["csrc", "bindings/python"]
 # clash with), csrc/config.h for the core's.
 POSIX_CFLAGS = ["-std=c11", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-missing-field-initializers",
                 "-Wno-unused-parameter"]
-POSIX_LIBRARIES = ["pthread"]
+# dlsym (the core looks for the preload once, at load) lives in libdl
+# before glibc 2.34, which a manylinux wheel must still run on.
+POSIX_LIBRARIES = ["pthread", "dl"] if sys.platform.startswith("linux") else ["pthread"]
+
+# libmonostamp_preload.so, shipped in the package on Linux for `monostamp
+# run --native` (docs/preload.md): preload/*.c with its own copy of the
+# core, whose clock_gettime calls are renamed so that they never bind to
+# the preload's own export (the Makefile's preload block does the same).
+PRELOAD_NAME = "libmonostamp_preload.so"
+PRELOAD_CORE_DEFINES = ["MONOSTAMP_PRELOAD_BUILD",
+                        "clock_gettime=monostamp_preload__next_clock_gettime"]
+PRELOAD_INCLUDE_DIRS = ["csrc", "preload"]
+PRELOAD_LDFLAGS = ["-Wl,--version-script=preload/exports.map", "-Wl,-z,now",
+                   "-Wl,--no-undefined"]
 WINDOWS_CFLAGS = ["/std:c11", "/experimental:c11atomics"]
 WINDOWS_LIBRARIES = ["synchronization"]
 
@@ -40,6 +53,14 @@ def sources():
     """Relative to the checkout: the binding's C files, then the core's."""
     return (_rel(glob(os.path.join(ROOT, "bindings", "python", "*.c")))
             + _rel(glob(os.path.join(ROOT, "csrc", "*.c"))))
+
+
+def core_sources():
+    return _rel(glob(os.path.join(ROOT, "csrc", "*.c")))
+
+
+def preload_sources():
+    return _rel(glob(os.path.join(ROOT, "preload", "*.c")))
 
 
 def headers():
@@ -70,6 +91,11 @@ if __name__ == "__main__":
         "include-dirs": lambda: INCLUDE_DIRS,
         "cflags": lambda: POSIX_CFLAGS,
         "libraries": lambda: POSIX_LIBRARIES,
+        "core-sources": core_sources,
+        "preload-sources": preload_sources,
+        "preload-core-defines": lambda: PRELOAD_CORE_DEFINES,
+        "preload-include-dirs": lambda: PRELOAD_INCLUDE_DIRS,
+        "preload-ldflags": lambda: PRELOAD_LDFLAGS,
     }
     if len(sys.argv) != 2 or sys.argv[1] not in what:
         sys.exit("usage: ext_build.py " + "|".join(what))

@@ -44,6 +44,8 @@ need_deb "$luajit_deb" luajit
 need_deb clang clang
 need_deb libclang-rt-14-dev /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
 need_deb tzdata /usr/share/zoneinfo/Europe/Berlin
+# libfaketime steps the wall clock under a child (tests/python/test_wall_step.py).
+need_deb faketime faketime
 
 if [ "${1:-}" = --python ]; then
     debs=""
@@ -67,6 +69,11 @@ for mod in pytest:pytest hypothesis:hypothesis xdist:pytest-xdist mypy:mypy \
            freezegun:freezegun time_machine:time-machine; do
     "$PYTHON" -c "import ${mod%%:*}" 2>/dev/null || pips="$pips ${mod#*:}"
 done
+# Django: tests/python/test_django.py drives a small project's parallel
+# test runner.  Pinned; Django 6 needs Python 3.12+, so 3.10/3.11 get 5.2 LTS.
+django_pin=$("$PYTHON" -c 'import sys; print("django==6.1.3" if sys.version_info >= (3, 12) else "django==5.2.20")')
+"$PYTHON" -c "import django, sys; sys.exit(django.get_version() != '${django_pin#django==}')" 2>/dev/null ||
+    pips="$pips $django_pin"
 "$PYTHON" -c 'import setuptools, sys
 sys.exit(int(setuptools.__version__.split(".")[0]) < 77)' 2>/dev/null ||
     pips="$pips setuptools>=77"

@@ -1,7 +1,10 @@
-"""tools/pack_wheel.py EXTENSION TAG OUTDIR: packs the monostamp wheel
-around a prebuilt extension, with the standard library alone (zipfile,
-hashlib, base64 for RECORD), for a cross-build where no build backend can
-run (make windows-wheel; docs/windows.md).
+"""tools/pack_wheel.py EXTENSION TAG OUTDIR [LIBRARY...]: packs the monostamp
+wheel around a prebuilt extension (and the prebuilt libraries that go
+beside it in the package: make dist's libmonostamp_preload.so), with the
+standard library alone (zipfile, hashlib, base64 for RECORD), for a build
+where no build backend can run (make windows-wheel, docs/windows.md; make
+dist, tools/dist-build.sh).  monostamp-patch.pth goes at the wheel's root,
+as setup.py puts it.
 
 The package, its stub and py.typed come from bindings/python/monostamp, the
 metadata from pyproject.toml (name, version, summary, license, Python
@@ -24,6 +27,7 @@ import ext_build  # noqa: E402  (the line above makes it importable)
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = os.path.join(REPO, "bindings", "python", "monostamp")
 DATE = (1980, 1, 1, 0, 0, 0)
+PTH = "monostamp-patch.pth"  # the startup hook (setup.py says why at the root)
 
 
 def metadata(project):
@@ -40,7 +44,11 @@ def metadata(project):
     lines += ["Project-URL: %s, %s" % kv for kv in project.get("urls", {}).items()]
     lines.append("Requires-Python: %s" % project["requires-python"])
     for extra, reqs in sorted(project.get("optional-dependencies", {}).items()):
-        lines += ['Requires-Dist: %s; extra == "%s"' % (r, extra) for r in reqs]
+        for r in reqs:  # a requirement's own marker, if any, and the extra's
+            req, _, marker = r.partition(";")
+            marker = '(%s) and extra == "%s"' % (marker.strip(), extra) if marker.strip() \
+                else 'extra == "%s"' % extra
+            lines.append("Requires-Dist: %s; %s" % (req.strip(), marker))
         lines.append("Provides-Extra: %s" % extra)
     lines.append("Description-Content-Type: text/markdown")
     with open(os.path.join(REPO, project["readme"]), encoding="utf-8") as f:
@@ -50,7 +58,10 @@ def metadata(project):
 
 def entry_points(project):
     out = []
-    for group, entries in sorted(project.get("entry-points", {}).items()):
+    groups = dict(project.get("entry-points", {}))
+    if project.get("scripts"):  # [project.scripts]: the console_scripts group
+        groups["console_scripts"] = project["scripts"]
+    for group, entries in sorted(groups.items()):
         out.append("[%s]" % group)
         out += ["%s = %s" % (k, v) for k, v in sorted(entries.items())]
         out.append("")
@@ -69,7 +80,7 @@ def record_line(name, data):
     return "%s,sha256=%s,%d" % (name, digest.decode(), len(data))
 
 
-def main(extension, tag, outdir):
+def main(extension, tag, outdir, *libraries):
     with open(os.path.join(REPO, "pyproject.toml"), "rb") as f:
         project = tomllib.load(f)["project"]
     name, version = project["name"], ext_build.version()
@@ -79,8 +90,11 @@ def main(extension, tag, outdir):
         if entry.endswith((".py", ".pyi")) or entry == "py.typed":
             with open(os.path.join(PACKAGE, entry), "rb") as f:
                 files["monostamp/" + entry] = f.read()
-    with open(extension, "rb") as f:
-        files["monostamp/" + os.path.basename(extension)] = f.read()
+    for path in (extension,) + libraries:
+        with open(path, "rb") as f:
+            files["monostamp/" + os.path.basename(path)] = f.read()
+    with open(os.path.join(REPO, "bindings", "python", PTH), "rb") as f:
+        files[PTH] = f.read()
     files[info + "/METADATA"] = metadata(project).encode()
     files[info + "/WHEEL"] = ("Wheel-Version: 1.0\nGenerator: monostamp tools/pack_wheel.py\n"
                               "Root-Is-Purelib: false\nTag: %s\n" % tag).encode()
@@ -104,6 +118,6 @@ def main(extension, tag, outdir):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
-        sys.exit("usage: pack_wheel.py EXTENSION TAG OUTDIR")
+    if len(sys.argv) < 4:
+        sys.exit("usage: pack_wheel.py EXTENSION TAG OUTDIR [LIBRARY...]")
     main(*sys.argv[1:])

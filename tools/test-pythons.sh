@@ -60,6 +60,12 @@ print("%d.%d%s" % (sys.version_info[:2] + (ft,)) if ok else "")' 2>/dev/null || 
         "$vpy" -m pip install --quiet --disable-pip-version-check time-machine freezegun ||
             echo "test-pythons: time-machine/freezegun not installable for $tag; their tests skip"
     fi
+    # Django for test_django.py (skips without it): pinned as install-deps.sh pins it.
+    if ! "$vpy" -c 'import django' 2>/dev/null; then
+        "$vpy" -m pip install --quiet --disable-pip-version-check "$("$vpy" -c 'import sys
+print("django==6.1.3" if sys.version_info >= (3, 12) else "django==5.2.20")')" ||
+            echo "test-pythons: Django not installable for $tag; test_django.py skips"
+    fi
     if "$vpy" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps . &&
        (cd tests/python && MONOSTAMP_TEST_SCALE=$SCALE "$vpy" -m pytest -q -p no:cacheprovider -n 2 \
             -W ignore::DeprecationWarning); then

@@ -1,6 +1,7 @@
 """Real projects' own test suites, run plainly and with --monostamp-patch.
 
-    python3 tools/test-real-suites.py [PROJECT==VERSION ...]      (make test-real-suites)
+    python3 tools/test-real-suites.py [--bench N] [PROJECT==VERSION ...]
+                                                              (make test-real-suites)
 
 Issue 21's check on the real thing: each project's sdist (its tests inside)
 is fetched with pip into a cache, installed into a venv of the cache with
@@ -12,6 +13,11 @@ must be the same.  Exit 0 if they are for every project.
     MONOSTAMP_REAL_SUITES_CACHE   the cache (default ~/.cache/monostamp-real-suites)
     PYTHON                        the interpreter of the venv (default: this one)
 
+With --bench N, each suite then runs N more times each way, plain and
+patched in turn, and the medians of their wall and CPU times (the child's
+user + system) are printed with the patched/plain ratios (make
+bench-real-suites: N = 15).
+
 The versions are pinned (below) so that a run today and one next month
 compare the same suites; name others on the command line.  pytest-randomly
 is never installed (random order would make the two runs differ by
@@ -19,10 +25,13 @@ chance), and each suite runs in one process (-p no:xdist).
 """
 import os
 import re
+import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tarfile
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -59,16 +68,24 @@ def failing(output):
     return set(re.findall(r"^(?:FAILED|ERROR) (\S+)", output, re.M))
 
 
-def suite(python, source, extra, patched, log):
-    """(failing ids, the summary line or None) of one run of a suite."""
+def suite_args(python, extra, patched):
     args = [python, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "-p",
             "no:randomly", "-rfE", "-q", *extra]
     if patched:
         args.append("--monostamp-patch")
+    return [str(a) for a in args]
+
+
+def suite_env():
     env = dict(os.environ)
     env.pop("MONOSTAMP_SHARED", None)
     env.pop("PYTEST_ADDOPTS", None)
-    done = subprocess.run([str(a) for a in args], cwd=str(source), env=env,
+    return env
+
+
+def suite(python, source, extra, patched, log):
+    """(failing ids, the summary line or None) of one run of a suite."""
+    done = subprocess.run(suite_args(python, extra, patched), cwd=str(source), env=suite_env(),
                           capture_output=True, text=True, timeout=3600)
     log.write_text(done.stdout + done.stderr)
     summary = [line for line in done.stdout.splitlines() if re.search(r"\d+ (passed|failed)",
@@ -76,8 +93,37 @@ def suite(python, source, extra, patched, log):
     return failing(done.stdout), (summary[-1] if summary else None)
 
 
+def timed(python, source, extra, patched):
+    """(wall s, CPU s) of one quiet run of a suite."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(suite_args(python, extra, patched), cwd=str(source), env=suite_env(),
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=3600)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def bench(python, source, extra, rounds):
+    """Prints the medians of `rounds` runs each way, interleaved, and their ratios."""
+    runs = {False: [], True: []}
+    for i in range(rounds):
+        for patched in ((False, True) if i % 2 == 0 else (True, False)):
+            runs[patched].append(timed(python, source, extra, patched))
+    medians = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v))
+               for k, v in runs.items()}
+    (pw, pc), (qw, qc) = medians[False], medians[True]
+    print("%s: medians of %d runs: plain %.3f s wall, %.3f s CPU; --monostamp-patch %.3f s "
+          "wall, %.3f s CPU; patched/plain %.3f wall, %.3f CPU" % (
+              source.name, rounds, pw, pc, qw, qc, qw / pw, qc / pc), flush=True)
+
+
 def main():
-    projects = sys.argv[1:] or PROJECTS
+    argv = sys.argv[1:]
+    rounds = 0
+    if argv[:1] == ["--bench"]:
+        rounds, argv = int(argv[1]), argv[2:]
+    projects = argv or PROJECTS
     cache = Path(os.environ.get("MONOSTAMP_REAL_SUITES_CACHE") or
                  Path.home() / ".cache" / "monostamp-real-suites")
     sdists, sources, logs = cache / "sdists", cache / "src", cache / "logs"
@@ -126,6 +172,8 @@ def main():
         for test in sorted(plain - patched):
             print("  fails only plain:   " + test)
         status |= not same
+        if rounds:
+            bench(python, source, extra, rounds)
     return status
 
 

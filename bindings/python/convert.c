@@ -31,9 +31,11 @@ const char *ms_utf8_arg(PyObject *obj, const char *what, int no_nul, Py_ssize_t 
     return text;
 }
 
+/* bool is an int subclass, but True as a count of ns or seconds is a bug
+ * (sleep(True) slept a second): refused as take(True) is. */
 int ms_int64_arg(PyObject *obj, const char *what, int64_t *out)
 {
-    if (!PyLong_Check(obj))
+    if (!PyLong_Check(obj) || PyBool_Check(obj))
         return ms_type_error(what, "int", obj);
     int overflow;
     long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
@@ -49,6 +51,8 @@ int ms_int64_arg(PyObject *obj, const char *what, int64_t *out)
 
 int ms_seconds_arg(PyObject *obj, const char *what, int64_t *out)
 {
+    if (PyBool_Check(obj))
+        return ms_type_error(what, "int or float", obj);
     if (PyLong_Check(obj)) {
         /* Set although ms_int64_arg sets it on success: gcc cannot see
          * that ms_type_error (another file) returns -1. */
@@ -185,6 +189,8 @@ PyObject *ms_policy_object(ms_state *st, int policy)
         PyErr_Format(PyExc_SystemError, "monostamp: policy %d out of range", policy);
         return NULL;
     }
+    if (ms_policy_ready(st) < 0)
+        return NULL;
     Py_INCREF(st->policies[policy]);
     return st->policies[policy];
 }

@@ -85,6 +85,8 @@ PyObject *raise_core(ms_state *st, int code, PyObject *filename, const char *fmt
         /* A file another user could write: a permission matter, so
          * PermissionError (EACCES), with the file named. */
         raise_os_error(EACCES, 0, message, filename);
+    } else if (code == MONOSTAMP_EEXIST) {
+        raise_os_error(EEXIST, 0, message, filename);
     } else {
         PyObject *type;
         switch (code) {

@@ -208,6 +208,52 @@ static PyObject *ms_share_default(PyObject *module, PyObject *arg)
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(create_state_file_doc,
+"create_state_file(path, /, *, trust_group=False)\n--\n\n"
+"Creates a state file at path whose sequence starts at the wall clock,\n"
+"where a file a clock creates starts its lead bound (1 s by default)\n"
+"ahead of it.  Only for a path in a directory you made yourself for this\n"
+"sequence (a test runner's private directory): no earlier sequence can\n"
+"have handed out stamps there for the new one to repeat.  Clocks and\n"
+"MONOSTAMP_SHARED then join it as usual.  FileExistsError if a file is\n"
+"already at path.");
+
+static PyObject *ms_create_state_file(PyObject *module, PyObject *const *args,
+                                      Py_ssize_t nargs, PyObject *kwnames)
+{
+    static const char *const names[] = {"path", "trust_group"};
+    PyObject *path = NULL, *trust = Py_False, *bytes;
+    if (nargs != 1) {
+        PyErr_Format(PyExc_TypeError,
+                     "create_state_file() takes exactly 1 positional argument (%zd given)",
+                     nargs);
+        return NULL;
+    }
+    path = args[0];
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, i);
+        if (PyUnicode_CompareWithASCIIString(name, names[1]) == 0) {
+            trust = args[nargs + i];
+        } else {
+            PyErr_Format(PyExc_TypeError,
+                         "create_state_file() got an unexpected keyword argument '%U'", name);
+            return NULL;
+        }
+    }
+    if (!PyBool_Check(trust)) {
+        ms_type_error("create_state_file(): trust_group", "bool", trust);
+        return NULL;
+    }
+    if (ms_path_arg(path, "create_state_file(): path", &bytes) < 0)
+        return NULL;
+    int rc = monostamp_state_file_create(PyBytes_AsString(bytes), trust == Py_True);
+    Py_DECREF(bytes);
+    if (rc != MONOSTAMP_OK)
+        return raise_core(STATE(module), rc, path, "create_state_file(%R)", path);
+    Py_RETURN_NONE;
+}
+
 PyDoc_STRVAR(monotonic_ns_doc,
 "monotonic_ns()\n--\n\n"
 "CLOCK_MONOTONIC in int ns: the time base of sleep_until_ns().");
@@ -220,6 +266,24 @@ static PyObject *ms_monotonic_ns(PyObject *module, PyObject *unused)
 }
 
 #define FASTCALL_KW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
+
+PyDoc_STRVAR(module_getattr_doc,
+"__getattr__(name, /)\n--\n\n"
+"Policy, made when first asked for (PEP 562).");
+
+static PyObject *ms_module_getattr(PyObject *module, PyObject *name)
+{
+    ms_state *st = STATE(module);
+    if (PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, "Policy") == 0) {
+        if (ms_policy_ready(st) < 0 ||
+            PyModule_AddObjectRef(module, "Policy", st->policy_type) < 0)
+            return NULL;
+        return Py_NewRef(st->policy_type);
+    }
+    PyErr_Format(PyExc_AttributeError, "module 'monostamp._monostamp' has no attribute %R",
+                 name);
+    return NULL;
+}
 
 static PyMethodDef ms_methods[] = {
     {"now", ms_now, METH_NOARGS, now_doc},
@@ -234,12 +298,14 @@ static PyMethodDef ms_methods[] = {
     {"clock_info", ms_clock_info, METH_O, clock_info_doc},
     {"zone_changed", ms_zone_changed, METH_NOARGS, zone_changed_doc},
     {"monotonic_ns", ms_monotonic_ns, METH_NOARGS, monotonic_ns_doc},
+    {"create_state_file", FASTCALL_KW(ms_create_state_file), create_state_file_doc},
     {"sleep", FASTCALL_KW(ms_sleep), ms_sleep_doc},
     {"sleep_until_ns", FASTCALL_KW(ms_sleep_until_ns), ms_sleep_until_ns_doc},
     /* Their finish in Python (sleep.c, monostamp/_sleep.py). */
     {"_sleep_until_core", FASTCALL_KW(ms_sleep_until_core), ms_sleep_until_core_doc},
     {"_sleep_finish", ms_sleep_finish, METH_O, ms_sleep_finish_doc},
     {"_share_default", ms_share_default, METH_O, share_default_doc},
+    {"__getattr__", ms_module_getattr, METH_O, module_getattr_doc},
     /* monostamp.patch()'s C half (patch_functions.c). */
     {"_activate", ms_patch_activate, METH_O, ms_patch_activate_doc},
     {"_deactivate", ms_patch_deactivate, METH_NOARGS, ms_patch_deactivate_doc},
@@ -322,17 +388,38 @@ done:
     return cls;
 }
 
-/* Policy and its members by monostamp_policy, into the state. */
-static int exec_policy(PyObject *module, ms_state *st)
+/* Policy and its members by monostamp_policy, into the state, made on
+ * first use: the enum module costs more to import than datetime, and most
+ * processes that import monostamp (a child patched at startup) never ask
+ * for a Policy.  Made under the GIL; enum's code may release it, so a
+ * thread that finds the type made by another meanwhile keeps that one.
+ * Returns 0, or -1 with an exception set. */
+int ms_policy_ready(ms_state *st)
 {
-    if ((st->policy_type = make_policy_type()) == NULL)
+    if (st->policy_type != NULL)
+        return 0;
+    PyObject *members[MS_POLICY_COUNT] = {NULL};
+    PyObject *cls = make_policy_type();
+    if (cls == NULL)
         return -1;
     for (int p = 0; p < MS_POLICY_COUNT; p++) {
-        st->policies[p] = PyObject_GetAttrString(st->policy_type, policy_members[p]);
-        if (st->policies[p] == NULL)
+        if ((members[p] = PyObject_GetAttrString(cls, policy_members[p])) == NULL) {
+            for (int q = 0; q < p; q++)
+                Py_DECREF(members[q]);
+            Py_DECREF(cls);
             return -1;
+        }
     }
-    return PyModule_AddObjectRef(module, "Policy", st->policy_type);
+    if (st->policy_type != NULL) { /* another thread made it meanwhile */
+        for (int p = 0; p < MS_POLICY_COUNT; p++)
+            Py_DECREF(members[p]);
+        Py_DECREF(cls);
+        return 0;
+    }
+    for (int p = 0; p < MS_POLICY_COUNT; p++)
+        st->policies[p] = members[p];
+    st->policy_type = cls;
+    return 0;
 }
 
 /* A class from `spec`, bound to the module, into the module and *out. */
@@ -360,7 +447,7 @@ static int ms_exec(PyObject *module)
                                                PyExc_RuntimeError, NULL);
     if (st->lead_error == NULL || PyModule_AddObjectRef(module, "LeadError", st->lead_error) < 0)
         return -1;
-    if (exec_policy(module, st) < 0 || ms_datetime_exec(st) < 0 ||
+    if (ms_datetime_exec(st) < 0 ||
         exec_type(module, &ms_stamp_spec, &st->stamp_type) < 0 ||
         exec_type(module, &ms_clock_spec, &st->clock_type) < 0 || ms_patch_exec() < 0)
         return -1;

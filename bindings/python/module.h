@@ -155,6 +155,8 @@ int ms_int64_arg(PyObject *obj, const char *what, int64_t *out);
 int ms_seconds_arg(PyObject *obj, const char *what, int64_t *out);
 /* A Policy member or its name, as a monostamp_policy. */
 int ms_policy_arg(ms_state *st, PyObject *obj, const char *what, int *out);
+/* Makes Policy and its members on first use (module.c); 0 or -1. */
+int ms_policy_ready(ms_state *st);
 /* A source name ('realtime', ...), as a monostamp_source. */
 int ms_source_arg(PyObject *obj, const char *what, int *out);
 /* An on_lead name ('wait' or 'error'), as a monostamp_on_lead. */

@@ -97,16 +97,13 @@ typedef struct {
 /* The lead bound of a patch on the default clock.  Unique µs cannot be
  * handed out faster than one per µs without running ahead of the wall
  * clock: a tight loop of datetime.now() calls (10 M/s) would lead by
- * whole seconds.  5 ms keeps every patched value within 5 ms of the real
- * clock and costs a loop that fast its speed above 1 M µs-calls/s; the
- * default clock's own 1 s bound stays for monostamp.now().  A patch on a
- * Clock of the caller's keeps that clock's max_lead_ns instead. */
+ * whole seconds.  5 ms keeps every patched value within 5 ms of real time
+ * and costs a loop that fast its speed above 1 M µs-calls/s; the default
+ * clock's own 1 s bound stays for monostamp.now().  The core holds each
+ * draw to it (monostamp_draw), against the clock's reference of real time,
+ * so a wall clock set back never makes a patched call wait or fail.  A
+ * patch on a Clock of the caller's keeps that clock's max_lead_ns. */
 #define MS_PATCH_MAX_LEAD_NS INT64_C(5000000)
-/* The lead is measured (one more reading of the wall clock) on one draw
- * in this many (a power of 2): between two measurements it can grow by at
- * most this many increments (64 µs), which the documented bound
- * includes. */
-#define MS_PATCH_LEAD_CHECK_EVERY 64
 
 /* The innermost patch's clock, or NULL: replacements then call the
  * originals.  Release/acquire: a reader that sees the pointer sees the
@@ -138,7 +135,11 @@ void ms_patch_free_active(active_clock *a);
 
 /* The kinds of stamp a replacement draws: ns or whole-µs UTC (offset 0),
  * or whole-µs with the clock's offset. */
-enum { DRAW_TIME_NS, DRAW_TIME_US, DRAW_NOW_US };
+enum {
+    DRAW_TIME_NS = 0,
+    DRAW_TIME_US = MONOSTAMP_DRAW_US,
+    DRAW_NOW_US = MONOSTAMP_DRAW_US | MONOSTAMP_DRAW_OFFSET
+};
 
 /* One stamp of `kind` from the active clock `a`: 0, or -1 with the
  * exception raised (its context `call`). */
@@ -155,12 +156,6 @@ static inline int64_t floor_div(int64_t a, int64_t b, int64_t *rem)
     *rem = r;
     return q;
 }
-
-/* Waits, with the GIL released, until the last stamp a bounded patch
- * handed out leads the wall clock by no more than the bound: what stop()
- * does before it gives the real functions back, so that the first real
- * reading is never more than the bound before the last patched one. */
-void ms_patch_settle_lead(void);
 
 /* ---------------------------------------------------- the replacements */
 

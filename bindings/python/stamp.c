@@ -64,7 +64,7 @@ static PyObject *stamp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (ms_int64_arg(ns_obj, "utc_ns", &utc_ns) < 0)
         return NULL;
     if (offset_obj != NULL) {
-        if (!PyLong_Check(offset_obj))
+        if (!PyLong_Check(offset_obj) || PyBool_Check(offset_obj))
             return ms_type_error("offset", "int", offset_obj), NULL;
         int overflow;
         offset = PyLong_AsLongLongAndOverflow(offset_obj, &overflow);
@@ -206,7 +206,7 @@ static PyObject *stamp_isoformat(PyObject *op, PyObject *const *args, Py_ssize_t
             PyErr_SetString(PyExc_TypeError, "isoformat() takes digits or timespec, not both");
             return NULL;
         }
-        if (!PyLong_Check(argv[0]))
+        if (!PyLong_Check(argv[0]) || PyBool_Check(argv[0]))
             return ms_type_error("digits", "int", argv[0]), NULL;
         int overflow;
         long v = PyLong_AsLongAndOverflow(argv[0], &overflow);

@@ -160,10 +160,20 @@ int ms_datetime_exec(ms_state *st)
     return 0;
 }
 
-/* The datetime.timezone of `offset_s` (new reference), cached. */
+/* The datetime.timezone of `offset_s` (new reference), cached.
+ * ValueError for an offset of a day or more either way, which
+ * datetime.timezone cannot hold: the core keeps its offsets within a day,
+ * but this is where one crosses into Python, so it is checked here too
+ * (the table below must never be indexed past its ends). */
 static PyObject *timezone_of(ms_state *st, int32_t offset_s)
 {
-    /* |offset_s| < 86400: a whole quarter hour's index is in the table. */
+    if (offset_s <= -86400 || offset_s >= 86400) {
+        PyErr_Format(PyExc_ValueError,
+                     "UTC offset %d s is a day or more; a datetime.timezone must be "
+                     "strictly within +-86400 s", (int)offset_s);
+        return NULL;
+    }
+    /* A whole quarter hour's index is in the table. */
     if (offset_s % 900 == 0)
         return Py_NewRef(st->tz_quarter[offset_s / 900 + MS_TZ_QUARTERS / 2]);
     PyObject *key = PyLong_FromLong(offset_s);
@@ -462,6 +472,8 @@ PyObject *ms_stamp_fromtimestamp(PyObject *cls, PyTypeObject *defining_class,
     }
     PyObject *t = argv[0], *zone = argv[1] != NULL ? argv[1] : Py_None;
     int bad;
+    if (PyBool_Check(t)) /* an int, but fromtimestamp(True) is a bug */
+        return ms_type_error("t", "int or float", t), NULL;
     if (PyLong_Check(t)) {
         int overflow;
         long long s = PyLong_AsLongLongAndOverflow(t, &overflow);

@@ -227,6 +227,55 @@ static void test_bad_files(void)
     free(ny);
 }
 
+/* The local zone when TZ is a rule the engine refuses for its offset but
+ * glibc reads: TZ=AAA-24 is +24:00 to glibc (POSIX allows hh up to 24).
+ * The localtime_r fallback must not pass glibc's +-86400 on: such a zone
+ * is UTC, as is any local zone nobody can read, and a clock's stamps carry
+ * 0 and format.  (Before: the offset came through as +-86400, which the
+ * Python binding used to index its timezone table past its end.) */
+static void test_local_offset_of_a_day(void)
+{
+#if defined(_WIN32)
+    SKIP("the C runtime's TZ syntax has no rules of +-24 h to read");
+#else
+    /* Each rule with the offsets expected in January and in July 2026: a
+     * rule with a DST of +24 h is UTC in DST alone (the fallback judges
+     * each offset libc reports, as it does not know the rule). */
+    static const struct {
+        const char *tz;
+        int32_t jan, jul;
+    } rules[] = {{"AAA-24", 0, 0}, {"AAA+24", 0, 0}, {"AAA24", 0, 0}, {"AAA-24:00:00", 0, 0},
+                 {"AAA-23:59BBB-24,M3.2.0,M11.1.0", 86340, 0}};
+    char *old_tz = getenv("TZ") ? strdup(getenv("TZ")) : NULL;
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        monostamp_zone *local = NULL;
+        monostamp_clock clock;
+        monostamp_stamp st;
+        char text[64];
+        int32_t off = 12345;
+        setenv("TZ", rules[i].tz, 1);
+        monostamp_zone_changed();
+        CHECK_OK(monostamp_zone_open(NULL, &local));
+        CHECK_OK(monostamp_zone_offset(local, INT64_C(1767225600) * 1000000000, &off));
+        if (off != rules[i].jan) fprintf(stderr, "  TZ=%s: January %d\n", rules[i].tz, off);
+        CHECK_EQ(off, rules[i].jan);
+        CHECK_OK(monostamp_zone_offset(local, INT64_C(1782864000) * 1000000000, &off));
+        if (off != rules[i].jul) fprintf(stderr, "  TZ=%s: July %d\n", rules[i].tz, off);
+        CHECK_EQ(off, rules[i].jul);
+        monostamp_zone_close(local);
+        CHECK_OK(monostamp_clock_init(&clock, NULL));
+        CHECK_OK(monostamp_now(&clock, &st));
+        CHECK(st.offset_s > -86400 && st.offset_s < 86400);
+        CHECK(monostamp_format_iso8601(text, sizeof text, st.utc_ns, st.offset_s, 9, 0) > 0);
+        monostamp_clock_destroy(&clock);
+    }
+    if (old_tz != NULL) setenv("TZ", old_tz, 1);
+    else unsetenv("TZ");
+    monostamp_zone_changed();
+    free(old_tz);
+#endif
+}
+
 /* ---------------------------------------------------------------- pure parse */
 
 static void test_tzif_parse_direct(void)
@@ -258,6 +307,7 @@ int main(void)
     RUN(test_bad_arguments);
     RUN(test_bad_names);
     RUN(test_offsets_stay_under_a_day);
+    RUN(test_local_offset_of_a_day);
     RUN(test_bad_files);
     RUN(test_tzif_parse_direct);
     if (check_remove_tree(tmpdir) != 0) fprintf(stderr, "  could not remove %s\n", tmpdir);

@@ -83,6 +83,24 @@ describe("the local zone", function()
     assert.is_true(ok, out)
     assert.equal("-14400 -18000 local", out)
   end)
+
+  -- Issue 37, finding 5: glibc reads TZ=AAA-24 as +24:00, which the engine
+  -- refuses; the localtime_r fallback used to pass the +-86400 on.  Now such
+  -- a zone is UTC, so stamps carry 0 and isoformat writes them.
+  for _, tz in ipairs{ "AAA-24", "AAA+24", "AAA24" } do
+    it("TZ=" .. tz .. ", an offset of a whole day to libc, is UTC", function()
+      local script = [[
+        local m = require "monostamp"
+        local ns, offset = m.now()
+        local c = assert(m.clock())
+        local _, clock_offset = c:now()
+        io.write(offset, " ", clock_offset, " ", assert(m.isoformat(ns, offset)):sub(-6))
+      ]]
+      local out, ok = helper.sh("TZ=" .. tz .. " " .. helper.lua .. " -e " .. helper.q(script))
+      assert.is_true(ok, out)
+      assert.equal("0 0 +00:00", out)
+    end)
+  end
 end)
 
 -- tests/vectors/zone_offsets.tsv: utc_ns, zone, offset_s (see its header).

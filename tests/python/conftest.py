@@ -21,8 +21,9 @@ wine_spawn.install()
 # test_pytest_plugin.py runs pytest inside pytest.
 pytest_plugins = ["pytester"]
 
-# Projects of their own, which test_suites_both_ways.py runs in children.
-collect_ignore = ["suites"]
+# Projects of their own, which test_suites_both_ways.py and test_django.py
+# run in children.
+collect_ignore = ["suites", "django_project"]
 
 try:  # no example database, and hypothesis' caches outside the checkout
     import tempfile

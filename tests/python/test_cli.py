@@ -231,3 +231,36 @@ def test_a_stdout_open_for_reading_gets_one_line_and_status_1(unbuffered):
         done = subprocess.run(COMMAND, stdout=readonly, stderr=subprocess.PIPE,
                               universal_newlines=True, timeout=60, env=env_for(unbuffered))
     assert "Bad file descriptor" in one_line_of_complaint(done)
+
+
+@pytest.mark.parametrize("content", [b"root:x:0:0:root:/root:/bin/bash\n", b"\0" * 4096],
+                         ids=["text", "zeros"])
+def test_a_file_that_is_no_state_file_exits_1_in_one_line(tmp_path, content):
+    # Issue 37, finding 6: a file of one's own that is not a state file (a
+    # copy of /etc/passwd, zeros) is a state file that cannot be used, 1 as
+    # the docs say, not argparse's 2 with its usage.
+    path = tmp_path / "not-a-state-file"
+    path.write_bytes(content)
+    path.chmod(0o600)
+    for args in (["--shared", str(path)], ["--shared", str(path), "--zone", "UTC"],
+                 ["--shared", str(path), "--digits", "6"]):
+        done = run(*args)
+        assert done.returncode == 1, (args, done.returncode, done.stderr)
+        lines = done.stderr.splitlines()
+        assert len(lines) == 1 and lines[0].startswith("python -m monostamp: "), done.stderr
+        assert shown(str(path)) in lines[0] and done.stdout == ""
+    assert path.read_bytes() == content  # and left as it was
+
+
+def test_a_bad_zone_with_a_state_file_is_still_a_bad_argument(tmp_path):
+    done = run("--shared", str(tmp_path / "state"), "--zone", "Nowhere/Land")
+    assert done.returncode == 2 and "zone='Nowhere/Land'" in done.stderr
+
+
+def test_help_lists_every_exit_status():
+    done = run("--help")
+    assert done.returncode == 0
+    text = " ".join(done.stdout.split())
+    for status in ("0 all written", "1 the state file", "2 bad arguments", "141 the reader",
+                   "130 interrupted"):
+        assert status in text, text

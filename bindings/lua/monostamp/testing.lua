@@ -198,9 +198,9 @@ local manual_options = {
 
 -- testing.manual_clock{ start =, zone =, policy =, max_lead_ns =, on_lead = }:
 -- every field optional; start (integer ns or ISO 8601 text) defaults to
--- EPOCH_2000_NS, zone to "UTC", max_lead_ns to 0 (no bound: the test moves
--- this source at will, and a clock stepped back an hour leads it by an
--- hour), the rest to monostamp.clock's defaults.
+-- EPOCH_2000_NS, zone to "UTC", max_lead_ns to 0 (no bound: the test draws
+-- as fast as it likes; steps back need none, the core goes on from the last
+-- stamp either way), the rest to monostamp.clock's defaults.
 function testing.manual_clock(options)
   if options == nil then
     options = {}

@@ -12,18 +12,21 @@ drawing from a monostamp clock), the finish of sleep() and sleep_until_ns()
 documentation.  now(), time_ns(), sleep(), the types and the Policy enum
 are the extension's own objects, made when it is imported and re-exported
 unwrapped: every getter returns a Policy member.
-"""
-import types as _types
 
+Importing it costs little more than importing datetime (bench/python/
+bench_startup.py), because a child started with MONOSTAMP_PATCH=1 imports
+it before its own code runs: Policy (enum), patch() and friends (inspect,
+uuid) load when first used, through __getattr__ below.
+"""
 from . import _monostamp
 from ._monostamp import (  # noqa: F401  (re-exported, unwrapped: the hot path)
     DEFAULT_SLEEP_TOLERANCE_NS,
     Clock,
     PATCH_MAX_LEAD_NS,
     LeadError,
-    Policy,
     Stamp,
     __version__,
+    create_state_file,
     get_policy,
     monotonic_ns,
     now,
@@ -38,12 +41,11 @@ from ._monostamp import (  # noqa: F401  (re-exported, unwrapped: the hot path)
     uuid7_ns,
     zone_changed,
 )
-from ._patching import patch, patched, patching
 from . import _sleep  # noqa: F401  (registers sleep()'s finish)
 from ._interop import json_default, register_sqlite
 
 __all__ = [
-    "Clock", "LeadError", "Policy", "Stamp", "clock_info", "get_policy",
+    "Clock", "LeadError", "Policy", "Stamp", "clock_info", "create_state_file", "get_policy",
     "monotonic_ns", "now", "now_datetime", "patch", "patched", "patching", "set_policy", "sleep",
     "sleep_until_ns", "take", "time", "time_ns", "uuid7", "uuid7_ns", "zone_changed",
 ]
@@ -59,4 +61,26 @@ def clock_info(source="realtime"):
     seconds), resolution_ns, adjustable and monotonic.  source is
     'realtime', 'realtime_coarse' or 'manual'.
     """
-    return _types.SimpleNamespace(**_monostamp.clock_info(source))
+    import types
+
+    return types.SimpleNamespace(**_monostamp.clock_info(source))
+
+
+#: Names loaded when first asked for: the module each comes from.
+_LAZY = {"Policy": "_monostamp", "patch": "_patching", "patched": "_patching",
+         "patching": "_patching"}
+
+
+def __getattr__(name):
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError("module 'monostamp' has no attribute {!r}".format(name))
+    # __import__ with a fromlist returns the submodule itself, and needs no
+    # importlib (which costs more to import than the module asked for).
+    value = getattr(__import__("monostamp." + where, fromlist=[name]), name)
+    globals()[name] = value  # asked once: later lookups find it directly
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -6,6 +6,11 @@
     $ python -m monostamp --ns
     $ python -m monostamp --uuid7
     $ python -m monostamp --shared /run/user/1000/stamps    # one sequence with other processes
+    $ python -m monostamp run -- python manage.py test --parallel 4   # (or: monostamp run ...)
+
+`run` runs a command whose whole process tree stamps as one: see
+monostamp/_run.py and docs/patch.md.  The rest of this text is about the
+printing form.
 
 Each line is the next stamp of one clock: the process's default clock (which
 joins MONOSTAMP_SHARED if that is set), or, with --zone, --shared or
@@ -16,11 +21,13 @@ stamps are whole microseconds).
 
 Lines are written as they are made, a few thousand at a time, so memory
 stays flat at any --count and a reader sees them early.  Exit status:
-0 when all is written; 2 for bad arguments (argparse's convention); 1,
-with one line on stderr, when the state file cannot be used or standard
-output cannot be written (closed, full); 141 (128 + SIGPIPE, what a shell
-reports for `seq` or `yes` cut off by `head`) when the reader has gone,
-without a word, the way such commands stop.
+0 when all is written (and for --help, --version); 2 for bad arguments
+(argparse's convention); 1, with one line on stderr, when the state file
+cannot be used (missing directory, not yours, not a state file) or
+standard output cannot be written (closed, full); 141 (128 + SIGPIPE,
+what a shell reports for `seq` or `yes` cut off by `head`) when the reader
+has gone, without a word, the way such commands stop; 130 (128 + SIGINT)
+when interrupted with Ctrl-C, as Python reports it.
 """
 import argparse
 import errno
@@ -58,9 +65,11 @@ def parser() -> argparse.ArgumentParser:
         prog="python -m monostamp",
         description="Print the next unique timestamp(s) as ISO 8601 text, integer ns, "
                     "or UUIDv7 ids, one per line.",
-        epilog="Exit status: 0 all written; 1 the state file or standard output "
-               "cannot be used (one line on stderr); 2 bad arguments; 141 the reader "
-               "went before the end (as with seq | head).")
+        epilog="Exit status: 0 all written (also --help, --version); 1 the state "
+               "file (missing directory, not yours, not a state file) or standard "
+               "output cannot be used (one line on stderr); 2 bad arguments; 141 the "
+               "reader went before the end (as with seq | head); 130 interrupted "
+               "(Ctrl-C).")
     form = p.add_mutually_exclusive_group()
     form.add_argument("--ns", action="store_true",
                       help="print integer nanoseconds since the epoch")
@@ -82,12 +91,18 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
+    words = sys.argv[1:] if argv is None else argv
+    if words[:1] == ["run"]:
+        from . import _run
+
+        return _run.main(words[1:])
     p = parser()
-    args = p.parse_args(argv)
+    args = p.parse_args(words)
     # Text with fewer than 9 digits would show two stamps of one µs alike:
     # there the clock hands out whole µs (the µs policy, on the same state,
     # so the sequence is still one with other processes' ns stamps).
     whole_us = not (args.ns or args.uuid7) and args.digits < 9
+    shared = None
     try:
         if args.zone is None and args.shared is None and not whole_us:
             clock = None  # the default clock: MONOSTAMP_SHARED applies
@@ -99,12 +114,26 @@ def main(argv: Optional[List[str]] = None) -> int:
                       else monostamp.Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT)
             clock = monostamp.Clock(policy, zone=args.zone, shared=shared)
     except ValueError as e:
-        p.error(str(e))
+        # A bad --zone is a bad argument (2); a file that is no state file
+        # (ValueError too) is a state file that cannot be used (1).
+        if shared is None or not _zone_ok(args.zone):
+            p.error(str(e))
+        print("%s: %s" % (p.prog, e), file=sys.stderr)
+        return 1
     except OSError as e:
         print("%s: %s" % (p.prog, e), file=sys.stderr)
         return 1
     source: "Union[monostamp.Clock, types.ModuleType]" = clock if clock is not None else monostamp
     return _write(p.prog, _line_maker(source, args), args.count)
+
+
+def _zone_ok(zone: Optional[str]) -> bool:
+    """Whether --zone names a zone (None, the local zone, always does)."""
+    try:
+        monostamp.Clock(zone=zone)
+    except ValueError:
+        return False
+    return True
 
 
 #: Lines made and written at a time: enough that the per-write cost

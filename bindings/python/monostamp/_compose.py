@@ -23,15 +23,17 @@ them goes through.  A tool imported after the first patch started is
 wrapped as its module finishes loading, by a finder on sys.meta_path that
 wraps and then removes itself once both are wrapped.
 
+The same finder watches uuid, whose uuid1() a patch adjusts: a uuid
+imported while a patch is engaged is adjusted as it loads.
+
 The stack of patches and the switching live in _patching.py; this module
 only tells it when to step aside (_patching._step_aside) and when it may
-resume (_patching._resume).
+resume (_patching._resume).  It imports nothing costly at the top (a
+child started with MONOSTAMP_PATCH=1 runs it before its own code): the
+finder and loader are plain classes, as the import system asks no more.
 """
-import functools
-import importlib.abc
-import importlib.machinery
+import _thread
 import sys
-import threading
 
 #: The tools: module name -> (class whose start/stop to wrap, "is it active?").
 _TOOLS = {
@@ -39,7 +41,9 @@ _TOOLS = {
     "freezegun.api": ("_freeze_time", lambda m: bool(getattr(m, "freeze_factories", None))),
 }
 _MARK = "_monostamp_composed"  # set on a wrapped class: its (start, stop)
-_watch_lock = threading.Lock()  # around wrapping and the finder's (un)installation
+_watch_lock = _thread.allocate_lock()  # around wrapping and the finder's (un)installation
+#: Every module the finder waits for: the tools, and uuid (_patching's).
+_WATCHED = ("time_machine", "freezegun.api", "uuid")
 
 
 def foreign_active():
@@ -58,6 +62,8 @@ def _wrap(module):
     if not isinstance(cls, type) or _MARK in vars(cls):
         return
     original_start, original_stop = cls.start, cls.stop
+    import functools
+
     from . import _patching  # a cycle at import time otherwise
 
     @functools.wraps(original_start)
@@ -80,8 +86,9 @@ def _wrap(module):
     setattr(cls, _MARK, (original_start, original_stop))
 
 
-class _Loader(importlib.abc.Loader):
-    """The tool's own loader, which wraps the module once it has run."""
+class _Loader:
+    """The module's own loader, which wraps a tool (or adjusts uuid) once the
+    module has run."""
 
     def __init__(self, loader):
         self._loader = loader
@@ -91,20 +98,25 @@ class _Loader(importlib.abc.Loader):
 
     def exec_module(self, module):
         self._loader.exec_module(module)
+        if module.__name__ == "uuid":
+            from . import _patching
+
+            _patching._uuid_imported()
         with _watch_lock:
-            _wrap(module)
+            if module.__name__ in _TOOLS:
+                _wrap(module)
             _unwatch_if_done()
 
     def __getattr__(self, name):  # get_data, get_filename, is_package ...
         return getattr(self._loader, name)
 
 
-class _Finder(importlib.abc.MetaPathFinder):
-    """Finds nothing itself: for the tools' modules it asks the finders after
+class _Finder:
+    """Finds nothing itself: for the watched modules it asks the finders after
     it and hands back their spec with the loader wrapped."""
 
     def find_spec(self, fullname, path, target=None):
-        if fullname not in _TOOLS:
+        if fullname not in _WATCHED:
             return None
         for finder in sys.meta_path:
             if finder is self or not hasattr(finder, "find_spec"):
@@ -123,7 +135,7 @@ _watched = False  # watch() has run: later imports are the finder's
 
 def _unwatch_if_done():
     global _finder
-    if _finder is not None and all(name in sys.modules for name in _TOOLS):
+    if _finder is not None and all(name in sys.modules for name in _WATCHED):
         try:
             sys.meta_path.remove(_finder)
         except ValueError:
@@ -138,12 +150,10 @@ def watch():
         return
     with _watch_lock:
         _watched = True
-        missing = False
+        missing = any(name not in sys.modules for name in _WATCHED)
         for name in _TOOLS:
             module = sys.modules.get(name)
-            if module is None:
-                missing = True
-            else:
+            if module is not None:
                 _wrap(module)
         if missing and _finder is None:
             _finder = _Finder()

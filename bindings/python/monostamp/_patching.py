@@ -8,25 +8,29 @@ draw a fresh stamp from the patch's clock.  The C half (in
 monostamp._monostamp: bindings/python/patch_*.c) swaps the C function pointers of those built-ins; this half keeps the
 stack of nested patches, the decorator forms, uuid, giving way to
 time-machine and freezegun (_compose.py), and fork safety.
+
+A child started with MONOSTAMP_PATCH=1 imports this module and starts a
+patch before its own code runs (_startup.py), so it imports nothing at the
+top that a start does not need: inspect and functools only for the
+decorator form, uuid not at all (its module is adjusted when it is
+imported, or at a start if it was imported before).
 """
-import functools
-import importlib
-import inspect
+import _thread
 import os
-import threading
-import uuid
+import sys
 
 # Bound by monostamp/__init__.py before it imports this module.
 from . import Clock
 from . import _compose
 
 # The extension, whose _activate etc. are private and so not in the
-# package's stub: imported by name, so that mypy does not look for one.
-_c = importlib.import_module("monostamp._monostamp")
+# package's stub: taken from sys.modules (the package imported it), so
+# that mypy does not look for one.
+_c = sys.modules["monostamp._monostamp"]
 
 # The stack of active patches, innermost last, and the lock around every
 # change of it (and of the C half's state, which follows the stack).
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()
 _stack: "list[patch]" = []
 # uuid's attributes as they were before the outermost patch started.
 _uuid_saved: "dict[str, object]" = {}
@@ -52,32 +56,46 @@ def _resolve(clock):
                         type(clock).__name__))
 
 
-# uuid's namespace, read and written as a dict: hasattr() of a name this
+# uuid's namespace is read and written as a dict: hasattr() of a name this
 # version lacks raises and catches an AttributeError, which made uuid's part
-# of a start+stop cycle cost more than the rest together.
-_uuid_dict = vars(uuid)
+# of a start+stop cycle cost more than the rest together.  uuid is adjusted
+# only if it is imported: one imported while a patch is engaged is adjusted
+# as it loads (_uuid_imported, called by _compose's import watch).
 
-
-def _reset_uuid_timestamps():
+def _reset_uuid_timestamps(namespace):
     for name, initial in _UUID_LAST.items():
-        if name in _uuid_dict:
-            _uuid_dict[name] = initial
+        if name in namespace:
+            namespace[name] = initial
 
 
 def _uuid_start():
     """uuid1() (and uuid7() where it exists) through time.time_ns(): patched."""
+    module = sys.modules.get("uuid")
+    if module is None:
+        return
+    namespace = vars(module)
     if not _uuid_saved:
         for name in _UUID_GENERATORS:
-            if name in _uuid_dict:
-                _uuid_saved[name] = _uuid_dict[name]
-                _uuid_dict[name] = None
-    _reset_uuid_timestamps()
+            if name in namespace:
+                _uuid_saved[name] = namespace[name]
+                namespace[name] = None
+    _reset_uuid_timestamps(namespace)
 
 
 def _uuid_stop():
-    _uuid_dict.update(_uuid_saved)
+    module = sys.modules.get("uuid")
+    if module is not None:
+        namespace = vars(module)
+        namespace.update(_uuid_saved)
+        _reset_uuid_timestamps(namespace)
     _uuid_saved.clear()
-    _reset_uuid_timestamps()
+
+
+def _uuid_imported():
+    """uuid has just been imported: adjusted at once if a patch is engaged."""
+    with _lock:
+        if _c._installed():
+            _uuid_start()
 
 
 # ------------------------------------------------- engaging and stepping aside
@@ -122,8 +140,8 @@ def _after_fork_in_child():
     and the GIL); the patch that thread was starting or stopping may be
     left on the child's stack, as the child inherits every active one."""
     global _lock
-    _lock = threading.Lock()
-    _compose._watch_lock = threading.Lock()
+    _lock = _thread.allocate_lock()
+    _compose._watch_lock = _thread.allocate_lock()
     _c._after_fork()
 
 
@@ -207,6 +225,9 @@ class patch:
         if not callable(func):
             raise TypeError("monostamp.patch() decorates a function, not {}".format(
                 type(func).__name__))
+        import functools
+        import inspect
+
         given = self._given
         if inspect.iscoroutinefunction(func):
             @functools.wraps(func)

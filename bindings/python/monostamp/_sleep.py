@@ -37,11 +37,13 @@ band's observed lead when that is higher than its own starting value.
 No lock: the state is two lists, written under the GIL (or, free-threaded,
 as single item stores); racing threads lose at most an observation.
 """
-import importlib
+import sys
 
-# The extension, whose _sleep_* functions are private and so not in the
-# package's stub: imported by name, so that mypy does not look for one.
-_c = importlib.import_module("monostamp._monostamp")
+# The extension (imported by the package before this module), whose
+# _sleep_* functions are private and so not in the package's stub: taken
+# from sys.modules, so that mypy does not look for one (and importlib,
+# which costs more to import than this whole module, is not needed).
+_c = sys.modules["monostamp._monostamp"]
 _sleep_finish, _sleep_until_core, monotonic_ns = (
     _c._sleep_finish, _c._sleep_until_core, _c.monotonic_ns)
 

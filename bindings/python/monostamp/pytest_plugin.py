@@ -36,6 +36,9 @@ import pytest
 import monostamp
 
 ENV = "MONOSTAMP_SHARED"
+#: Set to "1" for children, so that each Python child patches itself at
+#: startup (monostamp/_startup.py) and continues the session's sequence.
+PATCH_ENV = "MONOSTAMP_PATCH"
 EPOCH_2000_NS = 946_684_800 * 10**9
 STRICT = monostamp.Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT
 #: The extension itself, for its private _share_default (not in the stub).
@@ -61,9 +64,29 @@ class _Session:
         self.path = path            # the state file, or None when not sharing
         self.owned_dir = owned_dir  # the directory this process made (controller)
         self.previous_env = previous_env
+        # MONOSTAMP_PATCH as it was before --monostamp-patch exported it
+        # (controller), or not exported by this plugin: _NOT_EXPORTED.
+        self.previous_patch_env: object = _NOT_EXPORTED
 
 
+_NOT_EXPORTED = object()
 _session = _Session()
+
+
+class _PatchEnv:
+    """MONOSTAMP_PATCH=1 in os.environ until undo(), which puts back what was
+    there: children started meanwhile (subprocess, spawn and forkserver
+    workers) patch themselves at startup."""
+
+    def __init__(self) -> None:
+        self.previous = os.environ.get(PATCH_ENV)
+        os.environ[PATCH_ENV] = "1"
+
+    def undo(self) -> None:
+        if self.previous is None:
+            os.environ.pop(PATCH_ENV, None)
+        else:
+            os.environ[PATCH_ENV] = self.previous
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -96,13 +119,18 @@ def _patch_run(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    global _session
     config.addinivalue_line(
         "markers",
         "monostamp(start=None, zone='UTC', policy=None, patch=False): configure the "
         "manual_clock fixture; start is ns since the epoch, ISO 8601 text or an aware "
         "datetime; patch=True runs the test inside monostamp.patch(manual_clock)",
     )
+    _configure_sharing(config)
+    _export_patch(config)
+
+
+def _configure_sharing(config: pytest.Config) -> None:
+    global _session
     workerinput: Optional[Any] = getattr(config, "workerinput", None)
     if workerinput is not None:
         # An xdist worker: the controller decided, and said so in two ways.
@@ -112,6 +140,8 @@ def pytest_configure(config: pytest.Config) -> None:
             os.environ[ENV] = path
             _ext._share_default(path)
         _session = _Session(path or os.environ.get(ENV))
+        if workerinput.get("monostamp_patch_exported"):
+            _unpatch_worker_startup()
         return
     if not _sharing_wanted(config):
         _session = _Session()
@@ -122,21 +152,50 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     directory = tempfile.mkdtemp(prefix="monostamp-pytest-")
     path = os.path.join(directory, "state")
+    # A directory of our own: no earlier sequence used the path, so the
+    # file starts at the real clock, not a lead bound ahead of it.
+    monostamp.create_state_file(path)
     # This process imported monostamp before the file existed: move its
-    # default clock (monostamp.now()) onto the file, which also creates it.
+    # default clock (monostamp.now()) onto the file.
     _ext._share_default(path)
     _session = _Session(path, directory, os.environ.get(ENV))
     os.environ[ENV] = path
+
+
+def _export_patch(config: pytest.Config) -> None:
+    """--monostamp-patch: every child of the session patches itself at
+    startup, beside MONOSTAMP_SHARED (set by _configure_sharing).  Not in an
+    xdist worker: the controller exported it already, for the whole tree."""
+    if getattr(config, "workerinput", None) is None and _patch_run(config):
+        _session.previous_patch_env = os.environ.get(PATCH_ENV)
+        os.environ[PATCH_ENV] = "1"
+
+
+def _unpatch_worker_startup() -> None:
+    """An xdist worker started with the MONOSTAMP_PATCH=1 that the
+    controller's --monostamp-patch exported patched itself at startup for
+    its whole life; as in a run without xdist, pytest's own machinery gets
+    real time between tests (each test is patched by pytest_runtest_setup),
+    so that startup patch stops here.  The variable stays, for the tests'
+    children."""
+    importlib.import_module("monostamp._startup").stop()
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
     """xdist: hand the state file to each worker explicitly too."""
     node.workerinput["monostamp_shared"] = _session.path
+    node.workerinput["monostamp_patch_exported"] = (
+        _session.previous_patch_env is not _NOT_EXPORTED)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     global _session
+    if _session.previous_patch_env is not _NOT_EXPORTED:
+        if _session.previous_patch_env is None:
+            os.environ.pop(PATCH_ENV, None)
+        else:
+            os.environ[PATCH_ENV] = str(_session.previous_patch_env)
     if _session.owned_dir is not None:
         if _session.previous_env is None:
             os.environ.pop(ENV, None)
@@ -255,9 +314,11 @@ def monostamp_patch(request: pytest.FixtureRequest) -> Iterator[monostamp.Clock]
     """
     clock = monostamp.Clock(policy=STRICT, shared=_session.path)
     p = _start_patch(request.node, None if _session.path is not None else clock)
+    env = _PatchEnv()
     try:
         yield clock
     finally:
+        env.undo()
         _stop_patch(p)
 
 
@@ -277,9 +338,13 @@ def _monostamp_marker_patch(request: pytest.FixtureRequest) -> Iterator[None]:
         yield
         return
     p = _start_patch(request.node, request.getfixturevalue("manual_clock"))
+    # Children cannot read this process's manual clock: they patch on the
+    # session's clock (unique beside the test's values, but real time).
+    env = _PatchEnv()
     try:
         yield
     finally:
+        env.undo()
         _stop_patch(p)
 
 

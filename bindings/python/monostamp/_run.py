@@ -1,0 +1,238 @@
+"""monostamp run [--shared PATH] [--no-patch] -- CMD ARGS...: one sequence for a process tree.
+
+Makes a private state file (a new 0700 directory, removed afterwards), or
+takes the one --shared names (kept), exports MONOSTAMP_SHARED to it and
+MONOSTAMP_PATCH=1, and runs CMD.  Every Python process of the tree that
+has monostamp installed then patches itself at startup (monostamp/
+_startup.py) and draws from that file: one unique, increasing sequence for
+datetime.now(), time.time() & co. across all of them.  Lua and C code that
+calls monostamp joins the file too; their own standard clocks do not.
+
+Exit status, as env(1) and timeout(1) give theirs: CMD's own; 128+N when
+a signal N ended it (as a shell reports it); 127 when CMD is not found and
+126 when it cannot be executed (one line each, as a shell); 125 when the
+runner itself fails (a bad flag, no state file), with one line.  SIGTERM
+and SIGHUP sent to the runner are passed on to CMD; SIGINT and SIGQUIT from
+a terminal already reach CMD (the terminal signals the whole foreground
+process group), so the runner only waits for CMD to act on them.
+
+The parts each do one thing, so that a flag can be added in one place:
+parse_args() reads the command line, child_environment() builds CMD's
+environment, _make_private_state() creates the state file, and run()
+puts them together.
+"""
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+from typing import Dict, List, Mapping, NamedTuple, Optional
+
+PROG = "monostamp run"
+USAGE = "usage: monostamp run [--shared PATH] [--no-patch] [--native] [--] CMD [ARGS...]"
+HELP = USAGE + """
+
+Runs CMD with MONOSTAMP_SHARED pointing at one state file and
+MONOSTAMP_PATCH=1, so that every Python process it starts (subprocesses,
+multiprocessing's spawn and forkserver workers, Django's test workers)
+patches datetime.now(), time.time() & co. at startup and draws from one
+unique, increasing sequence.
+
+options:
+  --shared PATH  use this state file (created if missing, kept afterwards)
+                 instead of a private one made for the run and removed after;
+                 without it, a MONOSTAMP_SHARED already set is joined
+  --no-patch     export MONOSTAMP_SHARED only: processes that call monostamp
+                 share the sequence, the standard library's clocks stay real
+  --native       also preload libmonostamp_preload.so (LD_PRELOAD, first):
+                 every dynamically linked process's clock_gettime,
+                 gettimeofday, time and timespec_get read the same sequence
+                 (C programs, Lua, SQLite, date; Linux only)
+  -h, --help     this text
+
+exit status: CMD's; 128+N if signal N ended it; 127 CMD not found; 126 CMD
+not executable; 125 the runner's own failure (bad flags, no state file)."""
+
+#: The runner's own failures, CMD not executable, CMD not found.
+EXIT_RUNNER, EXIT_CANNOT_EXECUTE, EXIT_NOT_FOUND = 125, 126, 127
+SHARED, PATCH = "MONOSTAMP_SHARED", "MONOSTAMP_PATCH"
+#: Passed on to CMD: what a service manager or a parent sends the runner.
+FORWARDED = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
+                  if hasattr(signal, name))
+#: Sent by a terminal to its whole foreground process group, CMD included:
+#: the runner outlives them and lets CMD decide (passing them on would
+#: deliver them twice).
+FROM_TERMINAL = tuple(getattr(signal, name) for name in ("SIGINT", "SIGQUIT")
+                      if hasattr(signal, name))
+
+
+class UsageError(Exception):
+    """A bad command line: one line, status 125."""
+
+
+class Options(NamedTuple):
+    shared: Optional[str]  # --shared PATH, or None: a private state file
+    patch: bool            # False with --no-patch
+    command: List[str]     # CMD ARGS...
+    native: bool = False   # --native: the preload library too
+
+
+def parse_args(argv: List[str]) -> Options:
+    """The runner's flags, up to "--" or the first word that is not one."""
+    shared: Optional[str] = None
+    patch, native = True, False
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            i += 1
+            break
+        if arg == "--no-patch":
+            patch = False
+        elif arg == "--native":
+            native = True
+        elif arg == "--shared" or arg.startswith("--shared="):
+            if arg == "--shared":
+                if i + 1 >= len(argv):
+                    raise UsageError("--shared needs a PATH")
+                i += 1
+                shared = argv[i]
+            else:
+                shared = arg[len("--shared="):]
+            if not shared:
+                raise UsageError("--shared needs a PATH, not an empty one")
+        elif arg.startswith("-"):
+            raise UsageError("unknown option {!r} (see monostamp run --help)".format(arg))
+        else:
+            break
+        i += 1
+    command = argv[i:]
+    if not command:
+        raise UsageError("no command to run (" + USAGE + ")")
+    return Options(shared, patch, command, native)
+
+
+def child_environment(options: Options, state_path: str,
+                      base: Mapping[str, str]) -> Dict[str, str]:
+    """CMD's environment: `base` with the state file, the patch asked for,
+    and the preload library with --native (NativeUnavailable where there is
+    none)."""
+    env = dict(base)
+    env[SHARED] = state_path
+    if options.patch:
+        env[PATCH] = "1"
+    else:
+        env.pop(PATCH, None)  # --no-patch wins over one inherited
+    if options.native:
+        from ._native import with_preload
+        env = with_preload(env)
+    return env
+
+
+def _make_private_state(directory: str) -> str:
+    """Creates the run's state file in `directory` (made by the runner, 0700)
+    and returns its path.  No earlier sequence used a directory made just
+    now, so the file starts at the real clock, not a lead bound ahead."""
+    import monostamp
+
+    path = os.path.join(directory, "state")
+    monostamp.create_state_file(path)
+    return path
+
+
+def _join_state(path: str) -> str:
+    """Checks that the state file at `path` can be used (creating it if it is
+    missing), as every process of the run will open it; returns the path."""
+    import monostamp
+
+    monostamp.Clock(shared=path)
+    return path
+
+
+def _ignore(signum: int, frame: object) -> None:
+    """A handler that does nothing: unlike SIG_IGN, not inherited by CMD."""
+
+
+def _fail(message: str, status: int) -> int:
+    print("{}: {}".format(PROG, message), file=sys.stderr)
+    return status
+
+
+def _start(command: List[str], env: Dict[str, str]) -> "subprocess.Popen[bytes]":
+    """CMD started; OSError as the exec(2) of it failed."""
+    return subprocess.Popen(command, env=env)
+
+
+def _wait(child: "subprocess.Popen[bytes]", pending: List[int]) -> int:
+    """Waits for CMD, passing on the forwarded signals; its status as a shell's."""
+    def forward(signum: int, frame: object) -> None:
+        try:
+            child.send_signal(signum)
+        except OSError:  # gone meanwhile: its status says what happened
+            pass
+
+    for signum in FORWARDED:
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            signal.signal(signum, forward)
+    for signum in pending:  # arrived while CMD was being started
+        forward(signum, None)
+    status = child.wait()
+    return 128 - status if status < 0 else status
+
+
+def run(options: Options, base_env: Optional[Mapping[str, str]] = None) -> int:
+    """Runs options.command in its environment; returns the exit status."""
+    base = os.environ if base_env is None else base_env
+    owned_dir: Optional[str] = None
+    pending: List[int] = []
+    # Until CMD runs, a forwarded signal is kept for it; the terminal's are
+    # CMD's to act on for the whole run (the runner just waits).
+    # A signal ignored when the runner started (a background job's SIGINT)
+    # stays ignored, and CMD inherits that, as it would without the runner.
+    saved = {}
+    for signum in FORWARDED + FROM_TERMINAL:
+        if signal.getsignal(signum) is not signal.SIG_IGN:
+            saved[signum] = signal.signal(
+                signum, (lambda s, f: pending.append(s)) if signum in FORWARDED else _ignore)
+    try:
+        try:
+            if options.shared is not None:
+                state = _join_state(options.shared)
+            elif base.get(SHARED):
+                state = _join_state(base[SHARED])  # an outer run's, or the user's
+            else:
+                owned_dir = tempfile.mkdtemp(prefix="monostamp-run-")
+                state = _make_private_state(owned_dir)
+        except (OSError, ValueError) as e:
+            return _fail("cannot make the state file: {}".format(e), EXIT_RUNNER)
+        from ._native import NativeUnavailable
+        try:
+            env = child_environment(options, state, base)
+        except NativeUnavailable as e:
+            return _fail(str(e), EXIT_RUNNER)
+        try:
+            child = _start(options.command, env)
+        except FileNotFoundError:
+            return _fail("{}: command not found".format(options.command[0]), EXIT_NOT_FOUND)
+        except OSError as e:  # EACCES, ENOEXEC, a directory ...
+            return _fail("{}: cannot execute: {}".format(options.command[0], e.strerror or e),
+                         EXIT_CANNOT_EXECUTE)
+        return _wait(child, pending)
+    finally:
+        for signum, handler in saved.items():
+            signal.signal(signum, handler)
+        if owned_dir is not None:
+            shutil.rmtree(owned_dir, ignore_errors=True)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = sys.argv[2:] if argv is None else argv
+    if args[:1] in (["-h"], ["--help"]):
+        print(HELP)
+        return 0
+    try:
+        options = parse_args(args)
+    except UsageError as e:
+        return _fail(str(e), EXIT_RUNNER)
+    return run(options)

@@ -1,0 +1,207 @@
+"""MONOSTAMP_PATCH: a Python process patches itself at startup (monostamp-patch.pth).
+
+The hook is installed with the package (pip install . puts the .pth into
+site-packages): these tests start fresh interpreters of the one under test.
+"""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import monostamp
+from conftest import posix_only
+
+#: The child's report: whether monostamp was imported by the hook, patched().
+REPORT = ("import sys; m = sys.modules.get('monostamp'); "
+          "print(m is not None, m is not None and m.patched())")
+
+
+def child_env(**extra):
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("MONOSTAMP_SHARED", "MONOSTAMP_PATCH")}
+    env.update(extra)
+    return env
+
+
+def run_child(code, **extra):
+    return subprocess.run([sys.executable, "-c", code], env=child_env(**extra),
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_the_hook_is_installed_beside_the_package() -> None:
+    site = Path(monostamp.__file__).resolve().parent.parent
+    line = (site / "monostamp-patch.pth").read_text().strip()
+    assert line.startswith("import os;") and "MONOSTAMP_PATCH" in line
+
+
+@pytest.mark.parametrize("value", [None, "", "0"])
+def test_unset_empty_or_0_imports_nothing(value) -> None:
+    extra = {} if value is None else {"MONOSTAMP_PATCH": value}
+    result = run_child(REPORT, **extra)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "False False\n", "")
+
+
+def test_1_patches_before_the_program_runs(tmp_path: Path) -> None:
+    result = run_child(REPORT + "\nfrom datetime import datetime\n"
+                       "v = [datetime.now() for _ in range(20000)]\n"
+                       "print(len(set(v)) == len(v) and v == sorted(v))",
+                       MONOSTAMP_PATCH="1")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "True True\nTrue\n", "")
+
+
+def test_1_continues_the_shared_sequence(tmp_path: Path) -> None:
+    state = str(tmp_path / "state")
+    clock = monostamp.Clock(shared=state)
+    before = clock.time_ns()
+    result = run_child("import time; print(time.time_ns())",
+                       MONOSTAMP_PATCH="1", MONOSTAMP_SHARED=state)
+    assert result.returncode == 0, result.stderr
+    assert before < int(result.stdout) < clock.time_ns()
+
+
+@pytest.mark.parametrize("value", ["yes", "true", "2", " 1", "on"])
+def test_another_value_is_one_line_and_status_1(value) -> None:
+    result = run_child("print('the program ran')", MONOSTAMP_PATCH=value)
+    assert result.returncode == 1
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "MONOSTAMP_PATCH=%r" % value in lines[0] and "1" in lines[0] and "0" in lines[0]
+
+
+@posix_only("symbolic links and modes")
+@pytest.mark.parametrize("case", ["missing directory", "symlink", "group-writable",
+                                  "not a state file", "a directory"])
+def test_an_unjoinable_state_file_is_one_line_and_status_1(tmp_path: Path, case) -> None:
+    good = tmp_path / "good"
+    monostamp.Clock(shared=str(good))
+    path = {"missing directory": tmp_path / "gone" / "state",
+            "symlink": tmp_path / "link",
+            "group-writable": tmp_path / "wide",
+            "not a state file": tmp_path / "junk",
+            "a directory": tmp_path}[case]
+    if case == "symlink":
+        path.symlink_to(good)
+    elif case == "group-writable":
+        path.write_bytes(good.read_bytes())
+        path.chmod(0o660)
+    elif case == "not a state file":
+        path.write_bytes(b"x" * 7)
+    result = run_child("print('the program ran')", MONOSTAMP_PATCH="1",
+                       MONOSTAMP_SHARED=str(path))
+    assert result.returncode == 1
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert "MONOSTAMP_SHARED=%s cannot be joined: " % path in lines[0]
+    reason = lines[0].split("cannot be joined: ", 1)[1]
+    assert reason and str(path) not in reason  # the cause, not the path again
+
+
+def test_time_machine_in_a_patched_child_wins_and_monostamp_resumes() -> None:
+    pytest.importorskip("time_machine")
+    result = run_child(
+        "import time, time_machine, monostamp\n"
+        "with time_machine.travel(0, tick=False):\n"
+        "    assert time.time() == 0 and not monostamp.patched()\n"
+        "v = [time.time_ns() for _ in range(1000)]\n"
+        "print(monostamp.patched(), len(set(v)) == 1000 and v == sorted(v))",
+        MONOSTAMP_PATCH="1")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "True True\n", "")
+
+
+def test_freezegun_in_a_patched_child_wins_and_monostamp_resumes() -> None:
+    pytest.importorskip("freezegun")
+    result = run_child(
+        "import time, freezegun, monostamp\n"
+        "from datetime import datetime\n"
+        "with freezegun.freeze_time('2000-01-01'):\n"
+        "    assert datetime.now() == datetime(2000, 1, 1) == datetime.now()\n"
+        "v = [datetime.now() for _ in range(1000)]\n"
+        "print(monostamp.patched(), len(set(v)) == 1000 and v == sorted(v))",
+        MONOSTAMP_PATCH="1")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "True True\n", "")
+
+
+def test_the_hook_patches_once_where_site_runs_it_twice() -> None:
+    # A venv's lib64 links to its lib; site runs the .pth in each.
+    result = run_child("import monostamp._patching as p; print(len(p._stack))",
+                       MONOSTAMP_PATCH="1")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "1\n", "")
+
+
+def test_uuid_imported_after_the_start_is_patched_too() -> None:
+    # uuid1() reads time.time_ns() only once monostamp has set uuid's C
+    # generator aside: also for a uuid imported after the patch started.
+    result = run_child("import uuid, monostamp\n"
+                       "print(uuid._generate_time_safe is None)\n",
+                       MONOSTAMP_PATCH="1")
+    assert (result.returncode, result.stdout, result.stderr) == (0, "True\n", "")
+
+
+def test_the_fixture_exports_for_its_test_and_takes_it_back(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MONOSTAMP_PATCH", raising=False)
+    pytester.makepyfile("""
+        import os, subprocess, sys
+        import pytest
+
+        CHILD = [sys.executable, "-c", "import monostamp; print(monostamp.patched())"]
+
+        def test_a_with_the_fixture(monostamp_patch):
+            assert os.environ["MONOSTAMP_PATCH"] == "1"
+            assert subprocess.run(CHILD, capture_output=True, text=True).stdout == "True\\n"
+
+        @pytest.mark.monostamp(patch=True)
+        def test_b_with_the_marker():
+            assert os.environ["MONOSTAMP_PATCH"] == "1"
+
+        def test_c_after():
+            assert "MONOSTAMP_PATCH" not in os.environ
+            assert subprocess.run(CHILD, capture_output=True, text=True).stdout == "False\\n"
+    """)
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=3)
+    assert "MONOSTAMP_PATCH" not in os.environ
+
+
+def test_the_option_exports_for_the_session_and_takes_it_back(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MONOSTAMP_PATCH", raising=False)
+    pytester.makepyfile("""
+        import os
+
+        def test_exported():
+            assert os.environ["MONOSTAMP_PATCH"] == "1"
+            assert os.environ["MONOSTAMP_SHARED"]
+    """)
+    pytester.runpytest("-p", "no:cacheprovider", "--monostamp-patch").assert_outcomes(passed=1)
+    assert "MONOSTAMP_PATCH" not in os.environ
+
+
+def test_an_xdist_worker_is_patched_in_tests_only(pytester: pytest.Pytester,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # The controller's export would patch its workers for their whole life;
+    # as without xdist, they are patched during each test only.
+    pytest.importorskip("xdist")
+    monkeypatch.delenv("MONOSTAMP_PATCH", raising=False)
+    pytester.makepyfile("""
+        import monostamp
+
+        def test_patched_in_the_test():
+            assert monostamp.patched()
+
+        def pytest_sessionfinish():
+            pass
+    """)
+    pytester.makeconftest("""
+        import monostamp
+
+        def pytest_collection_finish(session):
+            # Between tests, in pytest's own machinery: real time.
+            assert not monostamp.patched()
+    """)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "--monostamp-patch",
+                                           "-n", "1")
+    result.assert_outcomes(passed=1)
