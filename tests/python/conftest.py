@@ -85,6 +85,13 @@ HAVE_XDIST = importlib.util.find_spec("xdist") is not None
 needs_xdist = pytest.mark.skipif(not HAVE_XDIST, reason="needs pytest-xdist (-n 2), which is "
                                  "not installed: pip install \"monostamp[test]\"")
 
+def require_cc():
+    """Skips a test that compiles a C program of its own where no C compiler
+    is reachable (make test-dist runs the suite on installed wheels so)."""
+    if shutil.which("cc") is None:
+        pytest.skip("builds a C program, and no C compiler (cc) is reachable here")
+
+
 # make test-dist runs the suite on aarch64 wheels under qemu-user and says
 # so in MONOSTAMP_TEST_EMULATED; a test that needs native call speed (a
 # negative control that counts on calls landing in one clock tick) skips.
