@@ -14,7 +14,8 @@
 #
 # Headers: 3.10-3.13 from the machine's interpreters (pyenv's, else
 # /usr/bin/python3.X), for both architectures (x86_64 and aarch64 Linux are
-# both LP64 little-endian glibc: the same pyconfig.h answers); 3.14 and
+# both LP64 little-endian glibc; the aarch64 copy's pyconfig.h is set to
+# arm64's where the two differ: include_dirs); 3.14 and
 # 3.15 from Debian forky's python3.X-dev in the cached chroots of
 # tools/dist-chroot.sh, the amd64 one for x86_64 and the arm64 one for
 # aarch64 (Debian's pyconfig.h picks its architecture's file).  A version
@@ -78,7 +79,30 @@ include_dirs() { # X.Y arch -> the -I flags of that CPython's headers
         py=$(host_python "$v") || { echo "no CPython $v on this machine" >&2; return 1; }
         inc=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
         [ -f "$inc/Python.h" ] || { echo "no Python.h in $inc ($py)" >&2; return 1; }
-        echo "-I$inc"
+        if [ "$arch" = x86_64 ]; then
+            echo "-I$inc"
+            return
+        fi
+        # aarch64 from x86_64's headers: pyconfig.h with the lines in which
+        # Debian's x86_64 and arm64 builds of 3.14 and 3.15 differ set as
+        # arm64's are (x87/x64 asm, wchar_t unsigned, the support tier,
+        # HACL's vector code); none is used by the headers the extension
+        # compiles, but nothing x86 is left in them.
+        local headers="$BUILD/dist/headers/cp${v/./}-$arch"
+        rm -rf "$headers"
+        mkdir -p "$headers"
+        cp -r "$inc" "$headers/" || return 1
+        sed -i -e 's|^#define HAVE_GCC_ASM_FOR_X64 1$|/* #undef HAVE_GCC_ASM_FOR_X64 */|' \
+            -e 's|^#define HAVE_GCC_ASM_FOR_X87 1$|/* #undef HAVE_GCC_ASM_FOR_X87 */|' \
+            -e 's|^/\* #undef HAVE_USABLE_WCHAR_T \*/$|#define HAVE_USABLE_WCHAR_T 1|' \
+            -e 's|^#define PY_SUPPORT_TIER 1$|#define PY_SUPPORT_TIER 2|' \
+            -e 's|^#define _Py_HACL_CAN_COMPILE_VEC\(128\|256\) 1$|/* #undef _Py_HACL_CAN_COMPILE_VEC\1 */|' \
+            "$headers/$(basename "$inc")/pyconfig.h" || return 1
+        if grep -Eq '^#define (HAVE_GCC_ASM_FOR_X|_Py_HACL_CAN_COMPILE_VEC)' "$headers/$(basename "$inc")/pyconfig.h"; then
+            echo "an x86 line is left in the aarch64 pyconfig.h of $v" >&2
+            return 1
+        fi
+        echo "-I$headers/$(basename "$inc")"
     fi
 }
 
