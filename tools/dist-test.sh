@@ -20,7 +20,8 @@
 # freezegun, time-machine, mypy, Django) from a wheelhouse that pip downloads here
 # for each CPython and architecture; one with no wheel for it is left out
 # and its tests skip with their reason.  DIST_TEST_PYTHONS and
-# DIST_TEST_ARCHES narrow the run, DIST_TEST_SDIST=0 leaves the sdist out; MONOSTAMP_TEST_SCALE (as in make
+# DIST_TEST_ARCHES narrow the run, DIST_TEST_SDIST=0 leaves the sdist out,
+# DIST_TEST_PYTEST_ARGS go to each suite's pytest (CI: -n 2); MONOSTAMP_TEST_SCALE (as in make
 # test-pythons) shortens the heavy tests' loops.  Needs root (the chroots).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +32,7 @@ PYTHONS=${DIST_TEST_PYTHONS:-3.10 3.11 3.12 3.13 3.14 3.15}
 ARCHES=${DIST_TEST_ARCHES:-x86_64 aarch64}
 FULL_AARCH64=${DIST_AARCH64_FULL:-}
 SCALE=${MONOSTAMP_TEST_SCALE:-1}
+PYTEST_ARGS=${DIST_TEST_PYTEST_ARGS:-}
 TEST_REQS="pytest hypothesis pytest-xdist freezegun time-machine mypy"
 . tools/dist-chroot.sh
 . tools/dist-deps.sh
@@ -130,7 +132,7 @@ if [ "$what" = smoke ]; then
     "$venv/bin/python" "$SRC_DIR/../dist-smoke.py" "$VERSION"
 else
     cd "$SRC_DIR/tests/python"
-    "$venv/bin/python" -m pytest -q -p no:cacheprovider -rs
+    "$venv/bin/python" -m pytest -q -p no:cacheprovider -rs $PYTEST_ARGS
 fi'
 cp tools/dist-smoke.py "$T/dist-smoke.py"
 
@@ -143,6 +145,7 @@ run_host() { # X.Y what
     house=$(wheelhouse "$v" x86_64 "$py")
     say "$tag x86_64: $what on the host ($py), log $log"
     env -i HOME="$T/home" PATH="$NOCC" CC=/bin/false CXX=/bin/false LANG=C.UTF-8 MONOSTAMP_TEST_SCALE="$SCALE" \
+        PYTEST_ARGS="$PYTEST_ARGS" \
         DIST_DIR="$DIST" SRC_DIR="$T/src" VERSION="$VERSION" \
         bash -c "$INSTALL_AND_RUN" run "$py" "$T/venv-$tag-x86_64" "$house" "$what" >"$log" 2>&1
     local rc=$?
@@ -166,7 +169,7 @@ run_chroot() { # X.Y arch what chroot-function [emulated]
         dist_mount "$root" --bind "$DIST" /dist-test/dist || { dist_unmount_all; record "$tag $arch $what" 1 0 "mount failed"; return; }
     say "$tag $arch: $what in $(basename "$root")${5:+ under $5}, log $log"
     chroot "$root" /usr/bin/env -i HOME=/tmp PATH=/usr/local/bin:/usr/bin:/bin CC=/bin/false CXX=/bin/false \
-        LANG=C.UTF-8 MONOSTAMP_TEST_SCALE="$SCALE" MONOSTAMP_TEST_EMULATED="${5:-}" DIST_DIR=/dist-test/dist SRC_DIR=/dist-test/src \
+        LANG=C.UTF-8 MONOSTAMP_TEST_SCALE="$SCALE" PYTEST_ARGS="$PYTEST_ARGS" MONOSTAMP_TEST_EMULATED="${5:-}" DIST_DIR=/dist-test/dist SRC_DIR=/dist-test/src \
         VERSION="$VERSION" /bin/bash -c "$INSTALL_AND_RUN" run "/usr/bin/python$v" \
         "/tmp/venv-$tag-$arch-$what" "/dist-test/wheelhouse/$tag-$arch" "$what" >"$log" 2>&1
     local rc=$?
