@@ -197,8 +197,9 @@ windows-wheel:
 # runs the Python suite on the x86_64 ones (3.14/3.15 in a compiler-free
 # forky chroot), a smoke test on the aarch64 ones under qemu-user, and the
 # sdist's suite without pytest-xdist (tools/dist-test.sh).
-# DIST_AARCH64_FULL=3.13 adds the whole suite on that aarch64 wheel (by hand:
-# about N minutes under emulation).  Both need root (cached chroots).
+# DIST_AARCH64_FULL=3.13 adds the whole suite on that aarch64 wheel, by hand:
+# about a quarter of an hour under emulation with MONOSTAMP_TEST_SCALE=0.1
+# and DIST_TEST_PYTEST_ARGS="-n 2".  Both need root (cached chroots).
 DIST ?= dist
 .PHONY: dist test-dist
 dist: deps
