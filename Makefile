@@ -198,7 +198,7 @@ windows-wheel:
 # forky chroot), a smoke test on the aarch64 ones under qemu-user, and the
 # sdist's suite without pytest-xdist (tools/dist-test.sh).
 # DIST_AARCH64_FULL=3.13 adds the whole suite on that aarch64 wheel, by hand:
-# about a quarter of an hour under emulation with MONOSTAMP_TEST_SCALE=0.1
+# about 25 minutes under emulation with MONOSTAMP_TEST_SCALE=0.1
 # and DIST_TEST_PYTEST_ARGS="-n 2".  Both need root (cached chroots).
 DIST ?= dist
 .PHONY: dist test-dist
