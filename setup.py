@@ -1,43 +1,38 @@
 """Builds monostamp._monostamp: the binding (bindings/python/*.c, the C half
 of monostamp.patch() included) and the core's C sources, as one extension.
 
-Metadata lives in pyproject.toml; this file only lists sources and flags.
-The extension is built for one CPython version on the full C API, so the
-wheel is tagged for that version (cp3X-cp3X): patch() rewrites the method
-tables of `time` and `_datetime`, whose layout is the interpreter's own, and
-the full API gives the datetime C API and free-threaded builds, which have
-no stable ABI.  See docs/python.md.
+Metadata lives in pyproject.toml; the version, the sources and the flags
+come from tools/ext_build.py (the version from csrc/monostamp.h), which
+make dist's wheels are built with too.  The extension is built for one
+CPython version on the full C API, so the wheel is tagged for that version
+(cp3X-cp3X): patch() rewrites the method tables of `time` and `_datetime`,
+whose layout is the interpreter's own, and the full API gives the datetime
+C API and free-threaded builds, which have no stable ABI.  See
+docs/python.md.
 """
 import os
 import shutil
 import sys
-from glob import glob
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-os.chdir(HERE)  # the globs and paths below are relative to the checkout
+os.chdir(HERE)  # the paths below are relative to the checkout
+sys.path.insert(0, os.path.join(HERE, "tools"))
+import ext_build  # noqa: E402  (the line above makes it importable)
 
 if sys.platform == "win32":
-    cflags = ["/std:c11", "/experimental:c11atomics"]
-    libraries = ["synchronization"]
+    cflags, libraries = ext_build.WINDOWS_CFLAGS, ext_build.WINDOWS_LIBRARIES
 else:
-    # The core is C11 with POSIX 2008; every symbol but PyInit__monostamp
-    # stays hidden, so the core cannot clash with the Lua module's copy.
-    cflags = ["-std=c11", "-D_POSIX_C_SOURCE=200809L", "-D_DEFAULT_SOURCE",
-              "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-missing-field-initializers",
-              "-Wno-unused-parameter"]
-    # dlsym (the core looks for the preload once, at load) lives in libdl
-    # before glibc 2.34, which a manylinux wheel must still run on.
-    libraries = ["pthread", "dl"] if sys.platform.startswith("linux") else ["pthread"]
+    cflags, libraries = ext_build.POSIX_CFLAGS, ext_build.POSIX_LIBRARIES
 
 ext = Extension(
-    "monostamp._monostamp",
-    sources=sorted(glob("bindings/python/*.c")) + sorted(glob("csrc/*.c")),
-    depends=sorted(glob("bindings/python/*.h")) + sorted(glob("csrc/*.h")),
-    include_dirs=["csrc", "bindings/python"],
+    ext_build.NAME,
+    sources=ext_build.sources(),
+    depends=ext_build.headers(),
+    include_dirs=ext_build.INCLUDE_DIRS,
     extra_compile_args=cflags,
     libraries=libraries,
 )
@@ -61,20 +56,18 @@ class build_ext_and_preload(build_ext):
         temp = os.path.join(self.build_temp, "preload")
         flags = cflags + ["-fPIC"]
         core = self.compiler.compile(
-            sorted(glob("csrc/*.c")), output_dir=os.path.join(temp, "core"),
-            macros=[("MONOSTAMP_PRELOAD_BUILD", None),
-                    ("clock_gettime", "monostamp_preload__next_clock_gettime")],
+            ext_build.core_sources(), output_dir=os.path.join(temp, "core"),
+            macros=[tuple(m.split("=", 1)) if "=" in m else (m, None)
+                    for m in ext_build.PRELOAD_CORE_DEFINES],
             include_dirs=["csrc"], extra_postargs=flags)
         own = self.compiler.compile(
-            sorted(glob("preload/*.c")), output_dir=temp,
-            include_dirs=["csrc", "preload"], extra_postargs=flags)
-        out = os.path.join(self.build_lib, "monostamp", "libmonostamp_preload.so")
+            ext_build.preload_sources(), output_dir=temp,
+            include_dirs=ext_build.PRELOAD_INCLUDE_DIRS, extra_postargs=flags)
+        out = os.path.join(self.build_lib, "monostamp", ext_build.PRELOAD_NAME)
         if self.inplace:
-            out = os.path.join("bindings", "python", "monostamp", "libmonostamp_preload.so")
+            out = os.path.join("bindings", "python", "monostamp", ext_build.PRELOAD_NAME)
         self.compiler.link_shared_object(
-            own + core, out, libraries=libraries,
-            extra_postargs=["-Wl,--version-script=preload/exports.map", "-Wl,-z,now",
-                            "-Wl,--no-undefined"])
+            own + core, out, libraries=libraries, extra_postargs=ext_build.PRELOAD_LDFLAGS)
 
 
 options = {"build": {"build_base": "build-python"}}  # not the C build's build/
@@ -120,4 +113,4 @@ if editable_wheel is not None:
 
     commands["editable_wheel"] = EditableWheelWithPth
 
-setup(ext_modules=[ext], options=options, cmdclass=commands)
+setup(version=ext_build.version(), ext_modules=[ext], options=options, cmdclass=commands)

@@ -14,7 +14,7 @@
 
 #if defined(__linux__)
 #include <sys/prctl.h>
-#include <sys/random.h>
+#include <sys/syscall.h>
 #endif
 
 static struct timespec timespec_of(int64_t ns)
@@ -259,21 +259,57 @@ int monostamp__os_local_offset(int64_t t_s, int32_t *out_offset_s)
 
 /* ------------------------------------------------------------- others */
 
+#if defined(__linux__)
+/* /dev/urandom, for kernels older than 3.17 (no getrandom) and sandboxes
+ * whose seccomp filter refuses the call. */
+static int random_from_urandom(unsigned char *p, size_t size)
+{
+    int fd;
+    do
+        fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return monostamp__os_fail(errno);
+    while (size > 0) {
+        ssize_t r = read(fd, p, size);
+        if (r <= 0) {
+            int err = r < 0 ? errno : EIO;
+            if (err == EINTR)
+                continue;
+            close(fd);
+            return monostamp__os_fail(err);
+        }
+        p += r;
+        size -= (size_t)r;
+    }
+    close(fd);
+    return MONOSTAMP_OK;
+}
+#endif
+
 int monostamp__os_random(void *buf, size_t size)
 {
     unsigned char *p = buf;
 #if defined(__linux__)
+    /* The raw system call, not glibc's getrandom(): that is a glibc 2.25
+     * symbol, and the wheels promise glibc 2.17 (manylinux_2_17). */
+#if defined(SYS_getrandom)
     while (size > 0) {
-        ssize_t r = getrandom(p, size, 0);
+        long r = syscall(SYS_getrandom, p, size, 0);
         if (r < 0) {
             if (errno == EINTR)
                 continue;
+            if (errno == ENOSYS || errno == EPERM)
+                return random_from_urandom(p, size);
             return monostamp__os_fail(errno);
         }
         p += r;
         size -= (size_t)r;
     }
     return MONOSTAMP_OK;
+#else
+    return random_from_urandom(p, size);
+#endif
 #elif defined(__APPLE__) || defined(__FreeBSD__) || defined(__OpenBSD__) || \
     defined(__NetBSD__)
     arc4random_buf(p, size);

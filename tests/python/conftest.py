@@ -5,6 +5,7 @@ MONOSTAMP_TEST_SCALE (default 1) scales the loops of the tests marked
 interpreter at a tenth of the work.
 """
 import contextlib
+import importlib.util
 import os
 import shutil
 import sys
@@ -76,6 +77,30 @@ def posix_only(why):
     """Skips the test on Windows, saying what it needs that Windows lacks
     (make test-windows runs this suite there: docs/windows.md)."""
     return pytest.mark.skipif(WINDOWS, reason="POSIX only: " + why)
+
+
+# pytest-xdist is in the test extra (pip install "monostamp[test]"); a suite
+# run without it (an sdist's tests in a bare venv) skips what needs -n.
+HAVE_XDIST = importlib.util.find_spec("xdist") is not None
+needs_xdist = pytest.mark.skipif(not HAVE_XDIST, reason="needs pytest-xdist (-n 2), which is "
+                                 "not installed: pip install \"monostamp[test]\"")
+
+def require_cc():
+    """Skips a test that compiles a C program of its own where no C compiler
+    is reachable (make test-dist runs the suite on installed wheels so)."""
+    if shutil.which("cc") is None:
+        pytest.skip("builds a C program, and no C compiler (cc) is reachable here")
+
+
+# make test-dist runs the suite on aarch64 wheels under qemu-user and says
+# so in MONOSTAMP_TEST_EMULATED; a test that needs native call speed (a
+# negative control that counts on calls landing in one clock tick) skips.
+EMULATED = os.environ.get("MONOSTAMP_TEST_EMULATED", "")
+
+
+def native_speed_only(why):
+    return pytest.mark.skipif(bool(EMULATED), reason="needs native speed, and this runs under "
+                              "%s emulation: %s" % (EMULATED, why))
 
 
 def shown(path):

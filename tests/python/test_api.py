@@ -9,10 +9,6 @@ import monostamp
 from monostamp import Clock, Policy, Stamp
 
 
-def test_version_matches_the_core():
-    assert monostamp.__version__ == "0.1.0"
-
-
 def test_now_is_a_stamp_near_the_wall_clock():
     before = time.time_ns()
     s = monostamp.now()

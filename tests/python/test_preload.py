@@ -20,7 +20,7 @@ import time
 
 import pytest
 
-from conftest import PY_MEET, REPO
+from conftest import PY_MEET, REPO, require_cc
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="the preload is built on Linux only")
@@ -41,6 +41,7 @@ N = 200_000
 @pytest.fixture(scope="module")
 def stamper(tmp_path_factory):
     """tests/preload/stamper.c built for this run (cc is the project's)."""
+    require_cc()
     out = tmp_path_factory.mktemp("stamper") / "stamper"
     subprocess.run(["cc", "-std=c11", "-O2", "-D_DEFAULT_SOURCE", "-I", str(REPO / "tests" / "preload"),
                     str(REPO / "tests" / "preload" / "stamper.c"), "-o", str(out)], check=True)
@@ -209,6 +210,7 @@ def test_patched_and_native_readers_one_sequence(preloaded):
 def test_pytime_time_through_the_c_api(preloaded, tmp_path):
     if sys.version_info < (3, 13):
         pytest.skip("PyTime_Time() is public from CPython 3.13")
+    require_cc()
     import sysconfig
     src = tmp_path / "pytime.c"
     src.write_text(textwrap.dedent("""

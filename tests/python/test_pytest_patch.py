@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 import monostamp
-from conftest import scaled
+from conftest import native_speed_only, needs_xdist, scaled
 
 ENV = "MONOSTAMP_SHARED"
 
@@ -304,6 +304,7 @@ def _rows_run(pytester, monkeypatch, tmp_path, *args):
 
 
 @pytest.mark.heavy
+@needs_xdist
 def test_sqlite_rows_from_two_workers_are_unique(pytester, monkeypatch, tmp_path):
     rows, duplicates, workers = _rows_run(pytester, monkeypatch, tmp_path,
                                           "--monostamp-patch")
@@ -313,6 +314,8 @@ def test_sqlite_rows_from_two_workers_are_unique(pytester, monkeypatch, tmp_path
 
 
 @pytest.mark.heavy
+@needs_xdist
+@native_speed_only("unpatched, rows repeat only when two calls share a clock tick")
 def test_sqlite_rows_without_the_patch_repeat(pytester, monkeypatch, tmp_path):
     """The control: the same run unpatched shows the check can fail."""
     rows, duplicates, workers = _rows_run(pytester, monkeypatch, tmp_path)

@@ -12,7 +12,7 @@ import pytest
 
 import monostamp
 
-from conftest import PY_MEET, WINDOWS, assert_overlapping, lua_env
+from conftest import PY_MEET, WINDOWS, assert_overlapping, lua_env, needs_xdist
 
 ENV = "MONOSTAMP_SHARED"
 
@@ -178,6 +178,7 @@ def test_an_outer_shared_file_is_joined_and_kept(pytester, monkeypatch, tmp_path
     assert frozen.time_ns() == int(last.read_text()) + 1
 
 
+@needs_xdist
 def test_xdist_workers_draw_from_one_sequence(pytester, monkeypatch, tmp_path):
     # --dist each runs every test on both workers.  The two runs of a test
     # meet before they draw and half way (conftest.PY_MEET), so their draws

