@@ -8,6 +8,7 @@
 
 #if !defined(_WIN32)
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
