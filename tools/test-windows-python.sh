@@ -27,7 +27,7 @@ WINE=${WINE:-wine}
 py=$(windows_python)
 wheels=$(test_wheels)
 out="$BUILD/windows"
-whl="$out/dist/monostamp-$(sed -n 's/^version = "\(.*\)"/\1/p' pyproject.toml)-cp313-cp313-win_amd64.whl"
+whl="$out/dist/monostamp-$(sed -n 's/^#define MONOSTAMP_VERSION "\(.*\)"/\1/p' csrc/monostamp.h)-cp313-cp313-win_amd64.whl"
 # test-windows.sh has just built it; run alone, this builds it.
 [ -n "${MONOSTAMP_WHEEL_BUILT:-}" ] && [ -f "$whl" ] || tools/windows-wheel.sh "$BUILD" "$out/dist"
 
