@@ -35,6 +35,7 @@
 
 #include <stdatomic.h>
 
+#include "learned.h"
 #include "os.h"
 
 /* Below this, entering the kernel costs more than it saves: a sleep to a
@@ -48,9 +49,9 @@
 #define MARGIN_MAX_NS INT64_C(1000000)
 /* A margin covers an observed lateness x as x + x/4 + this. */
 #define MARGIN_HEADROOM_NS INT64_C(5000)
-/* A lower observation moves the margin 1/MARGIN_DECAY of the way down:
- * slowly, so the margin tracks the recent worst case rather than the
- * typical one.  Replaying measured wake-ups, 1/64 left ~0.9 % of tight
+/* A lower observation moves the margin 1/MARGIN_DECAY of the way down
+ * (rounded up): slowly, so the margin tracks the recent worst case rather
+ * than the typical one.  Replaying measured wake-ups, 1/64 left ~0.9 % of tight
  * sleeps late on a quiet machine and 1/128 ~0.6 %, for ~60 % more spin. */
 #define MARGIN_DECAY 128
 /* A higher observation raises the margin at once, but at most this many
@@ -66,87 +67,25 @@
 
 /*
  * Wake-up lateness grows with the sleep's length (a parked vCPU wakes
- * slower than a busy one), so the margin is kept per band of the time left
- * when the call starts: < 128 us, < 1 ms, < 8 ms, < 64 ms, longer.  Each is
- * one process-wide atomic read and written relaxed: a lost update between
- * two racing threads costs one observation, and the value orders nothing
- * else.  No lock and no thread-local state, so it works from any thread,
- * and after fork() the child simply inherits a good estimate.
+ * slower than a busy one), so the margin is learned per band of the time
+ * left when the call starts: < 128 us, < 1 ms, < 8 ms, < 64 ms, longer
+ * (learned.h: process-wide, lock-free, inherited across fork()).
  */
 #define MARGIN_BANDS 5
-static const int64_t band_limit_ns[MARGIN_BANDS - 1] = {
+static const int64_t margin_limit_ns[MARGIN_BANDS - 1] = {
     INT64_C(128000), INT64_C(1000000), INT64_C(8000000), INT64_C(64000000)
 };
 /* Starting values: about the p99 wake-up lateness at 1 ns of slack
  * measured on these machines when quiet (docs/sleep.md). */
-static _Atomic int64_t margin_ns[MARGIN_BANDS] = {
-    INT64_C(60000), INT64_C(150000), INT64_C(250000), INT64_C(250000),
-    INT64_C(250000)
-};
-/* Whether band b's margin has met an observation (0 or 1): until then it
- * is a guess, and a shorter band's measured margin, if higher, stands in
- * for it.  Relaxed for the same reason as the margins: it only says which
- * of two safe values to start from. */
+#define MARGIN_START { INT64_C(60000), INT64_C(150000), INT64_C(250000), INT64_C(250000), \
+                      INT64_C(250000) }
+static const int64_t margin_start_ns[MARGIN_BANDS] = MARGIN_START;
+static _Atomic int64_t margin_ns[MARGIN_BANDS] = MARGIN_START;
 static _Atomic int margin_seen[MARGIN_BANDS];
-
-static int band_of(int64_t remaining_ns)
-{
-    int b = 0;
-    while (b < MARGIN_BANDS - 1 && remaining_ns >= band_limit_ns[b])
-        b++;
-    return b;
-}
-
-static int64_t clamp_margin(int64_t ns)
-{
-    if (ns < MARGIN_MIN_NS)
-        return MARGIN_MIN_NS;
-    if (ns > MARGIN_MAX_NS)
-        return MARGIN_MAX_NS;
-    return ns;
-}
-
-/* The margin a sleep in band b uses: its own once observed; before that
- * the larger of its default and the nearest shorter band's measured
- * margin, as a longer sleep wakes no sooner than a shorter one. */
-static int64_t margin_for(int b)
-{
-    int64_t m = atomic_load_explicit(&margin_ns[b], memory_order_relaxed);
-    if (atomic_load_explicit(&margin_seen[b], memory_order_relaxed))
-        return m;
-    for (int s = b - 1; s >= 0; s--)
-        if (atomic_load_explicit(&margin_seen[s], memory_order_relaxed)) {
-            int64_t shorter = atomic_load_explicit(&margin_ns[s], memory_order_relaxed);
-            return shorter > m ? shorter : m;
-        }
-    return m;
-}
-
-/* Feeds one observed wake-up lateness into band b.  `exact` says the
- * lateness was measured at 1 ns of slack, so it may also lower the margin;
- * a lateness seen under a wider slack is only a lower bound of the
- * wake-up cost and may only raise it. */
-static void margin_observe(int b, int64_t late_ns, int exact)
-{
-    if (late_ns < 0)
-        late_ns = 0;
-    if (late_ns > MARGIN_MAX_NS)
-        late_ns = MARGIN_MAX_NS; /* also keeps the sum below from overflowing */
-    int64_t want = clamp_margin(late_ns + late_ns / 4 + MARGIN_HEADROOM_NS);
-    /* The first observation starts from the margin the sleep used, so a
-     * value seeded from a shorter band is kept rather than dropped. */
-    int64_t m = margin_for(b);
-    int64_t next;
-    if (want > m) {
-        next = want < m * MARGIN_JUMP_MAX ? want : m * MARGIN_JUMP_MAX;
-    } else if (exact) {
-        next = m - (m - want) / MARGIN_DECAY;
-    } else {
-        next = m;
-    }
-    atomic_store_explicit(&margin_ns[b], clamp_margin(next), memory_order_relaxed);
-    atomic_store_explicit(&margin_seen[b], 1, memory_order_relaxed);
-}
+static const monostamp__learned margins = {
+    MARGIN_BANDS, margin_limit_ns, margin_start_ns, MARGIN_MIN_NS, MARGIN_MAX_NS,
+    MARGIN_HEADROOM_NS, MARGIN_DECAY, MARGIN_JUMP_MAX, margin_ns, margin_seen
+};
 
 /* Spins until the monotonic clock reads `deadline_ns` or later: the only
  * exit, which is what makes a sleep never early.  Between readings a
@@ -197,16 +136,14 @@ MONOSTAMP__HIDDEN_END
 
 int64_t monostamp__sleep_margin_ns(int64_t length_ns, int *out_seen)
 {
-    int b = band_of(length_ns);
+    int b = monostamp__learned_band(&margins, length_ns);
     *out_seen = atomic_load_explicit(&margin_seen[b], memory_order_relaxed);
-    return margin_for(b);
+    return monostamp__learned_value(&margins, b);
 }
 
 void monostamp__sleep_margin_set(int64_t length_ns, int64_t margin)
 {
-    int b = band_of(length_ns);
-    atomic_store_explicit(&margin_ns[b], clamp_margin(margin), memory_order_relaxed);
-    atomic_store_explicit(&margin_seen[b], 1, memory_order_relaxed);
+    monostamp__learned_set(&margins, monostamp__learned_band(&margins, length_ns), margin);
 }
 
 int64_t monostamp_monotonic_ns(void)
@@ -222,8 +159,8 @@ int monostamp_sleep_until(int64_t deadline_ns, int64_t tolerance_ns)
     if (now >= deadline_ns)
         return MONOSTAMP_OK; /* also covers every negative deadline */
     int64_t remaining = deadline_ns - now;
-    int b = band_of(remaining);
-    int64_t m = margin_for(b);
+    int b = monostamp__learned_band(&margins, remaining);
+    int64_t m = monostamp__learned_value(&margins, b);
 
     if (tolerance_ns >= m) {
         /* Relaxed: the kernel alone is expected to land in [T, T + D]. */
@@ -232,7 +169,7 @@ int monostamp_sleep_until(int64_t deadline_ns, int64_t tolerance_ns)
         int rc = kernel_sleep_with_slack(deadline_ns, slack < 1 ? 1 : slack, &used);
         if (rc != MONOSTAMP_OK)
             return rc;
-        margin_observe(b, monostamp__os_monotonic_ns() - deadline_ns - used, 0);
+        monostamp__learned_observe(&margins, b, monostamp__os_monotonic_ns() - deadline_ns - used, 0);
         return MONOSTAMP_OK;
     }
 
@@ -245,7 +182,7 @@ int monostamp_sleep_until(int64_t deadline_ns, int64_t tolerance_ns)
             return rc;
         /* Only a sleep really made at 1 ns of slack measures the wake-up
          * cost itself (a real-time thread's slack is 0 and reads as -1). */
-        margin_observe(b, monostamp__os_monotonic_ns() - kernel_deadline, used <= 1);
+        monostamp__learned_observe(&margins, b, monostamp__os_monotonic_ns() - kernel_deadline, used <= 1);
     }
     spin_until(deadline_ns, m >= MARGIN_MAX_NS);
     return MONOSTAMP_OK;

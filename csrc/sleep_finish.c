@@ -42,6 +42,8 @@
 
 #include <stdatomic.h>
 
+#include "learned.h"
+
 #define LEAD_MIN_NS ((int64_t)MONOSTAMP_SLEEP_LEAD_MIN_NS)
 #define LEAD_MAX_NS ((int64_t)MONOSTAMP_SLEEP_LEAD_MAX_NS)
 #define LEAD_HEADROOM_NS INT64_C(2000)
@@ -52,10 +54,10 @@
 #define SLICE_NS INT64_C(50000000)
 #define SLICE_TOLERANCE_NS INT64_C(5000000)
 
-/* Band b takes sleeps with less than band_limit_ns[b] left (the last, the
- * rest). */
+/* Band b takes sleeps with less than lead_limit_ns[b] left (the last, the
+ * rest): learned.h. */
 #define LEAD_BANDS 7
-static const int64_t band_limit_ns[LEAD_BANDS - 1] = {
+static const int64_t lead_limit_ns[LEAD_BANDS - 1] = {
     INT64_C(10000), INT64_C(100000), INT64_C(1000000), INT64_C(10000000),
     INT64_C(100000000), INT64_C(1000000000)
 };
@@ -65,64 +67,17 @@ static const int64_t band_limit_ns[LEAD_BANDS - 1] = {
  * the first two bands spin whole anyway. */
 #define LEAD_START { INT64_C(15000), INT64_C(15000), INT64_C(25000), INT64_C(50000), \
                     INT64_C(100000), INT64_C(150000), INT64_C(200000) }
+static const int64_t lead_start_ns[LEAD_BANDS] = LEAD_START;
 static _Atomic int64_t lead_ns[LEAD_BANDS] = LEAD_START;
 static _Atomic int lead_seen[LEAD_BANDS];
+static const monostamp__learned leads = {
+    LEAD_BANDS, lead_limit_ns, lead_start_ns, LEAD_MIN_NS, LEAD_MAX_NS,
+    LEAD_HEADROOM_NS, LEAD_DECAY, LEAD_JUMP_MAX, lead_ns, lead_seen
+};
 
 /* A plan's stage_: what its core part is (naps to target_ns_ at
  * target_tolerance_ns_ on the last), or OVER once its last step is made. */
 enum { OVER = 0, TO_LEAD, TO_DEADLINE, ALONE };
-
-static int band_of(int64_t left_ns)
-{
-    int b = 0;
-    while (b < LEAD_BANDS - 1 && left_ns >= band_limit_ns[b])
-        b++;
-    return b;
-}
-
-static int64_t clamp_lead(int64_t ns)
-{
-    return ns < LEAD_MIN_NS ? LEAD_MIN_NS : ns > LEAD_MAX_NS ? LEAD_MAX_NS : ns;
-}
-
-/* Band b's lead: its own once observed; before that the larger of its
- * starting value and the nearest shorter band's observed lead (a longer
- * sleep comes back no sooner than a shorter one). */
-static int64_t lead_for(int b)
-{
-    int64_t lead = atomic_load_explicit(&lead_ns[b], memory_order_relaxed);
-    if (atomic_load_explicit(&lead_seen[b], memory_order_relaxed))
-        return lead;
-    for (int s = b - 1; s >= 0; s--)
-        if (atomic_load_explicit(&lead_seen[s], memory_order_relaxed)) {
-            int64_t shorter = atomic_load_explicit(&lead_ns[s], memory_order_relaxed);
-            return shorter > lead ? shorter : lead;
-        }
-    return lead;
-}
-
-static void lead_store(int b, int64_t lead)
-{
-    atomic_store_explicit(&lead_ns[b], clamp_lead(lead), memory_order_relaxed);
-    atomic_store_explicit(&lead_seen[b], 1, memory_order_relaxed);
-}
-
-/* One observed return lateness for band b.  `exact`: after a nap at
- * tolerance 0, so it may also lower the lead; else only raise it. */
-static void lead_observe(int b, int64_t late_ns, int exact)
-{
-    if (late_ns < 0)
-        late_ns = 0;
-    if (late_ns > LEAD_MAX_NS)
-        late_ns = LEAD_MAX_NS;
-    int64_t want = clamp_lead(late_ns + late_ns / 4 + LEAD_HEADROOM_NS);
-    int64_t lead = lead_for(b);
-    if (want > lead)
-        lead = want < lead * LEAD_JUMP_MAX ? want : lead * LEAD_JUMP_MAX;
-    else if (exact)
-        lead -= (lead - want + LEAD_DECAY - 1) / LEAD_DECAY; /* rounded up: it gets there */
-    lead_store(b, lead);
-}
 
 /* The next nap toward the core part's target, from `now_ns`. */
 static int next_nap(monostamp_sleep_plan *p, int64_t now_ns)
@@ -165,8 +120,8 @@ int monostamp_sleep_begin(monostamp_sleep_plan *p, int64_t deadline_ns, int64_t 
     int64_t left = now_ns < 0 && deadline_ns > INT64_MAX + now_ns ? INT64_MAX : deadline_ns - now_ns;
     if (left <= LEAD_MIN_NS)
         return MONOSTAMP_SLEEP_SPIN; /* shorter than any lead */
-    int b = band_of(left);
-    int64_t lead = lead_for(b);
+    int b = monostamp__learned_band(&leads, left);
+    int64_t lead = monostamp__learned_value(&leads, b);
     p->band_ = b;
     if (tolerance_ns >= lead) {
         p->stage_ = TO_DEADLINE;
@@ -199,7 +154,7 @@ int monostamp_sleep_step(monostamp_sleep_plan *p, int64_t now_ns)
     uint64_t allowed = (uint64_t)p->target_tolerance_ns_;
     late = late > allowed ? late - allowed : 0;
     int exact = stage == TO_LEAD;
-    lead_observe(p->band_, late > (uint64_t)LEAD_MAX_NS ? LEAD_MAX_NS : (int64_t)late, exact);
+    monostamp__learned_observe(&leads, p->band_, late > (uint64_t)LEAD_MAX_NS ? LEAD_MAX_NS : (int64_t)late, exact);
     return exact ? MONOSTAMP_SLEEP_WARM : MONOSTAMP_SLEEP_DONE;
 }
 
@@ -215,22 +170,18 @@ MONOSTAMP__HIDDEN_END
 
 int64_t monostamp__sleep_lead_ns(int64_t length_ns, int *out_seen)
 {
-    int b = band_of(length_ns);
+    int b = monostamp__learned_band(&leads, length_ns);
     if (out_seen != NULL)
         *out_seen = atomic_load_explicit(&lead_seen[b], memory_order_relaxed);
-    return lead_for(b);
+    return monostamp__learned_value(&leads, b);
 }
 
 void monostamp__sleep_lead_set(int64_t length_ns, int64_t lead)
 {
-    lead_store(band_of(length_ns), lead);
+    monostamp__learned_set(&leads, monostamp__learned_band(&leads, length_ns), lead);
 }
 
 void monostamp__sleep_lead_reset(void)
 {
-    static const int64_t start[LEAD_BANDS] = LEAD_START;
-    for (int b = 0; b < LEAD_BANDS; b++) {
-        atomic_store_explicit(&lead_ns[b], start[b], memory_order_relaxed);
-        atomic_store_explicit(&lead_seen[b], 0, memory_order_relaxed);
-    }
+    monostamp__learned_reset(&leads);
 }
