@@ -157,7 +157,7 @@ return function(M, I)
   -- `arg` 2 for a method, 1 for a module function.
   -- take(n): n consecutive stamps reserved at once; returns the first
   -- (int64_t cdata), n and the step (1, or 1000 under the µs policy), as
-  -- the C module's lids.c does.
+  -- the C module's does.
   local function take(p, context, n, arg)
     n = tons(n, arg, "take", nil, 2)
     if n < 1 then argerror(arg, "take", "n=" .. nstr(n) .. " must be >= 1", 1) end
