@@ -263,16 +263,6 @@ local function argerror(arg, fname, msg, level)
   error(string.format("bad argument #%d to '%s' (%s)", arg, fname, msg), lvl)
 end
 
--- A fault of argument 1 of a method (self), as argerror(1, ...) says it.
-local function selferror(fname, msg, level)
-  local lvl = 3 + (level or 0)
-  local info = debug.getinfo(lvl - 1, "n")
-  if info and info.namewhat == "method" then
-    error(string.format("calling '%s' on bad self (%s)", fname, msg), lvl)
-  end
-  error(string.format("bad argument #1 to '%s' (%s)", fname, msg), lvl)
-end
-
 -- The core's code as a runtime failure: nil, "context: reason", code, the
 -- code the OS's errno (positive, the core's mapping on Windows) if the core
 -- carried one, else its own.
@@ -536,7 +526,7 @@ end
 -- }===================================================
 
 local internals = {
-  C = C, argerror = argerror, selferror = selferror, failure = failure, tons = tons,
+  C = C, argerror = argerror, failure = failure, tons = tons,
   checkname = checkname, checkpolicy = checkpolicy, shown = shown, nstr = nstr,
   stamp = stamp, ns_out = ns_out, ns_out2 = ns_out2, uuid_bytes = uuid_bytes,
   uuid_text = uuid_text, source_out = source_out, policy_out = policy_out,

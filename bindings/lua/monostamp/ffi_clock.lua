@@ -13,7 +13,7 @@ local ffi = require "ffi"
 
 return function(M, I)
   local C = I.C
-  local argerror, selferror, failure = I.argerror, I.selferror, I.failure
+  local argerror, failure = I.argerror, I.failure
   local tons, checkname, shown, nstr = I.tons, I.checkname, I.shown, I.nstr
   local stamp, ns_out, ns_out2 = I.stamp, I.ns_out, I.ns_out2
   local str = ffi.string
@@ -28,7 +28,7 @@ return function(M, I)
     if getmetatable(self) ~= Clock then
       local got = type(self)
       if got == "cdata" then got = tostring(ffi.typeof(self)) end
-      selferror(fname, TYPE .. " expected, got " .. got, 1)
+      argerror(1, fname, TYPE .. " expected, got " .. got, 1)
     end
     local p = self._p
     if p == nil then error("attempt to use a closed clock", 3) end
@@ -254,7 +254,7 @@ return function(M, I)
     ns = tons(ns, 2, what, nil, 2)
     local rc = fn(p, ns)
     if rc == M.ENOTSUP then
-      selferror(what, what .. " needs a clock with source 'manual', this one's is '"
+      argerror(1, what, what .. " needs a clock with source 'manual', this one's is '"
                 .. GETTERS.source(p) .. "'", 1)
     elseif rc == M.ERANGE then
       argerror(2, what, what .. " by " .. nstr(ns) .. " ns would overflow the manual reading", 1)
@@ -273,7 +273,7 @@ return function(M, I)
 
   -- close(): true; frees the clock now (idempotent).  Later calls raise.
   function Clock:close()
-    if getmetatable(self) ~= Clock then selferror("close", TYPE .. " expected, got " .. type(self)) end
+    if getmetatable(self) ~= Clock then argerror(1, "close", TYPE .. " expected, got " .. type(self)) end
     local p = self._p
     if p ~= nil then
       self._p = nil
