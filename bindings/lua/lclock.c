@@ -268,12 +268,11 @@ int lms_clock_new (lua_State *L) {
 ** a bad argument is numbered as the caller wrote it.
 */
 static monostamp_clock *target (lua_State *L, int *first) {
-  if (lua_type(L, lua_upvalueindex(2)) == LUA_TLIGHTUSERDATA) {
-    *first = 1;
-    return (monostamp_clock *)lua_touserdata(L, lua_upvalueindex(2));
-  }
-  *first = 2;
-  return toclock(L);
+  /* A method has no upvalue 2 (NULL); the default clock is never NULL,
+  ** as an unusable one gets d_unusable instead (lms_clock_openmeta). */
+  monostamp_clock *clock = (monostamp_clock *)lua_touserdata(L, lua_upvalueindex(2));
+  *first = clock != NULL ? 1 : 2;
+  return clock != NULL ? clock : toclock(L);
 }
 
 
