@@ -52,7 +52,6 @@ build = {
       ["monostamp.core"] = {
          sources = {
             "bindings/lua/lclock.c",
-            "bindings/lua/lids.c",
             "bindings/lua/lmonostamp.c",
             "bindings/lua/lsleep.c",
             "csrc/calendar.c",

@@ -262,13 +262,18 @@ int lms_clock_new (lua_State *L) {
 /*
 ** now, time_ns, now_us, time_us, uuid7, take, policy and set_policy are
 ** both methods of a clock and functions of the module on the default
-** clock: one body each, given the clock and the index of the first
-** argument after it (FIRST_METHOD: the clock was argument 1;
-** FIRST_DEFAULT: a module function, whose arguments start at 1), so that
+** clock: one C function each, registered twice (lms_clock_openmeta).  As a
+** module function it has the default clock as upvalue 2, a light userdata,
+** and its arguments start at 1; as a method the clock is argument 1.  So
 ** a bad argument is numbered as the caller wrote it.
 */
-#define FIRST_METHOD	2
-#define FIRST_DEFAULT	1
+static monostamp_clock *target (lua_State *L, int *first) {
+  /* A method has no upvalue 2 (NULL); the default clock is never NULL,
+  ** as an unusable one gets d_unusable instead (lms_clock_openmeta). */
+  monostamp_clock *clock = (monostamp_clock *)lua_touserdata(L, lua_upvalueindex(2));
+  *first = clock != NULL ? 1 : 2;
+  return clock != NULL ? clock : toclock(L);
+}
 
 
 /*
@@ -277,127 +282,130 @@ int lms_clock_new (lua_State *L) {
 ** variable when it loaded, and standard Lua cannot change the environment
 ** since).
 */
-static const char *context (lua_State *L, int first, int rc, const char *call) {
+static int fail (lua_State *L, int rc, int first, const char *call, const char *why) {
   const char *path = getenv("MONOSTAMP_SHARED");
-  if (first != FIRST_DEFAULT || path == NULL || path[0] == '\0' ||
-      !monostamp_state_file_fault(rc))
-    return call;
-  return lua_pushfstring(L, "MONOSTAMP_SHARED=%s", path);
+  if (first == 1 && path != NULL && path[0] != '\0' && monostamp_state_file_fault(rc))
+    call = lua_pushfstring(L, "MONOSTAMP_SHARED=%s", path);
+  return lms_result(L, rc, 0, 0, call, why);
 }
 
 
-static int now_on (lua_State *L, monostamp_clock *clock, int first) {
-  monostamp_stamp stamp;
-  int rc = monostamp_now(clock, &stamp);
+/* now and now_us: the stamp and its offset.  The _us calls give the next
+** stamp at whole-µs grain, from the same sequence, still in ns: under the
+** ns policy they follow the µs policy's rule, so they are distinct too
+** (for a value that holds no finer time, such as socket.gettime()'s). */
+static int stamp_result (lua_State *L, int rc, const monostamp_stamp *stamp,
+                         int first, const char *call) {
   if (rc != MONOSTAMP_OK)
-    return lms_result(L, rc, 0, 0, context(L, first, rc, "now"), NULL);
-  lua_pushinteger(L, (lua_Integer)stamp.utc_ns);
-  lua_pushinteger(L, (lua_Integer)stamp.offset_s);
+    return fail(L, rc, first, call, NULL);
+  lua_pushinteger(L, (lua_Integer)stamp->utc_ns);
+  lua_pushinteger(L, (lua_Integer)stamp->offset_s);
   return 2;
 }
 
-
-static int time_ns_on (lua_State *L, monostamp_clock *clock, int first) {
-  int64_t ns;
-  int rc = monostamp_time_ns(clock, &ns);
+static int ns_result (lua_State *L, int rc, int64_t ns, int first, const char *call) {
   if (rc != MONOSTAMP_OK)
-    return lms_result(L, rc, 0, 0, context(L, first, rc, "time_ns"), NULL);
+    return fail(L, rc, first, call, NULL);
   lua_pushinteger(L, (lua_Integer)ns);
   return 1;
 }
 
 
-/*
-** now_us and time_us: the next stamp at whole-µs grain, from the same
-** sequence as now and time_ns; still ns (a multiple of 1000), so one unit
-** throughout.  Under the ns policy they follow the µs policy's rule, so
-** they are distinct too: for a value that holds no finer time, such as
-** the double of socket.gettime().
-*/
-static int now_us_on (lua_State *L, monostamp_clock *clock, int first) {
+static int c_now (lua_State *L) {
+  int first;
   monostamp_stamp stamp;
-  int rc = monostamp_now_us(clock, &stamp);
-  if (rc != MONOSTAMP_OK)
-    return lms_result(L, rc, 0, 0, context(L, first, rc, "now_us"), NULL);
-  lua_pushinteger(L, (lua_Integer)stamp.utc_ns);
-  lua_pushinteger(L, (lua_Integer)stamp.offset_s);
-  return 2;
+  int rc = monostamp_now(target(L, &first), &stamp);
+  return stamp_result(L, rc, &stamp, first, "now");
 }
 
 
-static int time_us_on (lua_State *L, monostamp_clock *clock, int first) {
-  int64_t ns;
-  int rc = monostamp_time_us(clock, &ns);
+static int c_now_us (lua_State *L) {
+  int first;
+  monostamp_stamp stamp;
+  int rc = monostamp_now_us(target(L, &first), &stamp);
+  return stamp_result(L, rc, &stamp, first, "now_us");
+}
+
+
+static int c_time_ns (lua_State *L) {
+  int first;
+  int64_t ns = 0;
+  int rc = monostamp_time_ns(target(L, &first), &ns);
+  return ns_result(L, rc, ns, first, "time_ns");
+}
+
+
+static int c_time_us (lua_State *L) {
+  int first;
+  int64_t ns = 0;
+  int rc = monostamp_time_us(target(L, &first), &ns);
+  return ns_result(L, rc, ns, first, "time_us");
+}
+
+
+/* uuid7(): the next stamp as an id, its canonical 36-character string
+** (lowercase, so ids of one clock also compare with < as they were made). */
+static int c_uuid7 (lua_State *L) {
+  int first;
+  uint8_t id[16];
+  char text[MONOSTAMP_UUID_TEXT_SIZE];
+  int rc = monostamp_uuid7(target(L, &first), id);
   if (rc != MONOSTAMP_OK)
-    return lms_result(L, rc, 0, 0, context(L, first, rc, "time_us"), NULL);
-  lua_pushinteger(L, (lua_Integer)ns);
+    return fail(L, rc, first, "uuid7", NULL);
+  monostamp_uuid_format(id, text);
+  lua_pushlstring(L, text, MONOSTAMP_UUID_TEXT_SIZE - 1);
   return 1;
 }
 
 
-static int uuid7_on (lua_State *L, monostamp_clock *clock, int first) {
-  (void)first;
-  return lms_push_uuid7(L, clock, "uuid7");
+/* take(n): n consecutive stamps reserved at once (monostamp_clock_take):
+** first, n, step. */
+static int c_take (lua_State *L) {
+  int first;
+  monostamp_clock *clock = target(L, &first);
+  int64_t n = lms_checkns(L, first), start = 0, step = 0;
+  int rc;
+  if (n < 1)
+    return luaL_argerror(L, first, lua_pushfstring(L, "n=%I must be >= 1", (lua_Integer)n));
+  rc = monostamp_clock_take(clock, n, &start, &step);
+  if (rc == MONOSTAMP_ERANGE)
+    return luaL_argerror(L, first, lua_pushfstring(L,
+        "n=%I stamps would pass the int64 range", (lua_Integer)n));
+  if (rc == MONOSTAMP_EPOLICY)
+    return fail(L, rc, first, "take", lua_pushfstring(L,
+        "the clock's policy %s allows equal stamps, so it has no blocks",
+        monostamp_policy_name(monostamp_clock_policy(clock))));
+  if (rc != MONOSTAMP_OK)
+    return fail(L, rc, first, "take", NULL);
+  lua_pushinteger(L, (lua_Integer)start);
+  lua_pushinteger(L, (lua_Integer)n);
+  lua_pushinteger(L, (lua_Integer)step);
+  return 3;
 }
 
 
-static int take_on (lua_State *L, monostamp_clock *clock, int first) {
-  return lms_push_take(L, clock, first, "take");
-}
-
-
-static int policy_on (lua_State *L, monostamp_clock *clock, int first) {
-  (void)first;
-  lua_pushstring(L, monostamp_policy_name(monostamp_clock_policy(clock)));
+static int c_policy (lua_State *L) {
+  int first;
+  lua_pushstring(L, monostamp_policy_name(monostamp_clock_policy(target(L, &first))));
   return 1;
 }
 
 
-static int set_policy_on (lua_State *L, monostamp_clock *clock, int first) {
+static int c_set_policy (lua_State *L) {
+  int first;
+  monostamp_clock *clock = target(L, &first);
   int rc = monostamp_clock_set_policy(clock, lms_checkpolicy(L, first));
   lua_pushboolean(L, 1);
   return lms_result(L, rc, 1, first, NULL, NULL);
 }
 
 
-/*
-** Each body as a method (c_*: the clock checked at argument 1) and as a
-** module function (d_*: the default clock, the functions' upvalue 1, set by
-** luaopen_monostamp_core; NULL if it was unusable, and then each call
-** returns the core's error for it).
-*/
-#define SHARED_CALL(name) \
-  static int c_##name (lua_State *L) { return name##_on(L, toclock(L), FIRST_METHOD); } \
-  static int d_##name (lua_State *L) { \
-    monostamp_clock *clock = (monostamp_clock *)lua_touserdata(L, lua_upvalueindex(1)); \
-    int rc; \
-    if (clock != NULL) \
-      return name##_on(L, clock, FIRST_DEFAULT); \
-    rc = monostamp_default_clock(&clock); \
-    return lms_result(L, rc, 0, 0, context(L, FIRST_DEFAULT, rc, #name), NULL); \
-  }
-
-SHARED_CALL(now)
-SHARED_CALL(time_ns)
-SHARED_CALL(now_us)
-SHARED_CALL(time_us)
-SHARED_CALL(uuid7)
-SHARED_CALL(take)
-SHARED_CALL(policy)
-SHARED_CALL(set_policy)
-
-/* The module's functions on the default clock (get_policy is its policy). */
-const luaL_Reg lms_default_funcs[] = {
-  {"get_policy", d_policy},
-  {"now", d_now},
-  {"now_us", d_now_us},
-  {"set_policy", d_set_policy},
-  {"take", d_take},
-  {"time_ns", d_time_ns},
-  {"time_us", d_time_us},
-  {"uuid7", d_uuid7},
-  {NULL, NULL}
-};
+/* The default clock's functions when it is unusable: its error, each call. */
+static int d_unusable (lua_State *L) {
+  monostamp_clock *clock;
+  int rc = monostamp_default_clock(&clock);
+  return fail(L, rc, 1, lua_tostring(L, lua_upvalueindex(1)), NULL);
+}
 
 /* }====================================================== */
 
@@ -525,27 +533,28 @@ static int c_tostring (lua_State *L) {
 /* }====================================================== */
 
 
-/* Methods of clocks. */
+/* Methods of clocks; the first eight are the module's functions too. */
 static const luaL_Reg clock_methods[] = {
-  {"advance", c_advance},
-  {"close", c_close},
-  {"is_shared", c_is_shared},
-  {"max_lead_ns", c_max_lead_ns},
   {"now", c_now},
   {"now_us", c_now_us},
-  {"on_lead", c_on_lead},
   {"policy", c_policy},
-  {"set", c_set},
   {"set_policy", c_set_policy},
-  {"source", c_source},
-  {"stats", c_stats},
   {"take", c_take},
   {"time_ns", c_time_ns},
   {"time_us", c_time_us},
   {"uuid7", c_uuid7},
+  {"advance", c_advance},
+  {"close", c_close},
+  {"is_shared", c_is_shared},
+  {"max_lead_ns", c_max_lead_ns},
+  {"on_lead", c_on_lead},
+  {"set", c_set},
+  {"source", c_source},
+  {"stats", c_stats},
   {"zone", c_zone},
   {NULL, NULL}
 };
+#define NSHARED 8
 
 
 /* Metamethods of clocks. */
@@ -557,8 +566,11 @@ static const luaL_Reg clock_metameth[] = {
 };
 
 
-/* The clock metatable, each method's and metamethod's one upvalue. */
-void lms_clock_openmeta (lua_State *L) {
+/* The clock metatable, each method's and metamethod's first upvalue; and
+** into the module table below it, the shared calls on the default clock
+** (get_policy is its policy), or where that is unusable its error. */
+void lms_clock_openmeta (lua_State *L, monostamp_clock *dflt) {
+  int i;
   luaL_newmetatable(L, LMS_CLOCK_TYPE);  /* also sets __name */
   lua_pushvalue(L, -1);
   luaL_setfuncs(L, clock_metameth, 1);
@@ -566,5 +578,17 @@ void lms_clock_openmeta (lua_State *L) {
   lua_pushvalue(L, -2);
   luaL_setfuncs(L, clock_methods, 1);
   lua_setfield(L, -2, "__index");
+  for (i = 0; i < NSHARED; i++) {
+    const char *name = clock_methods[i].name;
+    if (dflt != NULL) {
+      lua_pushvalue(L, -1);
+      lua_pushlightuserdata(L, dflt);
+      lua_pushcclosure(L, clock_methods[i].func, 2);
+    } else {
+      lua_pushstring(L, name);
+      lua_pushcclosure(L, d_unusable, 1);
+    }
+    lua_setfield(L, -3, strcmp(name, "policy") == 0 ? "get_policy" : name);
+  }
   lua_pop(L, 1);
 }

@@ -219,6 +219,27 @@ static int ms_parse (lua_State *L) {
   return 2;
 }
 
+
+/* uuid7_ns(s): the stamp an id from uuid7() was made of.  A malformed
+** string, another version or variant, or fraction bits no nanosecond
+** gives are bad arguments: the caller passed something that is no id of
+** ours. */
+static int ms_uuid7_ns (lua_State *L) {
+  size_t len;
+  const char *text = luaL_checklstring(L, 1, &len);
+  uint8_t id[16];
+  int64_t ns = 0;
+  int rc;
+  if (monostamp_uuid_parse(text, len, id) != MONOSTAMP_OK)
+    return luaL_argerror(L, 1, lua_pushfstring(L,
+        "'%s' is not a UUID in canonical 8-4-4-4-12 form", text));
+  rc = monostamp_uuid7_ns(id, &ns);
+  if (rc != MONOSTAMP_OK)
+    return luaL_argerror(L, 1, lua_pushfstring(L, "'%s': %s", text, monostamp_strerror(rc)));
+  lua_pushinteger(L, (lua_Integer)ns);
+  return 1;
+}
+
 /* }====================================================== */
 
 
@@ -233,7 +254,7 @@ static const luaL_Reg ms_funcs[] = {
   {"parse", ms_parse},
   {"sleep_ns", lms_sleep_ns},
   {"sleep_until_ns", lms_sleep_until_ns},
-  {"uuid7_ns", lms_uuid7_ns},
+  {"uuid7_ns", ms_uuid7_ns},
   {"zone_changed", ms_zone_changed},
   {NULL, NULL}
 };
@@ -265,11 +286,9 @@ LMS_EXPORT int luaopen_monostamp_core (lua_State *L) {
     clock = NULL;  /* each call then asks the core for its error */
   lua_createtable(L, 0, 40);
   luaL_setfuncs(L, ms_funcs, 0);
-  /* The default clock's functions (lclock.c) hold it as their upvalue: the
-  ** core keeps it at one address for the life of the process. */
-  lua_pushlightuserdata(L, clock);
-  luaL_setfuncs(L, lms_default_funcs, 1);
-  lms_clock_openmeta(L);
+  /* The core keeps the default clock at one address for the life of the
+  ** process: its functions (lclock.c) hold it as an upvalue. */
+  lms_clock_openmeta(L, clock);
   lua_pushliteral(L, "monostamp");
   lua_setfield(L, -2, "_NAME");
   lua_pushliteral(L, MONOSTAMP_VERSION);

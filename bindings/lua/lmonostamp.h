@@ -6,8 +6,7 @@
 **                 the one result mapper and the converters below
 **   lclock.c      the clock userdata: its constructor, methods and
 **                 metatable, and the module's functions on the default
-**                 clock (the same bodies)
-**   lids.c        UUIDv7 ids and blocks of stamps, for both
+**                 clock (the same functions)
 **   lsleep.c      sleep_ns and sleep_until_ns, finished in Lua
 **
 ** Every function declared here is hidden (LMS_FUNC), so however the files
@@ -146,36 +145,12 @@ LMS_FUNC int lms_sleep_finish (lua_State *L);
 /* monostamp.clock{...}: the constructor. */
 LMS_FUNC int lms_clock_new (lua_State *L);
 
-/* Creates the clock metatable in the registry. */
-LMS_FUNC void lms_clock_openmeta (lua_State *L);
-
-/* now, time_ns, now_us, time_us, uuid7, take, get_policy and set_policy:
-** the clock methods on the default clock, which each takes as its
-** upvalue 1 (a light userdata; NULL: unusable, each call then fails with
-** the core's error for it). */
-LMS_FUNC const luaL_Reg lms_default_funcs[];
+/* Creates the clock metatable in the registry, and sets in the table below
+** it the module's functions on the default clock 'dflt' (NULL: unusable,
+** each call then fails with the core's error for it). */
+LMS_FUNC void lms_clock_openmeta (lua_State *L, monostamp_clock *dflt);
 
 /* }====================================================== */
 
-
-/*
-** {======================================================
-** Ids and blocks (lids.c)
-** =======================================================
-*/
-
-/* Pushes the next id of 'clock' as canonical text: 1, or a runtime
-** failure's results (see lms_result) under 'context'. */
-LMS_FUNC int lms_push_uuid7 (lua_State *L, monostamp_clock *clock, const char *context);
-
-/* Reserves argument 'arg' stamps of 'clock': pushes first, n, step (3), or
-** raises for a bad n, or returns a runtime failure's results. */
-LMS_FUNC int lms_push_take (lua_State *L, monostamp_clock *clock, int arg,
-                            const char *context);
-
-/* monostamp.uuid7_ns(s). */
-LMS_FUNC int lms_uuid7_ns (lua_State *L);
-
-/* }====================================================== */
 
 #endif

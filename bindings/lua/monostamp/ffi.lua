@@ -263,16 +263,6 @@ local function argerror(arg, fname, msg, level)
   error(string.format("bad argument #%d to '%s' (%s)", arg, fname, msg), lvl)
 end
 
--- A fault of argument 1 of a method (self), as argerror(1, ...) says it.
-local function selferror(fname, msg, level)
-  local lvl = 3 + (level or 0)
-  local info = debug.getinfo(lvl - 1, "n")
-  if info and info.namewhat == "method" then
-    error(string.format("calling '%s' on bad self (%s)", fname, msg), lvl)
-  end
-  error(string.format("bad argument #1 to '%s' (%s)", fname, msg), lvl)
-end
-
 -- The core's code as a runtime failure: nil, "context: reason", code, the
 -- code the OS's errno (positive, the core's mapping on Windows) if the core
 -- carried one, else its own.
@@ -367,10 +357,11 @@ local source_out = ffi.new("monostamp_source[1]")
 local on_lead_out = ffi.new("monostamp_on_lead[1]")
 
 -- A policy name as the core's number; raises the core's rule otherwise.
-local function checkpolicy(v, arg, fname)
-  v = checkname(v, arg, fname, nil, 2)
+local function checkpolicy(v, arg, fname, level)
+  level = level or 1
+  v = checkname(v, arg, fname, nil, level + 1)
   if C.monostamp_policy_from_name(v, policy_out) ~= 0 then
-    argerror(arg, fname, "policy='" .. v .. "' " .. ffi.string(C.monostamp_options_rule("policy")), 1)
+    argerror(arg, fname, "policy='" .. v .. "' " .. ffi.string(C.monostamp_options_rule("policy")), level)
   end
   return tonumber(policy_out[0])
 end
@@ -389,62 +380,12 @@ local uuid_text = ffi.new("char[?]", 37)
 -- {=================================================== the default clock
 
 -- Looked up once (the core keeps it at one address for the process's
--- life); nil if unusable, when each call returns the core's error.
+-- life); nil if unusable, when each call returns the core's error.  Its
+-- functions are the clock methods' bodies (ffi_clock.lua).
 local dclock
 do
   local out = ffi.new("monostamp_clock *[1]")
   if C.monostamp_default_clock(out) == 0 then dclock = out[0] end
-end
-
-function M.now()
-  local rc = dclock and C.monostamp_now(dclock, stamp) or C.monostamp_default_now(stamp)
-  if rc ~= 0 then return failure(rc, default_context(rc, "now")) end
-  return stamp.utc_ns, stamp.offset_s
-end
-
-function M.time_ns()
-  local rc = dclock and C.monostamp_time_ns(dclock, ns_out) or C.monostamp_default_time_ns(ns_out)
-  if rc ~= 0 then return failure(rc, default_context(rc, "time_ns")) end
-  return ns_out[0]
-end
-
--- The µs calls have no default_* shortcut in the core.
-local function default_rc()
-  if dclock then return 0 end
-  return C.monostamp_default_time_ns(ns_out)
-end
-
-function M.now_us()
-  local rc = default_rc()
-  if rc == 0 then rc = C.monostamp_now_us(dclock, stamp) end
-  if rc ~= 0 then return failure(rc, default_context(rc, "now_us")) end
-  return stamp.utc_ns, stamp.offset_s
-end
-
-function M.time_us()
-  local rc = default_rc()
-  if rc == 0 then rc = C.monostamp_time_us(dclock, ns_out) end
-  if rc ~= 0 then return failure(rc, default_context(rc, "time_us")) end
-  return ns_out[0]
-end
-
-function M.get_policy()
-  return ffi.string(C.monostamp_policy_name(C.monostamp_get_policy()))
-end
-
-function M.set_policy(name)
-  local rc = C.monostamp_set_policy(checkpolicy(name, 1, "set_policy"))
-  if rc ~= 0 then return failure(rc, default_context(rc, "set_policy")) end
-  return true
-end
-
--- uuid7(): the next default stamp as a canonical UUIDv7 string.
-function M.uuid7()
-  local rc = default_rc()
-  if rc == 0 then rc = C.monostamp_uuid7(dclock, uuid_bytes) end
-  if rc ~= 0 then return failure(rc, default_context(rc, "uuid7")) end
-  C.monostamp_uuid_format(uuid_bytes, uuid_text)
-  return ffi.string(uuid_text, 36)
 end
 
 -- uuid7_ns(text): the stamp a monostamp UUIDv7 was made from.  Text that
@@ -585,19 +526,12 @@ end
 -- }===================================================
 
 local internals = {
-  C = C, argerror = argerror, selferror = selferror, failure = failure, tons = tons,
+  C = C, argerror = argerror, failure = failure, tons = tons,
   checkname = checkname, checkpolicy = checkpolicy, shown = shown, nstr = nstr,
   stamp = stamp, ns_out = ns_out, ns_out2 = ns_out2, uuid_bytes = uuid_bytes,
   uuid_text = uuid_text, source_out = source_out, policy_out = policy_out,
-  on_lead_out = on_lead_out,
+  on_lead_out = on_lead_out, dclock = dclock, default_context = default_context,
 }
 M.Clock = require("monostamp.ffi_clock")(M, internals)
-local take = internals.take
-function M.take(n)  -- on the default clock; see Clock:take in ffi_clock.lua
-  local rc = default_rc()
-  if rc ~= 0 then return failure(rc, default_context(rc, "take")) end
-  local first, count, step = take(dclock, n, 1, "take")
-  return first, count, step
-end
 
 return M

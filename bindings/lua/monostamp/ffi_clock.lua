@@ -1,20 +1,22 @@
--- monostamp/ffi_clock.lua: the clocks of monostamp.ffi (LuaJIT).  Not for
--- require by users: monostamp.ffi loads it and hands it its internals, and
--- it returns the Clock metatable after setting M.clock.
+-- monostamp/ffi_clock.lua: the clocks of monostamp.ffi (LuaJIT), and the
+-- module's functions on the default clock, generated from the same
+-- method bodies.  Not for require by users: monostamp.ffi loads it and
+-- hands it its internals; it sets M.clock and M's default-clock functions
+-- and returns the Clock metatable.
 --
 -- A clock is a table holding the core's clock pointer, made by
--- monostamp_clock_new() (LuaJIT cannot promise a C struct never moves... it
--- does, but the header's contract for FFI hosts is new/free, so that is
--- what is used) and freed by close() or, through ffi.gc, by the collector.
--- What the clock was made with is asked of the core each time, as the C
--- module's userdata does: one truth, no copy.
+-- monostamp_clock_new() (the header's contract for FFI hosts is new/free)
+-- and freed by close() or, through ffi.gc, by the collector.  What the
+-- clock was made with is asked of the core each time, as the C module's
+-- userdata does: one truth, no copy.
 local ffi = require "ffi"
 
 return function(M, I)
   local C = I.C
-  local argerror, selferror, failure = I.argerror, I.selferror, I.failure
+  local argerror, failure = I.argerror, I.failure
   local tons, checkname, shown, nstr = I.tons, I.checkname, I.shown, I.nstr
   local stamp, ns_out, ns_out2 = I.stamp, I.ns_out, I.ns_out2
+  local str = ffi.string
 
   local Clock = { __name = "monostamp.Clock" }
   Clock.__index = Clock
@@ -26,7 +28,7 @@ return function(M, I)
     if getmetatable(self) ~= Clock then
       local got = type(self)
       if got == "cdata" then got = tostring(ffi.typeof(self)) end
-      selferror(fname, TYPE .. " expected, got " .. got, 1)
+      argerror(1, fname, TYPE .. " expected, got " .. got, 1)
     end
     local p = self._p
     if p == nil then error("attempt to use a closed clock", 3) end
@@ -39,15 +41,16 @@ return function(M, I)
     max_lead_ns = true, on_lead = true, policy = true, shared = true, source = true,
     start_ns = true, trust_group = true, zone = true,
   }
+  -- The named options, each with its core lookup; a name the core does not
+  -- know becomes -1, which is no policy, source or action, so
+  -- monostamp_options_check() names that field.
+  local LOOKUPS = {
+    policy = { C.monostamp_policy_from_name, I.policy_out },
+    source = { C.monostamp_source_from_name, I.source_out },
+    on_lead = { C.monostamp_on_lead_from_name, I.on_lead_out },
+  }
   local out = ffi.new("monostamp_clock *[1]")
   local bad_field = ffi.new("const char *[1]")
-
-  -- A name the core does not know becomes -1, which is no policy, source or
-  -- action, so monostamp_options_check() names that field.
-  local function lookup(fn, name, cell)
-    if name == nil then return nil end
-    return fn(name, cell) == 0 and tonumber(cell[0]) or -1
-  end
 
   -- Fills `o` from the table `t`: types here, values by the core.  Called
   -- from M.clock (so argument errors are level 1).
@@ -68,12 +71,9 @@ return function(M, I)
     if t.trust_group ~= nil and type(t.trust_group) ~= "boolean" then
       argerror(1, "clock", "trust_group: boolean expected, got " .. type(t.trust_group), 1)
     end
-    local v = lookup(C.monostamp_policy_from_name, t.policy, I.policy_out)
-    if v then o.policy = v end
-    v = lookup(C.monostamp_source_from_name, t.source, I.source_out)
-    if v then o.source = v end
-    v = lookup(C.monostamp_on_lead_from_name, t.on_lead, I.on_lead_out)
-    if v then o.on_lead = v end
+    for field, l in pairs(LOOKUPS) do
+      if t[field] ~= nil then o[field] = l[1](t[field], l[2]) == 0 and tonumber(l[2][0]) or -1 end
+    end
     o.zone = t.zone      -- the table keeps the strings alive during the call
     o.shared_path = t.shared
     o.trust_group = t.trust_group and 1 or 0
@@ -91,149 +91,171 @@ return function(M, I)
     if t ~= nil then tooptions(t, o) end
     local rc = C.monostamp_options_check(o, bad_field)
     if rc ~= 0 then
-      local field = bad_field[0] ~= nil and ffi.string(bad_field[0]) or nil
-      if field == nil then argerror(1, "clock", ffi.string(C.monostamp_strerror(rc))) end
+      local field = bad_field[0] ~= nil and str(bad_field[0]) or nil
+      if field == nil then argerror(1, "clock", str(C.monostamp_strerror(rc))) end
       local rule = C.monostamp_options_rule(field)
       local option = field == "shared_path" and "shared" or field
       argerror(1, "clock", option .. "=" .. shown(t and t[option]) .. " "
-               .. (rule ~= nil and ffi.string(rule) or "is not accepted"))
+               .. (rule ~= nil and str(rule) or "is not accepted"))
     end
     rc = C.monostamp_clock_new(o, out)
     if rc ~= 0 then
-      if rc == M.EINVAL then argerror(1, "clock", ffi.string(C.monostamp_strerror(rc))) end
-      local context
+      if rc == M.EINVAL then argerror(1, "clock", str(C.monostamp_strerror(rc))) end
       if rc == M.ENOZONE and t and t.zone then
         -- The core's "did you mean", worded as the C module words it.
         local near = ffi.new("char[256]")
         local said = "zone '" .. t.zone .. "' is not a zone this machine knows \u{2014} "
         if C.monostamp_zone_suggest(t.zone, near, 256) == 0 then
-          said = said .. "did you mean '" .. ffi.string(near) .. "'?"
+          said = said .. "did you mean '" .. str(near) .. "'?"
         else
           said = said .. "give 'UTC', an IANA name such as 'Europe/Berlin' or a POSIX TZ string"
         end
         return nil, said, rc
-      elseif rc == M.ENOZONE then
-        context = "local zone"
-      else
-        context = t and t.shared or "clock"
       end
-      return failure(rc, context)
+      return failure(rc, rc == M.ENOZONE and "local zone" or t and t.shared or "clock")
     end
     return setmetatable({ _p = ffi.gc(out[0], C.monostamp_clock_free) }, Clock)
   end
 
   -- }===============================================
 
-  -- {=============================================== methods
+  -- {=============================================== the calls a clock and the module share
 
-  function Clock:now()
-    local rc = C.monostamp_now(toclock(self, "now"), stamp)
-    if rc ~= 0 then return failure(rc, "now") end
-    return stamp.utc_ns, stamp.offset_s
+  -- Each body takes the clock's pointer and `context(rc, call)`, the
+  -- failure's context: the call's name for a clock, MONOSTAMP_SHARED=path
+  -- too for the default clock (I.default_context).
+  local function stamp_call(fn)
+    return function(p, context, name)
+      local rc = fn(p, stamp)
+      if rc ~= 0 then return failure(rc, context(rc, name)) end
+      return stamp.utc_ns, stamp.offset_s
+    end
   end
-
-  function Clock:time_ns()
-    local rc = C.monostamp_time_ns(toclock(self, "time_ns"), ns_out)
-    if rc ~= 0 then return failure(rc, "time_ns") end
-    return ns_out[0]
+  local function ns_call(fn)
+    return function(p, context, name)
+      local rc = fn(p, ns_out)
+      if rc ~= 0 then return failure(rc, context(rc, name)) end
+      return ns_out[0]
+    end
   end
-
-  function Clock:now_us()
-    local rc = C.monostamp_now_us(toclock(self, "now_us"), stamp)
-    if rc ~= 0 then return failure(rc, "now_us") end
-    return stamp.utc_ns, stamp.offset_s
-  end
-
-  function Clock:time_us()
-    local rc = C.monostamp_time_us(toclock(self, "time_us"), ns_out)
-    if rc ~= 0 then return failure(rc, "time_us") end
-    return ns_out[0]
-  end
-
+  local SHARED = {
+    now = stamp_call(C.monostamp_now),
+    now_us = stamp_call(C.monostamp_now_us),
+    time_ns = ns_call(C.monostamp_time_ns),
+    time_us = ns_call(C.monostamp_time_us),
+    uuid7 = function(p, context)
+      local rc = C.monostamp_uuid7(p, I.uuid_bytes)
+      if rc ~= 0 then return failure(rc, context(rc, "uuid7")) end
+      C.monostamp_uuid_format(I.uuid_bytes, I.uuid_text)
+      return str(I.uuid_text, 36)
+    end,
+    policy = function(p)
+      return str(C.monostamp_policy_name(C.monostamp_clock_policy(p)))
+    end,
+  }
+  -- The bodies that take an argument number it as the caller wrote it:
+  -- `arg` 2 for a method, 1 for a module function.
   -- take(n): n consecutive stamps reserved at once; returns the first
   -- (int64_t cdata), n and the step (1, or 1000 under the µs policy), as
-  -- the C module's lids.c does.  Shared with monostamp.take (arg 1).
-  function I.take(p, n, arg, context)
+  -- the C module's does.
+  local function take(p, context, n, arg)
     n = tons(n, arg, "take", nil, 2)
     if n < 1 then argerror(arg, "take", "n=" .. nstr(n) .. " must be >= 1", 1) end
     local rc = C.monostamp_clock_take(p, n, ns_out, ns_out2)
     if rc == M.ERANGE then
       argerror(arg, "take", "n=" .. nstr(n) .. " stamps would pass the int64 range", 1)
     elseif rc == M.EPOLICY then
-      return failure(rc, context, "the clock's policy "
-                     .. ffi.string(C.monostamp_policy_name(C.monostamp_clock_policy(p)))
+      return failure(rc, context(rc, "take"), "the clock's policy "
+                     .. str(C.monostamp_policy_name(C.monostamp_clock_policy(p)))
                      .. " allows equal stamps, so it has no blocks")
     elseif rc ~= 0 then
-      return failure(rc, context)
+      return failure(rc, context(rc, "take"))
     end
     return ns_out[0], tonumber(n), tonumber(ns_out2[0])
   end
-
-  function Clock:take(n)
-    local first, count, step = I.take(toclock(self, "take"), n, 2, "take")
-    return first, count, step
-  end
-
-  function Clock:uuid7()
-    local rc = C.monostamp_uuid7(toclock(self, "uuid7"), I.uuid_bytes)
-    if rc ~= 0 then return failure(rc, "uuid7") end
-    C.monostamp_uuid_format(I.uuid_bytes, I.uuid_text)
-    return ffi.string(I.uuid_text, 36)
-  end
-
-  function Clock:policy()
-    return ffi.string(C.monostamp_policy_name(C.monostamp_clock_policy(toclock(self, "policy"))))
-  end
-
-  function Clock:set_policy(name)
-    local p = toclock(self, "set_policy")
-    local rc = C.monostamp_clock_set_policy(p, I.checkpolicy(name, 2, "set_policy"))
-    if rc ~= 0 then return failure(rc, "set_policy") end
+  local function set_policy(p, context, name, arg)
+    local rc = C.monostamp_clock_set_policy(p, I.checkpolicy(name, arg, "set_policy", 2))
+    if rc ~= 0 then return failure(rc, context(rc, "set_policy")) end
     return true
   end
 
-  function Clock:source()
-    return ffi.string(C.monostamp_source_name(C.monostamp_clock_source(toclock(self, "source"))))
+  local function own_context(_, call) return call end
+  local dclock, default_context = I.dclock, I.default_context
+  -- The default clock's error, when it is unusable.
+  local function unusable(call)
+    local rc = C.monostamp_default_time_ns(ns_out)
+    return failure(rc, default_context(rc, call))
   end
 
-  function Clock:zone()
-    return ffi.string(C.monostamp_zone_name(C.monostamp_clock_zone(toclock(self, "zone"))))
+  for name, body in pairs(SHARED) do
+    Clock[name] = function(self) return body(toclock(self, name), own_context, name) end
+    M[name] = function()
+      if dclock == nil then return unusable(name) end
+      return body(dclock, default_context, name)
+    end
+  end
+  M.get_policy, M.policy = M.policy, nil  -- Squeak's `Time clockPolicy`
+  -- Not `return body(...)`: a tail call would drop the frame that tells
+  -- argerror this was called as a method.
+  function Clock:take(n)
+    local first, count, step = take(toclock(self, "take"), own_context, n, 2)
+    return first, count, step
+  end
+  function M.take(n)
+    if dclock == nil then return unusable("take") end
+    local first, count, step = take(dclock, default_context, n, 1)
+    return first, count, step
+  end
+  function Clock:set_policy(name)
+    local ok, msg, code = set_policy(toclock(self, "set_policy"), own_context, name, 2)
+    if ok then return true end
+    return ok, msg, code
+  end
+  function M.set_policy(name)
+    if dclock == nil then return unusable("set_policy") end
+    local ok, msg, code = set_policy(dclock, default_context, name, 1)
+    if ok then return true end
+    return ok, msg, code
   end
 
-  function Clock:max_lead_ns()
-    return C.monostamp_clock_max_lead_ns(toclock(self, "max_lead_ns"))
-  end
+  -- }===============================================
 
-  function Clock:on_lead()
-    return ffi.string(C.monostamp_on_lead_name(C.monostamp_clock_on_lead(toclock(self, "on_lead"))))
-  end
+  -- {=============================================== the other methods
 
-  function Clock:is_shared()
-    return C.monostamp_clock_is_shared(toclock(self, "is_shared")) ~= 0
+  local GETTERS = {
+    source = function(p) return str(C.monostamp_source_name(C.monostamp_clock_source(p))) end,
+    zone = function(p) return str(C.monostamp_zone_name(C.monostamp_clock_zone(p))) end,
+    max_lead_ns = C.monostamp_clock_max_lead_ns,
+    on_lead = function(p) return str(C.monostamp_on_lead_name(C.monostamp_clock_on_lead(p))) end,
+    is_shared = function(p) return C.monostamp_clock_is_shared(p) ~= 0 end,
+  }
+  for name, get in pairs(GETTERS) do
+    Clock[name] = function(self) return get(toclock(self, name)) end
   end
 
   -- Counts are numbers (exact below 2^53); ns fields int64_t cdata.
+  local NS_STATS = { largest_backward_ns = true, lead_ns = true, max_lead_ns = true }
   function Clock:stats()
     local st = ffi.new("monostamp_stats")
     C.monostamp_clock_stats(toclock(self, "stats"), st)
-    return {
-      readings = tonumber(st.readings), backward_steps = tonumber(st.backward_steps),
-      largest_backward_ns = st.largest_backward_ns, duplicates = tonumber(st.duplicates),
-      forced_increments = tonumber(st.forced_increments), lead_ns = st.lead_ns,
-      max_lead_ns = st.max_lead_ns, lead_waits = tonumber(st.lead_waits),
-      lead_errors = tonumber(st.lead_errors),
-    }
+    local t = {}
+    for _, f in ipairs { "readings", "backward_steps", "largest_backward_ns", "duplicates",
+                         "forced_increments", "lead_ns", "max_lead_ns", "lead_waits",
+                         "lead_errors" } do
+      t[f] = NS_STATS[f] and st[f] or tonumber(st[f])
+    end
+    return t
   end
 
   -- set/advance: true, or an argument error (ENOTSUP: the clock is the bad
-  -- value; ERANGE: the amount).
+  -- value; ERANGE: the amount).  Not a tail call from the methods: see take.
   local function manual(self, what, fn, ns)
     local p = toclock(self, what)
     ns = tons(ns, 2, what, nil, 2)
     local rc = fn(p, ns)
     if rc == M.ENOTSUP then
-      selferror(what, what .. " needs a clock with source 'manual', this one's is '"
-                .. ffi.string(C.monostamp_source_name(C.monostamp_clock_source(p))) .. "'", 1)
+      argerror(1, what, what .. " needs a clock with source 'manual', this one's is '"
+                .. GETTERS.source(p) .. "'", 1)
     elseif rc == M.ERANGE then
       argerror(2, what, what .. " by " .. nstr(ns) .. " ns would overflow the manual reading", 1)
     elseif rc ~= 0 then
@@ -241,24 +263,17 @@ return function(M, I)
     end
     return true
   end
-
-  -- Not `return manual(...)`: a tail call would drop the frame that tells
-  -- argerror this was called as a method.
-  function Clock:set(ns)
-    local ok, msg, code = manual(self, "set", C.monostamp_manual_set, ns)
-    if ok then return true end
-    return ok, msg, code
-  end
-
-  function Clock:advance(ns)
-    local ok, msg, code = manual(self, "advance", C.monostamp_manual_advance, ns)
-    if ok then return true end
-    return ok, msg, code
+  for what, fn in pairs { set = C.monostamp_manual_set, advance = C.monostamp_manual_advance } do
+    Clock[what] = function(self, ns)
+      local ok, msg, code = manual(self, what, fn, ns)
+      if ok then return true end
+      return ok, msg, code
+    end
   end
 
   -- close(): true; frees the clock now (idempotent).  Later calls raise.
   function Clock:close()
-    if getmetatable(self) ~= Clock then selferror("close", TYPE .. " expected, got " .. type(self)) end
+    if getmetatable(self) ~= Clock then argerror(1, "close", TYPE .. " expected, got " .. type(self)) end
     local p = self._p
     if p ~= nil then
       self._p = nil
@@ -271,16 +286,12 @@ return function(M, I)
   function Clock:__tostring()
     local p = self._p
     if p == nil then return TYPE .. " (closed)" end
-    local zone = ffi.string(C.monostamp_zone_name(C.monostamp_clock_zone(p)))
+    local zone = GETTERS.zone(p)
     local lead = C.monostamp_clock_max_lead_ns(p)
-    return string.format("%s (%s, %s, zone '%s'%s%s): %s", TYPE,
-      ffi.string(C.monostamp_source_name(C.monostamp_clock_source(p))),
-      ffi.string(C.monostamp_policy_name(C.monostamp_clock_policy(p))),
-      zone ~= "" and zone or "local",
-      lead > 0 and (", max_lead_ns " .. nstr(lead) .. " "
-                    .. ffi.string(C.monostamp_on_lead_name(C.monostamp_clock_on_lead(p)))) or "",
-      C.monostamp_clock_is_shared(p) ~= 0 and ", shared" or "",
-      tostring(p):match("0x%x+") or "?")
+    return string.format("%s (%s, %s, zone '%s'%s%s): %s", TYPE, GETTERS.source(p),
+      SHARED.policy(p), zone ~= "" and zone or "local",
+      lead > 0 and (", max_lead_ns " .. nstr(lead) .. " " .. GETTERS.on_lead(p)) or "",
+      GETTERS.is_shared(p) and ", shared" or "", tostring(p):match("0x%x+") or "?")
   end
 
   -- }===============================================

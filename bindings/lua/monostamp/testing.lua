@@ -38,22 +38,32 @@ local function argerror(depth, fname, why)
   error(string.format("bad argument #1 to '%s' (%s)", fname, why), depth + 2)
 end
 
--- Re-raises an argument error of the binding (whose C functions carry no
--- position) as one of `fname` at the user's line, keeping its reason.
-local function reraise(fname, err)
-  err = tostring(err)
-  error(string.format("bad argument #1 to '%s' (%s)", fname,
-                      err:match("^bad argument #%d+ to '[^']*' %((.*)%)$") or err), 3)
-end
-
--- `v` as integer nanoseconds, or an argument error naming it; `what`
--- prefixes the reason for an option ("start: ...").
-local function ns_or_raise(fname, what, v)
+-- `v` as integer nanoseconds or, if `text_ok`, an instant in ISO 8601 text
+-- (its offset only locates the instant: the clock's zone gives the stamps'
+-- offsets); else an argument error of `fname` at depth 2, the reason
+-- prefixed by `what` for an option ("start: ...").
+local function ns_or_raise(fname, what, v, text_ok)
   if math.type(v) == "integer" then
     return v
+  elseif text_ok and type(v) == "string" then
+    local ns, err = monostamp.parse(v)
+    -- The text itself is the better context than parse's name.
+    if ns then return ns end
+    argerror(2, fname, string.format("%s%q: %s", what, v, (err:gsub("^parse: ", ""))))
   end
   local got = math.type(v) == "float" and ("float " .. tostring(v)) or type(v)
-  argerror(2, fname, string.format("%sinteger nanoseconds expected, got %s", what, got))
+  argerror(2, fname, string.format("%sinteger nanoseconds%s expected, got %s", what,
+                                   text_ok and " or ISO 8601 text" or "", got))
+end
+
+-- Calls the binding's `f`; re-raises its argument error (whose C function
+-- carries no position, and numbers the clock's argument too) as one of
+-- `fname` at the user's line, keeping its reason.  `depth` as for argerror.
+local function call_raising(depth, fname, f, ...)
+  local ok, r, err = pcall(f, ...)
+  if ok then return r, err end
+  r = tostring(r)
+  argerror(depth + 1, fname, r:match("^bad argument #%d+ to '[^']*' %((.*)%)$") or r)
 end
 
 
@@ -107,22 +117,18 @@ end
 
 -- A manual clock: a table holding the binding's clock as `clock`.  Its own
 -- methods below; every other key is the clock's method of that name, so
--- mc:policy(), mc:stats(), mc:zone(), mc:close() ... work as on the clock.
+-- mc:now(), mc:policy(), mc:stats(), mc:close() ... work as on the clock.
 local ManualClock = { __name = "monostamp.testing.ManualClock" }
 local methods = {}
-local forwarded = {}  -- name -> function(self, ...) calling self.clock's
 
 ManualClock.__index = function(self, key)
   local m = methods[key]
   if m == nil and type(key) == "string" and rawget(self, "clock")[key] ~= nil then
-    m = forwarded[key]
-    if m == nil then
-      m = function(self, ...)
-        local c = self.clock
-        return c[key](c, ...)
-      end
-      forwarded[key] = m
+    m = function(mc, ...)
+      local c = mc.clock
+      return c[key](c, ...)
     end
+    methods[key] = m
   end
   return m
 end
@@ -135,48 +141,16 @@ function ManualClock.__close(self)
   self.clock:close()
 end
 
--- An instant: integer ns, or ISO 8601 text (its offset only locates the
--- instant: the clock's zone gives the stamps' offsets).
-local function instant_or_raise(fname, what, v)
-  if type(v) == "string" then
-    local ns, err = monostamp.parse(v)
-    if ns == nil then
-      -- The text itself is the better context than parse's name.
-      argerror(2, fname, string.format("%s%q: %s", what, v, (err:gsub("^parse: ", ""))))
-    end
-    return ns
-  end
-  local got = math.type(v) == "float" and ("float " .. tostring(v)) or type(v)
-  if math.type(v) ~= "integer" then
-    argerror(2, fname, string.format("%sinteger nanoseconds or ISO 8601 text expected, got %s",
-                                  what, got))
-  end
-  return v
-end
-
--- The next stamp and the zone's offset at it.
-function methods.now(self)
-  return self.clock:now()
-end
-
--- The next stamp, ns only (one sequence with now()).
-function methods.time_ns(self)
-  return self.clock:time_ns()
-end
-
 -- Sets the reading: integer ns, or ISO 8601 text.
 function methods.set(self, t)
-  local ns = instant_or_raise("set", "", t)
-  local ok, err = pcall(self.clock.set, self.clock, ns)
-  if not ok then reraise("set", err) end
+  call_raising(1, "set", self.clock.set, self.clock, ns_or_raise("set", "", t, true))
   return true
 end
 
 -- Moves the reading by `delta_ns` (negative: back).
 function methods.advance(self, delta_ns)
   delta_ns = ns_or_raise("advance", "", delta_ns)
-  local ok, err = pcall(self.clock.advance, self.clock, delta_ns)
-  if not ok then reraise("advance", err) end
+  call_raising(1, "advance", self.clock.advance, self.clock, delta_ns)
   return true
 end
 
@@ -187,8 +161,7 @@ function methods.step_back(self, ns)
     argerror(1, "step_back",
              string.format("ns must be >= 0, not %d; advance moves forward", ns))
   end
-  local ok, err = pcall(self.clock.advance, self.clock, -ns)
-  if not ok then reraise("step_back", err) end
+  call_raising(1, "step_back", self.clock.advance, self.clock, -ns)
   return true
 end
 
@@ -216,11 +189,11 @@ function testing.manual_clock(options)
   end
   local start = testing.EPOCH_2000_NS
   if options.start ~= nil then
-    start = instant_or_raise("manual_clock", "start: ", options.start)
+    start = ns_or_raise("manual_clock", "start: ", options.start, true)
   end
   local zone = options.zone
   if zone == nil then zone = testing.DEFAULT_ZONE end
-  local ok, c, err = pcall(monostamp.clock, {
+  local c, err = call_raising(1, "manual_clock", monostamp.clock, {
     source = "manual",
     start_ns = start,
     zone = zone,
@@ -228,9 +201,6 @@ function testing.manual_clock(options)
     max_lead_ns = options.max_lead_ns or 0,
     on_lead = options.on_lead,
   })
-  if not ok then
-    reraise("manual_clock", c)
-  end
   if c == nil then  -- a runtime failure: an unknown zone
     error("monostamp.testing.manual_clock: " .. err, 2)
   end
@@ -253,30 +223,29 @@ end
 -- { saved = { {tbl, key, value}, ... }, where = "file:line", restored = bool }.
 local active = {}
 
+-- Puts back what the innermost patch replaced, and drops it.
+local function undo_top()
+  local record = active[#active]
+  for i = #record.saved, 1, -1 do
+    local e = record.saved[i]
+    e[1][e[2]] = e[3]
+  end
+  record.restored = true
+  active[#active] = nil
+end
+
 -- Seconds of a stamp, floored (before 1970 too).
 local NS_PER_S = 1000000000
 
--- "+hhmm" for %z, as strftime writes an offset (seconds dropped).
-local function offset_z(offset)
-  local sign = offset < 0 and "-" or "+"
+-- %z and %Z of an offset: "+hhmm" as strftime writes it (seconds
+-- dropped), and the zone abbreviation.  The core's zones carry no
+-- abbreviations, so it is written as tzdata writes zones that have none:
+-- "+01", "+0530", "-03"; and "UTC" at offset 0.
+local function offset_texts(offset)
   local a = offset < 0 and -offset or offset
-  return string.format("%s%02d%02d", sign, a // 3600, a % 3600 // 60)
-end
-
--- The zone abbreviation for %Z.  The core's zones carry no abbreviations,
--- so it is written as tzdata writes zones that have none: "+01", "+0530",
--- "-03"; and "UTC" at offset 0.
-local function offset_abbr(offset)
-  if offset == 0 then
-    return "UTC"
-  end
-  local sign = offset < 0 and "-" or "+"
-  local a = offset < 0 and -offset or offset
-  local mm = a % 3600 // 60
-  if mm == 0 then
-    return string.format("%s%02d", sign, a // 3600)
-  end
-  return string.format("%s%02d%02d", sign, a // 3600, mm)
+  local hh = string.format("%s%02d", offset < 0 and "-" or "+", a // 3600)
+  local mm = string.format("%02d", a % 3600 // 60)
+  return hh .. mm, offset == 0 and "UTC" or mm == "00" and hh or hh .. mm
 end
 
 -- `fmt` (a local format, no "!") with %z and %Z written out for `offset`,
@@ -286,13 +255,9 @@ local function local_format(fmt, offset)
   if not fmt:find("%", 1, true) then
     return fmt
   end
+  local z, abbr = offset_texts(offset)
   return (fmt:gsub("%%(.)", function(c)
-    if c == "z" then
-      return offset_z(offset)
-    elseif c == "Z" then
-      return (offset_abbr(offset):gsub("%%", "%%%%"))
-    end
-    return "%" .. c
+    return c == "z" and z or c == "Z" and abbr or "%" .. c
   end))
 end
 
@@ -469,12 +434,7 @@ function testing.patch(clock)
                           .. "is still active inside the one made at %s; restore it first",
                           top.where, record.where), 2)
     end
-    for i = #saved, 1, -1 do
-      local e = saved[i]
-      e[1][e[2]] = e[3]
-    end
-    active[#active] = nil
-    record.restored = true
+    undo_top()
     return true
   end
 end
@@ -484,14 +444,8 @@ end
 -- how many there were.
 function testing.restore_all()
   local n = #active
-  for i = n, 1, -1 do
-    local record = active[i]
-    for j = #record.saved, 1, -1 do
-      local e = record.saved[j]
-      e[1][e[2]] = e[3]
-    end
-    record.restored = true
-    active[i] = nil
+  for _ = 1, n do
+    undo_top()
   end
   return n
 end
