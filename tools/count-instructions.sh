@@ -23,6 +23,7 @@ for kind in private file default; do
     for side in old new; do
         a=$(count $side $kind 100000)
         b=$(count $side $kind 200000)
-        printf '%-8s %-4s %d\n' "$kind" "$side" $(( (b - a) / 100000 ))
+        awk -v k="$kind" -v s="$side" -v a="$a" -v b="$b" \
+            'BEGIN { printf "%-8s %-4s %.2f\n", k, s, (b - a) / 100000 }'
     done
 done
