@@ -3,7 +3,10 @@
  * tools/count-instructions.sh (callgrind runs it at two lengths; the
  * difference over the extra stamps is one stamp's cost, start-up cancelled).
  *
- *   count_stamps old|new private|file|default N
+ *   count_stamps old|new private|file|coarse|default N
+ *
+ * "coarse" is a private clock on the tick-grained source: nearly every
+ * stamp is then a forced increment (the policy's rule, not the reading).
  *
  * "old" is the revision tools/bench-against.sh built with old_* names.
  */
@@ -40,6 +43,8 @@ int main(int argc, char **argv)
     o.max_lead_ns = 1000000; /* a file it makes is caught up with at once */
     if (strcmp(argv[2], "file") == 0)
         o.shared_path = path;
+    if (strcmp(argv[2], "coarse") == 0)
+        o.source = MONOSTAMP_SOURCE_REALTIME_COARSE;
     if (!on_default && (old ? old_monostamp_clock_init(&clock, &o) : monostamp_clock_init(&clock, &o)) != 0)
         return 2;
     usleep(5000);
