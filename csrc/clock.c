@@ -273,9 +273,10 @@ static MONOSTAMP__NOINLINE int unusual_state(monostamp__clock *clock, _Atomic in
     return rc == MONOSTAMP_OK ? AGAIN : rc;
 }
 
-/* The compare every stamp makes of values it loaded anyway: the state
- * below what this clock saw, or retired.  A private state that merely
- * reached INT64_MAX goes on to the policy's own rule. */
+/* A state below what this clock saw, or retired (a private state that
+ * merely reached INT64_MAX goes on to the policy's own rule).  Tested
+ * only where a stamp reads the state: a compare-and-swap that failed, or
+ * the rare read of settle(). */
 #define UNUSUAL_STATE(clock, last, seen)                         \
     (MONOSTAMP__UNLIKELY((last) < (seen)) ||                     \
      (MONOSTAMP__UNLIKELY((last) == MONOSTAMP__STATE_RETIRED) && (clock)->watch != NULL))
@@ -297,21 +298,55 @@ static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, 
 {
     /* Acquire: a state moved by monostamp_default_share() is seen whole. */
     _Atomic int64_t *cell = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
-    /* Before the state (acquire, paired with the release below): a state
-     * found below it went backwards, not merely raced by another thread. */
+    /* What this clock handed out last, or joined its state at.  Before
+     * the state (acquire, paired with the release below): a state found
+     * below it went backwards, not merely raced by another thread. */
     int64_t seen = atomic_load_explicit(&clock->seen_ns, memory_order_acquire);
-    int64_t last = atomic_load_explicit(cell, RELAXED), stamp;
+    /*
+     * The state itself is not loaded first: the stamp is made as if it
+     * held `seen`, as it does unless another thread or process stamped
+     * since this clock did, and the compare-and-swap checks that.  So the
+     * compare it makes anyway is also the check for a state gone
+     * backwards or retired: a state that holds `seen` is neither, and one
+     * that does not hands back its value, which is looked at before any
+     * stamp is made from it.  (A retired state reads INT64_MAX, above
+     * which no policy stamps: a `seen` that high takes the loop's read.)
+     */
+    int64_t last = seen, stamp;
     int kind;
-    for (;;) {
-        /* A retired state file, or a state gone backwards: dealt with
-         * before anything is handed out. */
+    /* The common stamp: the reading's own (floored, under the µs policy)
+     * above `seen`.  It leads no reading, so the bound tests nothing. */
+    stamp = policy == MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT ? floor_us(reading) : reading;
+    if (MONOSTAMP__LIKELY(stamp > seen)) {
+        if (MONOSTAMP__LIKELY(atomic_compare_exchange_weak_explicit(cell, &last, stamp, RELAXED,
+                                                                    RELAXED))) {
+            atomic_store_explicit(&clock->seen_ns, stamp, memory_order_release);
+            bump(&clock->fresh_readings);
+            *out_ns = stamp;
+            return MONOSTAMP_OK;
+        }
         if (UNUSUAL_STATE(clock, last, seen))
             return unusual_state(clock, cell, last);
+    }
+    /* Otherwise the policy's rule, from what the state holds or (until a
+     * compare-and-swap says otherwise) is taken to hold. */
+    for (;;) {
         kind = candidate(policy, reading, last, &stamp);
-        if (kind < 0)
-            return kind;
-        if (stamp == last)
-            break; /* allowDuplicates at or below last: nothing to write */
+        if (MONOSTAMP__UNLIKELY(kind < 0 || stamp == last)) {
+            /* At the end of the range, or allowDuplicates at or below
+             * `last`: nothing to write, so no compare-and-swap reads the
+             * state; it is read here. */
+            int64_t now = atomic_load_explicit(cell, RELAXED);
+            if (UNUSUAL_STATE(clock, now, seen))
+                return unusual_state(clock, cell, now);
+            if (now != last) {
+                last = now;
+                continue;
+            }
+            if (kind < 0)
+                return kind;
+            break;
+        }
         /* A stamp at or below its reading (a fresh one) pays two tests;
          * one further ahead than the bound is measured again against the
          * reference, and goes out, waits or fails. */
@@ -323,10 +358,13 @@ static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, 
             if (rc != MONOSTAMP_OK)
                 return rc;
         }
-        /* On failure the CAS reloads `last` and the candidate is redone. */
         if (atomic_compare_exchange_weak_explicit(cell, &last, stamp,
                                                   RELAXED, RELAXED))
             break;
+        /* The state holds `last`: gone backwards, retired, or moved on
+         * by others (the candidate is made again from it). */
+        if (UNUSUAL_STATE(clock, last, seen))
+            return unusual_state(clock, cell, last);
     }
     atomic_store_explicit(&clock->seen_ns, stamp, memory_order_release);
     if (kind == REPEATED) {

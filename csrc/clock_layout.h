@@ -61,7 +61,9 @@ typedef struct monostamp__clock {
      * (clock.c).  Stored with release after each stamp's compare-and-swap
      * and loaded with acquire before the state, so a state is never found
      * below it merely because another thread stamped in between.  With
-     * threads racing it may lag the latest stamp; it never leads it. */
+     * threads racing it may lag the latest stamp; it never leads it.  It
+     * is also what each stamp's compare-and-swap expects the state to
+     * hold, so that a stamp need not load the state first. */
     _Atomic int64_t seen_ns;
     char separate_per_stamp[MONOSTAMP__CACHE_LINE];
     /* Written on the slow path only. */

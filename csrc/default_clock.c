@@ -99,18 +99,38 @@ int monostamp_default_share(const char *path)
     return rc;
 }
 
-int monostamp_default_now(monostamp_stamp *out)
+/* The default clock made (at load, nearly always) and usable: a stamp is
+ * then a tail call, with no frame of its own; otherwise the once call, or
+ * the code that made the clock unusable, out of line. */
+static inline int default_usable(void)
+{
+    return MONOSTAMP__LIKELY(atomic_load_explicit(&default_ready, memory_order_acquire) &&
+                             default_rc == MONOSTAMP_OK);
+}
+
+static MONOSTAMP__NOINLINE int default_now_first(monostamp_stamp *out)
 {
     monostamp_clock *clock;
     int rc = monostamp_default_clock(&clock);
     return rc != MONOSTAMP_OK ? rc : monostamp_now(clock, out);
 }
 
-int monostamp_default_time_ns(int64_t *out_ns)
+static MONOSTAMP__NOINLINE int default_time_ns_first(int64_t *out_ns)
 {
     monostamp_clock *clock;
     int rc = monostamp_default_clock(&clock);
     return rc != MONOSTAMP_OK ? rc : monostamp_time_ns(clock, out_ns);
+}
+
+int monostamp_default_now(monostamp_stamp *out)
+{
+    return default_usable() ? monostamp_now(&default_clock, out) : default_now_first(out);
+}
+
+int monostamp_default_time_ns(int64_t *out_ns)
+{
+    return default_usable() ? monostamp_time_ns(&default_clock, out_ns)
+                            : default_time_ns_first(out_ns);
 }
 
 monostamp_policy monostamp_get_policy(void)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Usage: tools/count-instructions.sh REV [BUILD]
 # Instructions per monostamp_now() on this tree and on git revision REV, for
-# a private clock, one on a state file and the default clock: callgrind's
+# a private clock, one on a state file, a private clock on the coarse source
+# (nearly every stamp a forced increment) and the default clock: callgrind's
 # count for 200,000 stamps less that for 100,000, over 100,000.  Counted
 # rather than timed, so a shared, loaded machine gives the same answer.
 set -eu
@@ -19,10 +20,11 @@ count() { # old|new kind n
         sed -n 's/.*refs: *//p' | tr -d ,
 }
 echo "instructions per monostamp_now(): $rev against this tree"
-for kind in private file default; do
+for kind in private file coarse default; do
     for side in old new; do
         a=$(count $side $kind 100000)
         b=$(count $side $kind 200000)
-        printf '%-8s %-4s %d\n' "$kind" "$side" $(( (b - a) / 100000 ))
+        awk -v k="$kind" -v s="$side" -v a="$a" -v b="$b" \
+            'BEGIN { printf "%-8s %-4s %.2f\n", k, s, (b - a) / 100000 }'
     done
 done
