@@ -218,9 +218,15 @@ int monostamp__clock_share(monostamp__clock *clock, const char *path, int trust_
     /* A move the caller asked for (monostamp_default_share): the state left
      * behind stays valid for whoever else is on it (a fork child on the
      * default page), so it is not retired, only joined from. */
+    /* Every file a clock makes carries an anchor; one without (written by
+     * hand, or zeroed) says nothing of the stamps handed out before it, so
+     * it is met as a replacement: raised above all of them first. */
+    int unanchored = atomic_load_explicit(cell + MONOSTAMP__STATE_ANCHOR, RELAXED) == 0;
     old = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
     carry_anchor(cell, old);
     raise_cell(cell, atomic_load_explicit(old, RELAXED));
+    if (unanchored)
+        (void)monostamp__clock_recover(clock, cell);
     atomic_store_explicit(&clock->last_ns, cell, memory_order_release);
     /* Stamps that were under way on the old state are counted in too. */
     raise_cell(cell, atomic_load_explicit(old, RELAXED));
