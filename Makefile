@@ -66,8 +66,9 @@ help: ## this list
 	@awk -v native="$(TEST_NATIVE)" -v more="$(TEST_ALL_MORE)" -f tools/make-help.awk Makefile
 
 # make test: the native suites, quick.  make test-all: make test, then the
-# rest (TEST_ALL_MORE), the order CI has always run them in: the cheap ones
-# first, then the chroots, nginx and the real suite.
+# rest (TEST_ALL_MORE): the native ones first, then what runs under Wine,
+# the soak, and what needs root, a download or an install: the chroots,
+# nginx and the real suite.
 TEST_NATIVE := test-help test-c test-asan test-tsan test-header test-cxx test-exports \
                test-python test-lua test-luajit test-preload
 # XXX: test-dist (after `make dist`) joins TEST_ALL_MORE, after test-nginx,
@@ -88,7 +89,7 @@ test-all: deps ## what CI runs: make test, then the other CPythons, Lua 5.3, Win
 # make help against the README's table of targets, and .PHONY against the
 # targets that exist (tools/check-make-help.py).
 test-help: ## make help against the README's table of targets, and .PHONY against the Makefile's targets
-	@MAKE=$(MAKE) $(PYTHON) tools/check-make-help.py
+	@$(PYTHON) tools/check-make-help.py
 
 demo: deps lib ## the examples: C, C++, Python, Lua, LuaJIT and OpenResty (examples/run-all.sh)
 	@sh examples/run-all.sh $(BUILD)

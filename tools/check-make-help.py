@@ -8,10 +8,9 @@ Holds three lists of the Makefile's targets to each other:
   - .PHONY: every name in it a target the Makefile defines (a rule line of
     its own), and the same set as make help's, so that every target that
     is not a file is both phony and listed.
-Prints what differs and exits 1, or one line and 0.  MAKE is the make to run.
+Prints what differs and exits 1, or one line and 0.
 """
 import difflib
-import os
 import re
 import subprocess
 import sys
@@ -26,7 +25,7 @@ RULE = re.compile(r"^([a-z][a-z0-9.-]*):(?!=)")
 
 def help_items() -> list[str]:
     """make help's entries ("make NAME: TEXT") and group headings, in order."""
-    run = subprocess.run([os.environ.get("MAKE", "make"), "--no-print-directory", "-s", "help"],
+    run = subprocess.run(["make", "--no-print-directory", "-s", "help"],
                          cwd=REPO, capture_output=True, text=True)
     if run.returncode != 0:
         sys.exit("make help failed:\n" + run.stdout + run.stderr)

@@ -148,7 +148,8 @@ def file_duplicates(paths: list[Path], each_in_order: bool, scratch: Path,
     holding them), plain sort takes any (with its temporary files in
     scratch)."""
     sort = ["sort", "-m"] if each_in_order else ["sort", "-S", "25%", "-T", str(scratch)]
-    count, first, previous = 0, [], None
+    count, previous = 0, None
+    first: list[bytes] = []
     with subprocess.Popen(sort + ["--"] + [str(p) for p in paths], stdout=subprocess.PIPE,
                           env=dict(os.environ, LC_ALL="C")) as merged:
         assert merged.stdout is not None

@@ -57,7 +57,8 @@ class Checks:
     """Counts the checks that hold and keeps what failed."""
 
     def __init__(self) -> None:
-        self.passed, self.failures = 0, []
+        self.passed = 0
+        self.failures: list[str] = []
 
     def __call__(self, holds: bool, what: str) -> None:
         if holds:
@@ -156,7 +157,8 @@ def path_event(event: str, workers: Workers, rng: random.Random, done: Counter,
 
 
 def test_soak(soak_workers: Workers, soak_python: tuple[str, Path], figures) -> None:
-    workers, rng, check, done = soak_workers, random.Random(SEED), Checks(), Counter()
+    workers, rng, check = soak_workers, random.Random(SEED), Checks()
+    done: Counter[str] = Counter()
     figures("soak: 4 Python + 4 Lua processes on %s/%s for %d s, one event every 1-%d s"
             " (SOAK_SEED=%d)" % (workers.dir, STATE, SECONDS, KILL_MAX_S, SEED))
     workers.start_all()
