@@ -6,7 +6,7 @@
 #   make test       the native suites, quick (at most 4 minutes on 2 cores
 #                   once the dependencies are installed): C (plain, ASan+UBSan,
 #                   TSan), Python on $(PYTHON), Lua 5.4 and LuaJIT, the header
-#                   as C and C++, the exports, the preload library
+#                   as C and C++, make install, the exports, the preload library
 #   make test-all   what CI runs (.ci/run): make test, then everything else:
 #                   the other CPythons, Lua 5.3, Windows under Wine, the
 #                   sanitizers on the bindings and the preload, the fuzzers
@@ -69,11 +69,11 @@ help: ## this list
 # rest (TEST_ALL_MORE): the native ones first, then what runs under Wine,
 # the soak, and what needs root, a download or an install: the chroots,
 # nginx and the real suite.
-TEST_NATIVE := test-help test-c test-asan test-tsan test-header test-cxx test-exports \
-               test-python test-lua test-luajit test-preload
+TEST_NATIVE := test-help test-c test-asan test-tsan test-header test-cxx test-install \
+               test-exports test-python test-lua test-luajit test-preload
 # XXX: test-dist (after `make dist`) joins TEST_ALL_MORE, after test-nginx,
 # once it has passed end to end on the merged tree (.ci/run says why not yet).
-TEST_ALL_MORE := test-install test-pythons test-python-tsan test-lua53 test-lua-asan \
+TEST_ALL_MORE := test-pythons test-python-tsan test-lua53 test-lua-asan \
                  test-preload-asan test-preload-tsan test-fuzz test-windows test-soak \
                  test-forky test-nginx test-real-time-machine
 
