@@ -3,8 +3,9 @@
 # README's table of targets is that list; make test-help holds the two
 # together and .PHONY to the targets that exist).
 #
-#   make test       the native suites, quick (at most 4 minutes on 2 cores
-#                   once the dependencies are installed): C (plain, ASan+UBSan,
+#   make test       the native suites, quick (meant to take at most 4 minutes
+#                   on 2 cores once the dependencies are installed; not yet:
+#                   docs/testing.md has the figures): C (plain, ASan+UBSan,
 #                   TSan), Python on $(PYTHON), Lua 5.4 and LuaJIT, the header
 #                   as C and C++, make install, the exports, the preload library
 #   make test-all   what CI runs (.ci/run): make test, then everything else:
