@@ -7,11 +7,20 @@ orders its stamps as it made them.  The checks: no stamp twice in the union
 check could not fail), and each process's stamps strictly increasing in
 count order.  Kept apart from any one server so that other integration
 tests (many processes on one state file) can record the same way.
+
+A soak writes too many stamps to hold as records (tens of millions in ten
+minutes), so its processes each write a file of their own, one stamp a
+line in the order made, and the last section checks such files one at a
+time, and the duplicates across them with sort(1).
 """
 from __future__ import annotations
 
+import os
+import re
+import subprocess
 from array import array
 from dataclasses import dataclass, field
+from pathlib import Path
 
 
 @dataclass
@@ -85,3 +94,73 @@ def overlap_ms(records: Records, old: set[int], main_only: bool = False) -> floa
     if last_old is None or first_new is None:
         return None
     return (last_old - first_new) / 1e6
+
+
+# {================================================= files of one stamp a line
+# Every stamp is 19 digits (2001-2286), so bytes compare as the numbers do:
+# the checks never convert a line, and the duplicates are found by sort(1).
+
+WHOLE = re.compile(rb"(?:[0-9]{19}\n)*")
+
+
+def drop_partial_line(path: Path) -> bool:
+    """Cuts a last line without its newline off the file: its process was
+    killed mid-write, so that stamp was never written whole.  Whether it
+    did."""
+    with open(path, "rb+") as f:
+        data = f.read()
+        if not data or data.endswith(b"\n"):
+            return False
+        f.truncate(data.rfind(b"\n") + 1)
+        return True
+
+
+@dataclass
+class StampFile:
+    """One process's file (drop_partial_line() done): its stamps in the
+    order written, as lines without their newline, and the lines that are
+    not a stamp."""
+    lines: list[bytes]
+    malformed: list[str]
+
+
+def read_stamp_file(path: Path) -> StampFile:
+    data = path.read_bytes()
+    lines = data.split(b"\n")[:-1]
+    if WHOLE.fullmatch(data):
+        return StampFile(lines, [])
+    good = [line for line in lines if len(line) == 19 and line.isdigit()]
+    return StampFile(good, [line.decode(errors="replace") for line in lines
+                            if not (len(line) == 19 and line.isdigit())])
+
+
+def not_increasing(lines: list[bytes]) -> int:
+    """Stamps not above the one before."""
+    if all(map(bytes.__lt__, lines, lines[1:])):  # the common case, at C speed
+        return 0
+    return sum(1 for a, b in zip(lines, lines[1:]) if b <= a)
+
+
+def file_duplicates(paths: list[Path], each_in_order: bool, scratch: Path,
+                    keep: int = 3) -> tuple[int, list[bytes]]:
+    """How many stamps repeat an earlier one across the files, and the
+    first `keep` of them: sort -m merges files each in order (without
+    holding them), plain sort takes any (with its temporary files in
+    scratch)."""
+    sort = ["sort", "-m"] if each_in_order else ["sort", "-S", "25%", "-T", str(scratch)]
+    count, previous = 0, None
+    first: list[bytes] = []
+    with subprocess.Popen(sort + ["--"] + [str(p) for p in paths], stdout=subprocess.PIPE,
+                          env=dict(os.environ, LC_ALL="C")) as merged:
+        assert merged.stdout is not None
+        for line in merged.stdout:
+            if line == previous:
+                count += 1
+                if len(first) < keep:
+                    first.append(line.rstrip())
+            previous = line
+    if merged.returncode != 0:
+        raise RuntimeError("%s failed with status %d" % (" ".join(sort), merged.returncode))
+    return count, first
+
+# }=================================================
