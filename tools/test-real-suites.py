@@ -16,7 +16,8 @@ must be the same.  Exit 0 if they are for every project.
 With --bench N, each suite then runs N more times each way, plain and
 patched in turn, and the medians of their wall and CPU times (the child's
 user + system) are printed with the patched/plain ratios (make
-bench-real-suites: N = 15).
+bench-real-suites: N = 15); a suite with time-budgeted benchmark tests
+(FIXED_WORK, below) is timed again with those at a fixed number of rounds.
 
 The versions are pinned (below) so that a run today and one next month
 compare the same suites; name others on the command line.  pytest-randomly
@@ -49,6 +50,14 @@ OWN_VENV = {"time-machine": ["pytest>=9", "setuptools>=77"]}
 #: at startup where it is not configured, and the others make warnings errors.
 PYTEST_ARGS = {"structlog": [], "humanize": ["-p", "no:asyncio"],
                "python-dateutil": ["-p", "no:asyncio"], "time-machine": ["-p", "no:asyncio"]}
+#: --bench only: the same suite with its pytest-benchmark tests at a fixed
+#: work.  pytest-benchmark runs a test ceil(1 s / d) rounds, d being its
+#: first call's duration when that call takes 5 us or more (all of
+#: humanize's do), so the suite's time follows how lucky that one call was
+#: (rounds of one test ranged 121 to 7,537 between two runs), and whatever
+#: makes first calls quicker makes the suite longer.  A fixed 20,000 rounds
+#: (about what the budget gives) times the same work both ways.
+FIXED_WORK = {"humanize": ["--benchmark-max-time=0", "--benchmark-min-rounds=20000"]}
 
 
 def run(*args, **kwargs):
@@ -108,7 +117,7 @@ def timed(python, source, extra, patched):
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def bench(python, source, extra, rounds):
+def bench(python, source, extra, rounds, label=""):
     """Prints the medians of `rounds` runs each way, interleaved, and their ratios."""
     runs = {False: [], True: []}
     for i in range(rounds):
@@ -117,9 +126,9 @@ def bench(python, source, extra, rounds):
     medians = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v))
                for k, v in runs.items()}
     (pw, pc), (qw, qc) = medians[False], medians[True]
-    print("%s: medians of %d runs: plain %.3f s wall, %.3f s CPU; --monostamp-patch %.3f s "
+    print("%s%s: medians of %d runs: plain %.3f s wall, %.3f s CPU; --monostamp-patch %.3f s "
           "wall, %.3f s CPU; patched/plain %.3f wall, %.3f CPU" % (
-              source.name, rounds, pw, pc, qw, qc, qw / pw, qc / pc), flush=True)
+              source.name, label, rounds, pw, pc, qw, qc, qw / pw, qc / pc), flush=True)
 
 
 def main():
@@ -191,6 +200,9 @@ def main():
         status |= not same
         if rounds:
             bench(python, source, extra, rounds)
+            if name in FIXED_WORK:
+                bench(python, source, extra + FIXED_WORK[name], rounds,
+                      " (benchmark tests at fixed rounds)")
     return status
 
 
