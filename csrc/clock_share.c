@@ -220,8 +220,16 @@ int monostamp__clock_share(monostamp__clock *clock, const char *path, int trust_
      * default page), so it is not retired, only joined from. */
     /* Every file a clock makes carries an anchor; one without (written by
      * hand, or zeroed) says nothing of the stamps handed out before it, so
-     * it is met as a replacement: raised above all of them first. */
-    int unanchored = atomic_load_explicit(cell + MONOSTAMP__STATE_ANCHOR, RELAXED) == 0;
+     * it is met as a replacement: raised above all of them first.  So is a
+     * value below the anchor (0 written over it, say): a stamp read from
+     * the wall clock is never below the anchor of its time, so no clock
+     * handed it out since.  Not by a manual clock, whose readings are
+     * its own. */
+    int64_t found = atomic_load_explicit(cell, RELAXED);
+    int64_t found_anchor = atomic_load_explicit(cell + MONOSTAMP__STATE_ANCHOR, RELAXED);
+    int unanchored = found_anchor == 0 ||
+                     (clock->source != MONOSTAMP_SOURCE_MANUAL && found != INT64_MIN &&
+                      found < found_anchor);
     old = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
     carry_anchor(cell, old);
     raise_cell(cell, atomic_load_explicit(old, RELAXED));
