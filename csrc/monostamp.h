@@ -132,6 +132,11 @@ MONOSTAMP_API const char *monostamp_policy_name(int policy);
 /* Looks a Squeak name up; MONOSTAMP_EINVAL if `name` is none of the four. */
 MONOSTAMP_API int monostamp_policy_from_name(const char *name,
                                              monostamp_policy *out);
+/* The policy's constant above without its prefix
+ * ("MONOTONIC_FORCE_NANOSECOND_INCREMENT", ...): the name a binding's
+ * enumeration gives the policy (Python's monostamp.Policy members), or NULL
+ * if `policy` is not a policy.  Thread-safe. */
+MONOSTAMP_API const char *monostamp_policy_constant(int policy);
 
 /* -------------------------------------------------------------- sources */
 
@@ -616,9 +621,15 @@ MONOSTAMP_API int64_t monostamp_wall_seconds(const monostamp_wall *w);
  * "9999-12-31T23:59:59.999999999+99:59". */
 #define MONOSTAMP_ISO8601_MAX 35
 
+/* Precisions of monostamp_format_iso8601 that stop before the seconds:
+ * "2026-12-02T15:11+01:00" and "2026-12-02T15+01:00". */
+#define MONOSTAMP_ISO8601_MINUTES (-1)
+#define MONOSTAMP_ISO8601_HOURS (-2)
+
 /* Writes the local time of `utc_ns` at `offset_s` as
  * "2026-12-02T15:11:20.123456789+01:00": `digits` (0..9) fractional
- * digits, truncated, and "Z" for a zero offset when `use_z` is set.
+ * digits, truncated (or MONOSTAMP_ISO8601_MINUTES / _HOURS: no seconds, no
+ * minutes either), and "Z" for a zero offset when `use_z` is set.
  * Writes a NUL if it fits and returns the length (without NUL);
  * MONOSTAMP_EINVAL for bad digits or an offset beyond +-23:59:59 that is
  * not whole minutes, MONOSTAMP_ERANGE if the local year is outside
@@ -628,6 +639,14 @@ MONOSTAMP_API int64_t monostamp_wall_seconds(const monostamp_wall *w);
 MONOSTAMP_API int monostamp_format_iso8601(char *buf, size_t size,
                                            int64_t utc_ns, int32_t offset_s,
                                            int digits, int use_z);
+
+/* The precision Python's datetime.isoformat(timespec=) names, for
+ * monostamp_format_iso8601 of `utc_ns`: "hours", "minutes", "seconds" (0
+ * digits), "milliseconds" (3), "microseconds" (6), "nanoseconds" (9), or
+ * "auto" (9 digits, none for a whole second).  0 and *out_digits, or
+ * MONOSTAMP_EINVAL for another name.  Thread-safe. */
+MONOSTAMP_API int monostamp_iso8601_timespec(const char *name, int64_t utc_ns,
+                                             int *out_digits);
 
 /* Where and why a parse failed. */
 typedef struct monostamp_parse_error {

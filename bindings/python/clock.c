@@ -6,9 +6,19 @@
  * clock was built with is asked of the core, never mirrored here; the one
  * thing kept beside it is the shared= argument as the caller gave it.
  *
- * Its arguments are read and checked by clock_args.c.  The default clock
- * object (default_clock.c) is a Clock too, wrapping the core's default
- * clock instead of one of its own.
+ * Its arguments are read and checked by clock_args.c.
+ *
+ * The default clock.  One Clock object per module (made by the exec slot:
+ * ms_clock_default_new) wraps the core's default clock instead of one of
+ * its own; if that is unusable (a bad MONOSTAMP_SHARED file) there is none,
+ * and each function on it raises the core's error.  monostamp.now(),
+ * time_ns(), time(), now_datetime(), uuid7() and take() are the Clock's
+ * own C functions, listed again in the module's table (ms_default_functions)
+ * with the module as their self: the Clock's code is the only code.  Not
+ * bound methods (as random.py binds random = _inst.random): a bound
+ * method's name is the type's, "Clock.now()", in the interpreter's own
+ * messages ("now() takes no keyword arguments"), and the docstrings say
+ * what the functions are, the default clock's.
  */
 #include "module.h"
 #include "ids.h"
@@ -19,7 +29,7 @@
 typedef struct {
     PyObject_HEAD
     /* The clock every method uses: &clock, or for the default clock object
-     * (default_clock.c) the core's default clock. */
+     * the core's default clock. */
     monostamp_clock *core;
     PyObject *shared;      /* the shared= argument (or state file), or None */
     /* The module's Stamp type, held so that now() (the hot path) needs no
@@ -31,6 +41,17 @@ typedef struct {
 
 #define CLOCK(op) ((ClockObject *)(op))
 #define STATE_OF(op) ms_state_of_type(Py_TYPE(op))
+
+/* The Clock behind a method's self: self itself, or the module's default
+ * Clock when the method is called as the module's function; NULL with the
+ * default clock's error if it is unusable.  Inline: now() starts here. */
+static inline PyObject *clock_self(PyObject *self)
+{
+    if (!PyModule_CheckExact(self))
+        return self;
+    ms_state *st = (ms_state *)PyModule_GetState(self);
+    return st->default_clock != NULL ? st->default_clock : ms_default_clock_error(st);
+}
 
 /* A method's name in messages: the default clock's are the module's
  * functions ("take()"), a Clock's its own ("Clock.take()"). */
@@ -164,10 +185,13 @@ PyDoc_STRVAR(clock_now_doc,
 /* now() and time_ns() are METH_NOARGS: the cheapest call there is.  Clock
  * cannot be subclassed, so Py_TYPE(self) finds the module on the error
  * path; the success path needs only the Stamp type the clock holds. */
-PyObject *ms_clock_now(PyObject *op, PyObject *unused)
+static PyObject *clock_now(PyObject *self, PyObject *unused)
 {
+    PyObject *op = clock_self(self);
     monostamp_stamp stamp;
     (void)unused;
+    if (op == NULL)
+        return NULL;
     int rc = monostamp_now(CLOCK(op)->core, &stamp);
     if (rc != MONOSTAMP_OK)
         return clock_error(op, rc, "now()");
@@ -178,10 +202,13 @@ PyDoc_STRVAR(clock_time_ns_doc,
 "time_ns($self, /)\n--\n\n"
 "The clock's next stamp's instant alone, int ns: one sequence with now().");
 
-PyObject *ms_clock_time_ns(PyObject *op, PyObject *unused)
+static PyObject *clock_time_ns(PyObject *self, PyObject *unused)
 {
+    PyObject *op = clock_self(self);
     int64_t ns;
     (void)unused;
+    if (op == NULL)
+        return NULL;
     int rc = monostamp_time_ns(CLOCK(op)->core, &ns);
     if (rc != MONOSTAMP_OK)
         return clock_error(op, rc, "time_ns()");
@@ -204,10 +231,13 @@ PyDoc_STRVAR(clock_time_doc,
 "time.time(): drawn at whole-µs grain (monostamp_time_us), so unique\n"
 "under the forcing policies, one sequence with now().");
 
-PyObject *ms_clock_time(PyObject *op, PyObject *unused)
+static PyObject *clock_time(PyObject *self, PyObject *unused)
 {
+    PyObject *op = clock_self(self);
     int64_t ns;
     (void)unused;
+    if (op == NULL)
+        return NULL;
     int rc = monostamp_time_us(CLOCK(op)->core, &ns);
     if (rc != MONOSTAMP_OK)
         return raise_core(STATE_OF(op), rc, NULL, "time()");
@@ -222,13 +252,14 @@ PyDoc_STRVAR(clock_now_datetime_doc,
 "offset, or converted to tz (a tzinfo): drawn at whole-µs grain\n"
 "(monostamp_now_us), so unique under the forcing policies.");
 
-PyObject *ms_clock_now_datetime(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kwnames)
+static PyObject *clock_now_datetime(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
 {
     static const char *const names[] = {"tz", NULL};
+    PyObject *op = clock_self(self);
     monostamp_stamp stamp;
     PyObject *tz;
-    if (ms_parse_args("now_datetime", args, nargs, kwnames, names, 1, 0, &tz) < 0)
+    if (op == NULL || ms_parse_args("now_datetime", args, nargs, kwnames, names, 1, 0, &tz) < 0)
         return NULL;
     int rc = monostamp_now_us(CLOCK(op)->core, &stamp);
     if (rc != MONOSTAMP_OK)
@@ -247,9 +278,12 @@ PyDoc_STRVAR(clock_uuid7_doc,
 "A uuid.UUID of version 7 made from this clock's next stamp (see\n"
 "monostamp.uuid7).");
 
-PyObject *ms_clock_uuid7(PyObject *op, PyObject *unused)
+static PyObject *clock_uuid7(PyObject *self, PyObject *unused)
 {
+    PyObject *op = clock_self(self);
     (void)unused;
+    if (op == NULL)
+        return NULL;
     return ms_draw_uuid7(STATE_OF(op), CLOCK(op)->core, CALL_NAME(op, "uuid7()"));
 }
 
@@ -257,8 +291,11 @@ PyDoc_STRVAR(clock_take_doc,
 "take($self, n, /)\n--\n\n"
 "Reserves n consecutive stamps of this clock (see monostamp.take).");
 
-PyObject *ms_clock_take(PyObject *op, PyObject *arg)
+static PyObject *clock_take(PyObject *self, PyObject *arg)
 {
+    PyObject *op = clock_self(self);
+    if (op == NULL)
+        return NULL;
     return ms_draw_take(STATE_OF(op), CLOCK(op)->core, arg, CALL_NAME(op, "take()"));
 }
 
@@ -403,13 +440,13 @@ static PyObject *clock_repr(PyObject *op)
 
 /* Getters have no defining class: the instance's type is ours (Clock
  * cannot be subclassed), and leads to the same module state. */
-PyObject *ms_clock_get_policy(PyObject *op, void *closure)
+static PyObject *clock_get_policy(PyObject *op, void *closure)
 {
     (void)closure;
     return ms_policy_object(STATE_OF(op), monostamp_clock_policy(CLOCK(op)->core));
 }
 
-int ms_clock_set_policy(PyObject *op, PyObject *value, void *closure)
+static int clock_set_policy(PyObject *op, PyObject *value, void *closure)
 {
     ms_state *st = STATE_OF(op);
     int policy;
@@ -467,7 +504,7 @@ static PyObject *clock_get_on_lead(PyObject *op, void *closure)
 }
 
 static PyGetSetDef clock_getset[] = {
-    {"policy", ms_clock_get_policy, ms_clock_set_policy,
+    {"policy", clock_get_policy, clock_set_policy,
      "The clock's Policy; assign a Policy or its name to change it.", NULL},
     {"source", clock_get_source, NULL, "The source's name.", NULL},
     {"zone", clock_get_zone, NULL, "The zone's name, or None for the local zone.", NULL},
@@ -478,17 +515,16 @@ static PyGetSetDef clock_getset[] = {
 };
 
 static PyMethodDef clock_methods[] = {
-    {"now", ms_clock_now, METH_NOARGS, clock_now_doc},
-    {"time_ns", ms_clock_time_ns, METH_NOARGS, clock_time_ns_doc},
-    {"time", ms_clock_time, METH_NOARGS, clock_time_doc},
-    {"now_datetime", (PyCFunction)(void (*)(void))ms_clock_now_datetime,
-     METH_FASTCALL | METH_KEYWORDS, clock_now_datetime_doc},
+    {"now", clock_now, METH_NOARGS, clock_now_doc},
+    {"time_ns", clock_time_ns, METH_NOARGS, clock_time_ns_doc},
+    {"time", clock_time, METH_NOARGS, clock_time_doc},
+    {"now_datetime", FASTCALL_KW(clock_now_datetime), clock_now_datetime_doc},
     {"set", clock_set, METH_O, clock_set_doc},
     {"advance", clock_advance, METH_O, clock_advance_doc},
     {"step_back", clock_step_back, METH_O, clock_step_back_doc},
     {"stats", clock_stats, METH_NOARGS, clock_stats_doc},
-    {"uuid7", ms_clock_uuid7, METH_NOARGS, clock_uuid7_doc},
-    {"take", ms_clock_take, METH_O, clock_take_doc},
+    {"uuid7", clock_uuid7, METH_NOARGS, clock_uuid7_doc},
+    {"take", clock_take, METH_O, clock_take_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -542,3 +578,89 @@ void ms_clock_default_shared(PyObject *clock, PyObject *path)
 {
     Py_XSETREF(CLOCK(clock)->shared, Py_NewRef(path));
 }
+
+/* ------------------------------------------------------ the default clock */
+
+/* get_policy() and set_policy(): the module's spelling of the property. */
+static PyObject *default_get_policy(PyObject *module, PyObject *unused)
+{
+    PyObject *op = clock_self(module);
+    (void)unused;
+    return op != NULL ? clock_get_policy(op, NULL) : NULL;
+}
+
+static PyObject *default_set_policy(PyObject *module, PyObject *policy)
+{
+    ms_state *st = (ms_state *)PyModule_GetState(module);
+    int unused;
+    /* A bad policy is named first, as the Clock's setter would. */
+    if (st->default_clock == NULL &&
+        ms_policy_arg(st, policy, "set_policy(): policy", &unused) == 0)
+        return ms_default_clock_error(st);
+    if (st->default_clock == NULL || clock_set_policy(st->default_clock, policy, NULL) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(now_doc,
+"now()\n--\n\n"
+"The next Stamp from the process's default clock: realtime source, local\n"
+"zone, the policy set_policy() chose; shared with fork()ed children, and\n"
+"with every process whose MONOSTAMP_SHARED names the same file.");
+
+PyDoc_STRVAR(time_ns_doc,
+"time_ns()\n--\n\n"
+"The default clock's next stamp, int ns since the epoch only: like\n"
+"time.time_ns(), but unique and monotonic under the default policy.");
+
+PyDoc_STRVAR(time_doc,
+"time()\n--\n\n"
+"The default clock's next stamp as float seconds, like time.time(), but\n"
+"drawn at whole-µs grain so that every value is unique (one sequence\n"
+"with now() and time_ns()).");
+
+PyDoc_STRVAR(now_datetime_doc,
+"now_datetime(tz=None)\n--\n\n"
+"The default clock's next stamp as an aware datetime.datetime at the\n"
+"local offset, or converted to tz: drawn at whole-µs grain, so unique.");
+
+PyDoc_STRVAR(uuid7_doc,
+"uuid7()\n--\n\n"
+"A uuid.UUID of version 7 made from the default clock's next stamp:\n"
+"48-bit Unix ms, the sub-ms part as a 20-bit fraction (12 bits in\n"
+"RFC 9562's method-3 place, 8 after the variant), 54 random bits.\n"
+"Increasing wherever the stamps are (threads, fork, processes on one\n"
+"MONOSTAMP_SHARED file); uuid7_ns() gives the stamp back.");
+
+PyDoc_STRVAR(take_doc,
+"take(n, /)\n--\n\n"
+"Reserves n consecutive stamps of the default clock with one atomic\n"
+"step and returns them as range(first, stop, step): step 1 ns, or\n"
+"1000 under MONOTONIC_FORCE_MICROSECOND_INCREMENT.  No other stamp of\n"
+"the clock (in any thread or process sharing it) falls among them.\n"
+"ValueError for n < 1, a block past int64, or a policy that allows\n"
+"equal stamps; LeadError for a block longer than max_lead_ns (the\n"
+"clock is then unchanged).");
+
+PyDoc_STRVAR(get_policy_doc,
+"get_policy()\n--\n\n"
+"The default clock's Policy (Squeak's `Time clockPolicy`).");
+
+PyDoc_STRVAR(set_policy_doc,
+"set_policy(policy, /)\n--\n\n"
+"Sets this process's default clock's Policy (a Policy or its name) for\n"
+"its next stamp.  The policy is the process's own: other processes\n"
+"sharing the clock's state (fork() children after the call excepted,\n"
+"which inherit it) keep theirs.");
+
+PyMethodDef ms_default_functions[] = {
+    {"now", clock_now, METH_NOARGS, now_doc},
+    {"time_ns", clock_time_ns, METH_NOARGS, time_ns_doc},
+    {"time", clock_time, METH_NOARGS, time_doc},
+    {"now_datetime", FASTCALL_KW(clock_now_datetime), now_datetime_doc},
+    {"uuid7", clock_uuid7, METH_NOARGS, uuid7_doc},
+    {"take", clock_take, METH_O, take_doc},
+    {"get_policy", default_get_policy, METH_NOARGS, get_policy_doc},
+    {"set_policy", default_set_policy, METH_O, set_policy_doc},
+    {NULL, NULL, 0, NULL},
+};

@@ -111,23 +111,6 @@ static int unknown_name(const char *what, PyObject *obj, const char *(*name_of)(
     return -1;
 }
 
-const char *ms_policy_member(int policy, char *buf, size_t size)
-{
-    const char *value = monostamp_policy_name(policy);
-    size_t n = 0;
-    if (value == NULL)
-        return NULL;
-    for (; *value != '\0'; value++) {
-        if (*value >= 'A' && *value <= 'Z' && n + 1 < size)
-            buf[n++] = '_';
-        if (n + 1 >= size)
-            return NULL;
-        buf[n++] = *value >= 'a' && *value <= 'z' ? (char)(*value - 'a' + 'A') : *value;
-    }
-    buf[n] = '\0';
-    return buf;
-}
-
 int ms_policy_arg(ms_state *st, PyObject *obj, const char *what, int *out)
 {
     /* A member is its own answer: no text to compare. */
@@ -142,12 +125,9 @@ int ms_policy_arg(ms_state *st, PyObject *obj, const char *what, int *out)
     const char *name = name_arg(obj, what, "a Policy or str", &known);
     if (name == NULL)
         return -1;
-    /* A member's name ('MONOTONIC_FORCE_NANOSECOND_INCREMENT') as its value:
-     * the core's name with '_' before each capital, all in capitals. */
+    /* A member's name ('MONOTONIC_FORCE_NANOSECOND_INCREMENT') as its value. */
     for (int p = 0; known && p < MS_POLICY_COUNT; p++) {
-        char member[MS_POLICY_MEMBER_MAX];
-        const char *m = ms_policy_member(p, member, sizeof member);
-        if (m != NULL && strcmp(m, name) == 0) {
+        if (strcmp(monostamp_policy_constant(p), name) == 0) {
             *out = p;
             return 0;
         }

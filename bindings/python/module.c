@@ -6,7 +6,7 @@
  * The package (monostamp/__init__.py) re-exports these objects as they
  * are: now() and time_ns() are METH_NOARGS functions, so a call is one C
  * call into the core and, for now(), one allocation.  The functions on the
- * default clock are its Clock object's methods (default_clock.c).
+ * default clock are its Clock object's methods (clock.c).
  *
  * The other files: stamp.c and clock.c (the two types; Stamp's datetime
  * conversions and arithmetic in stamp_datetime.c and stamp_arith.c),
@@ -165,8 +165,6 @@ static PyObject *ms_monotonic_ns(PyObject *module, PyObject *unused)
     return PyLong_FromLongLong(monostamp_monotonic_ns());
 }
 
-#define FASTCALL_KW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
-
 PyDoc_STRVAR(module_getattr_doc,
 "__getattr__(name, /)\n--\n\n"
 "Policy, made when first asked for (PEP 562).");
@@ -197,12 +195,6 @@ static PyMethodDef ms_methods[] = {
     {"_sleep_finish", ms_sleep_finish, METH_O, ms_sleep_finish_doc},
     {"_share_default", ms_share_default, METH_O, share_default_doc},
     {"__getattr__", ms_module_getattr, METH_O, module_getattr_doc},
-    /* monostamp.patch()'s C half (patch_functions.c). */
-    {"_activate", ms_patch_activate, METH_O, ms_patch_activate_doc},
-    {"_deactivate", ms_patch_deactivate, METH_NOARGS, ms_patch_deactivate_doc},
-    {"_foreign", ms_patch_foreign, METH_NOARGS, ms_patch_foreign_doc},
-    {"_installed", ms_patch_is_installed, METH_NOARGS, ms_patch_installed_doc},
-    {"_adopt", ms_patch_adopt, METH_O, ms_patch_adopt_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -223,54 +215,37 @@ PyDoc_STRVAR(policy_doc,
  * Makes monostamp.Policy, a (str, enum.Enum) class, with enum's functional
  * API: the members are then ready before any getter can return one, so a
  * policy always comes back as a member.  Members and values come from the
- * core's names (ms_policy_member).  str() and format() give the value, as
+ * core's names (monostamp_policy_constant and _name).  str() and format()
+ * give the value, as
  * the Squeak name is what users print.
  */
 static PyObject *make_policy_type(void)
 {
-    PyObject *enum_type = NULL, *members = NULL, *kwargs = NULL, *args = NULL, *cls = NULL;
-    PyObject *enum_module = PyImport_ImportModule("enum");
-    if (enum_module == NULL)
-        return NULL;
-    if ((enum_type = PyObject_GetAttrString(enum_module, "Enum")) == NULL ||
-        (members = PyList_New(0)) == NULL)
-        goto done;
-    for (int p = 0; p < MS_POLICY_COUNT; p++) {
-        char member[MS_POLICY_MEMBER_MAX];
-        if (ms_policy_member(p, member, sizeof member) == NULL) {
-            PyErr_Format(PyExc_SystemError, "monostamp: the core names no policy %d", p);
-            goto done;
-        }
-        PyObject *pair = Py_BuildValue("(ss)", member, monostamp_policy_name(p));
-        if (pair == NULL || PyList_Append(members, pair) < 0) {
-            Py_XDECREF(pair);
-            goto done;
-        }
-        Py_DECREF(pair);
+#define MEMBER(p) monostamp_policy_constant(p), monostamp_policy_name(p)
+    PyObject *args = Py_BuildValue("(s((ss)(ss)(ss)(ss)))", "Policy", MEMBER(0), MEMBER(1),
+                                   MEMBER(2), MEMBER(3));
+#undef MEMBER
+    PyObject *kwargs = Py_BuildValue("{s:s,s:s,s:O}", "module", "monostamp", "qualname", "Policy",
+                                     "type", (PyObject *)&PyUnicode_Type);
+    PyObject *enum_module = PyImport_ImportModule("enum"), *enum_type = NULL, *cls = NULL;
+    if (args != NULL && kwargs != NULL && enum_module != NULL &&
+        (enum_type = PyObject_GetAttrString(enum_module, "Enum")) != NULL)
+        cls = PyObject_Call(enum_type, args, kwargs);
+    static const char *const from_str[] = {"__str__", "__format__"};
+    for (int i = 0; cls != NULL && i < 2; i++) {
+        PyObject *f = PyObject_GetAttrString((PyObject *)&PyUnicode_Type, from_str[i]);
+        if (f == NULL || PyObject_SetAttrString(cls, from_str[i], f) < 0)
+            Py_CLEAR(cls);
+        Py_XDECREF(f);
     }
-    args = Py_BuildValue("(sO)", "Policy", members);
-    kwargs = Py_BuildValue("{s:s,s:s,s:O}", "module", "monostamp", "qualname", "Policy", "type",
-                           (PyObject *)&PyUnicode_Type);
-    if (args == NULL || kwargs == NULL ||
-        (cls = PyObject_Call(enum_type, args, kwargs)) == NULL)
-        goto done;
-    PyObject *str_str = PyObject_GetAttrString((PyObject *)&PyUnicode_Type, "__str__");
-    PyObject *str_format = PyObject_GetAttrString((PyObject *)&PyUnicode_Type, "__format__");
-    PyObject *doc = PyUnicode_FromString(policy_doc);
-    if (str_str == NULL || str_format == NULL || doc == NULL ||
-        PyObject_SetAttrString(cls, "__str__", str_str) < 0 ||
-        PyObject_SetAttrString(cls, "__format__", str_format) < 0 ||
-        PyObject_SetAttrString(cls, "__doc__", doc) < 0)
+    PyObject *doc = cls != NULL ? PyUnicode_FromString(policy_doc) : NULL;
+    if (cls != NULL && (doc == NULL || PyObject_SetAttrString(cls, "__doc__", doc) < 0))
         Py_CLEAR(cls);
-    Py_XDECREF(str_str);
-    Py_XDECREF(str_format);
     Py_XDECREF(doc);
-done:
+    Py_XDECREF(enum_type);
+    Py_XDECREF(enum_module);
     Py_XDECREF(kwargs);
     Py_XDECREF(args);
-    Py_XDECREF(members);
-    Py_XDECREF(enum_type);
-    Py_DECREF(enum_module);
     return cls;
 }
 
@@ -284,30 +259,16 @@ int ms_policy_ready(ms_state *st)
 {
     if (st->policy_type != NULL)
         return 0;
-    PyObject *members[MS_POLICY_COUNT] = {NULL};
-    PyObject *cls = make_policy_type();
-    if (cls == NULL)
-        return -1;
-    for (int p = 0; p < MS_POLICY_COUNT; p++) {
-        char member[MS_POLICY_MEMBER_MAX];
-        if ((members[p] = PyObject_GetAttrString(cls, ms_policy_member(p, member,
-                                                                       sizeof member))) == NULL) {
-            for (int q = 0; q < p; q++)
-                Py_DECREF(members[q]);
-            Py_DECREF(cls);
-            return -1;
-        }
-    }
-    if (st->policy_type != NULL) { /* another thread made it meanwhile */
+    /* An Enum iterates over its members in their order: the policies'. */
+    PyObject *cls = make_policy_type(), *members = cls != NULL ? PySequence_Tuple(cls) : NULL;
+    if (members != NULL && st->policy_type == NULL) { /* else another thread made it meanwhile */
         for (int p = 0; p < MS_POLICY_COUNT; p++)
-            Py_DECREF(members[p]);
-        Py_DECREF(cls);
-        return 0;
+            st->policies[p] = Py_NewRef(PyTuple_GET_ITEM(members, p));
+        st->policy_type = Py_NewRef(cls);
     }
-    for (int p = 0; p < MS_POLICY_COUNT; p++)
-        st->policies[p] = members[p];
-    st->policy_type = cls;
-    return 0;
+    Py_XDECREF(members);
+    Py_XDECREF(cls);
+    return members != NULL ? 0 : -1;
 }
 
 /* A class from `spec`, bound to the module, into the module and *out. */
@@ -354,9 +315,9 @@ static int ms_exec(PyObject *module)
     if (ms_datetime_exec(st) < 0 ||
         exec_type(module, &ms_stamp_spec, &st->stamp_type) < 0 ||
         exec_type(module, &ms_clock_spec, &st->clock_type) < 0 ||
-        exec_type(module, &ms_sleep_plan_spec, &st->sleep_plan_type) < 0 || ms_patch_exec() < 0)
+        exec_type(module, &ms_sleep_plan_spec, &st->sleep_plan_type) < 0 || ms_patch_exec(module) < 0)
         return -1;
-    /* The functions on the default clock (default_clock.c) need it made
+    /* The functions on the default clock (clock.c) need it made
      * before any thread can see the module. */
     if (ms_clock_default_new(st, &st->default_clock) < 0 ||
         PyModule_AddObjectRef(module, "default_clock",
@@ -431,7 +392,7 @@ static void ms_free(void *module)
  * is read-only after exec but for its dicts, objects hold no mutable
  * Python state (a Clock's policy is the core's atomic), and uuid7()'s
  * lazily imported references are published atomically (ids.c).
- * monostamp.patch() refuses to start there (patch_functions.c).  This is
+ * monostamp.patch() refuses to start there (patch.c).  This is
  * an audit by reading only: free-threaded CPython is not available where
  * the extension is built and tested.
  */

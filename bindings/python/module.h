@@ -55,7 +55,7 @@ typedef struct {
     /* The timezone of each whole quarter hour within a day: index
      * offset / 900 + MS_TZ_QUARTERS / 2 (ms_datetime_exec). */
     PyObject *tz_quarter[MS_TZ_QUARTERS];
-    /* The default clock: a Clock wrapping the core's (default_clock.c), or
+    /* The default clock: a Clock wrapping the core's (clock.c), or
      * NULL if the core's was unusable when the module was executed (it then
      * stays so, and each function on it raises that error). */
     PyObject *default_clock;
@@ -176,13 +176,6 @@ int ms_policy_arg(ms_state *st, PyObject *obj, const char *what, int *out);
 /* Makes Policy and its members on first use (module.c); 0 or -1. */
 int ms_policy_ready(ms_state *st);
 
-/* The Policy member's name of the core's `policy`, made from the core's
- * name ('monotonicForceNanosecondIncrement' is
- * 'MONOTONIC_FORCE_NANOSECOND_INCREMENT': '_' before each capital, all in
- * capitals) into `buf`; NULL if `policy` is none or the name does not fit
- * `size` (MS_POLICY_MEMBER_MAX always does for the core's names). */
-#define MS_POLICY_MEMBER_MAX 64
-const char *ms_policy_member(int policy, char *buf, size_t size);
 /* A source name ('realtime', ...), as a monostamp_source. */
 int ms_source_arg(PyObject *obj, const char *what, int *out);
 /* An on_lead name ('wait' or 'error'), as a monostamp_on_lead. */
@@ -233,17 +226,8 @@ int ms_clock_core(PyObject *obj, monostamp_clock **out);
  * file once _share_default() moved it onto `path`. */
 int ms_clock_default_new(ms_state *st, PyObject **out);
 void ms_clock_default_shared(PyObject *clock, PyObject *path);
-/* Clock's methods that the module's functions forward to on the default
- * clock (default_clock.c, whose table the exec slot adds). */
-PyObject *ms_clock_now(PyObject *op, PyObject *unused);
-PyObject *ms_clock_time_ns(PyObject *op, PyObject *unused);
-PyObject *ms_clock_time(PyObject *op, PyObject *unused);
-PyObject *ms_clock_now_datetime(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kwnames);
-PyObject *ms_clock_uuid7(PyObject *op, PyObject *unused);
-PyObject *ms_clock_take(PyObject *op, PyObject *n);
-PyObject *ms_clock_get_policy(PyObject *op, void *closure);
-int ms_clock_set_policy(PyObject *op, PyObject *value, void *closure);
+/* The module's functions on the default clock: the Clock's own methods,
+ * with the module as self (clock.c), which the exec slot adds. */
 extern PyMethodDef ms_default_functions[];
 
 /* waiter.c: the waiter every clock of the binding carries, which lets the
@@ -266,6 +250,9 @@ void ms_waiter_off_default_clock(monostamp_clock *clock);
 int ms_parse_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
                   PyObject *kwnames, const char *const *names, Py_ssize_t max_positional,
                   Py_ssize_t required, PyObject **out);
+
+/* A METH_FASTCALL | METH_KEYWORDS entry of a method table. */
+#define FASTCALL_KW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
 
 /* -------------------------------------------------------------- sleep */
 

@@ -106,11 +106,6 @@ static PyObject *stamp_repr(PyObject *op)
     return r;
 }
 
-/* How much of the time isoformat() writes: seconds' fractional digits
- * (0..9), or these two, which stop before the seconds. */
-#define TIMESPEC_HOURS (-2)
-#define TIMESPEC_MINUTES (-1)
-
 /* The stamp as text, or NULL with ValueError.  `sep` (NULL: 'T') is the
  * one character between date and time. */
 static PyObject *stamp_format(PyObject *op, int digits, int use_z, PyObject *sep)
@@ -118,13 +113,10 @@ static PyObject *stamp_format(PyObject *op, int digits, int use_z, PyObject *sep
     char buf[MONOSTAMP_ISO8601_MAX + 1];
     int64_t utc_ns = STAMP(op)->utc_ns;
     int32_t offset = STAMP(op)->offset;
-    int n = monostamp_format_iso8601(buf, sizeof buf, utc_ns, offset, digits < 0 ? 0 : digits,
-                                     use_z);
+    int n = monostamp_format_iso8601(buf, sizeof buf, utc_ns, offset, digits, use_z);
     if (n < 0) {
-        /* Neither EINVAL nor ERANGE can be ELEAD: no state needed. */
-        if (digits > 9)
-            return raise_core(NULL, n, NULL, "digits=%d is out of range: must be 0..9", digits);
-        /* Say which value has no text, not only that one has none. */
+        /* Say which value has no text, not only that one has none.
+         * Neither EINVAL nor ERANGE can be ELEAD: no state needed. */
         if (n == MONOSTAMP_EINVAL && offset % 60 != 0)
             return PyErr_Format(PyExc_ValueError,
                                 "cannot format monostamp.Stamp(utc_ns=%lld, offset=%d) as ISO "
@@ -133,14 +125,6 @@ static PyObject *stamp_format(PyObject *op, int digits, int use_z, PyObject *sep
         return raise_core(NULL, n, NULL,
                           "cannot format monostamp.Stamp(utc_ns=%lld, offset=%d) as ISO 8601",
                           (long long)utc_ns, (int)offset);
-    }
-    if (digits < 0) {
-        /* "YYYY-MM-DDThh:mm:ss" + offset: the year is always four digits
-         * (1..9999), so the fields sit at fixed places; drop ":ss", and
-         * ":mm" too for hours, as datetime.isoformat(timespec=) does. */
-        int keep = digits == TIMESPEC_HOURS ? 13 : 16;
-        memmove(buf + keep, buf + 19, (size_t)(n - 19) + 1);
-        n -= 19 - keep;
     }
     if (sep == NULL)
         return PyUnicode_FromStringAndSize(buf, n);
@@ -162,29 +146,16 @@ PyDoc_STRVAR(stamp_isoformat_doc,
 "'nanoseconds'; not both.  z=True writes 'Z' for a zero offset; sep is\n"
 "the one character between date and time.");
 
-/* timespec's names and their digits; 'auto' is decided per stamp. */
-static const struct {
-    const char *name;
-    int digits;
-} timespecs[] = {
-    {"hours", TIMESPEC_HOURS},  {"minutes", TIMESPEC_MINUTES}, {"seconds", 0},
-    {"milliseconds", 3},        {"microseconds", 6},           {"nanoseconds", 9},
-};
-
+/* The digits the core's monostamp_iso8601_timespec gives timespec `spec`. */
 static int timespec_digits(PyObject *op, PyObject *spec, int *digits)
 {
-    if (!PyUnicode_Check(spec))
-        return ms_type_error("timespec", "str", spec);
-    if (PyUnicode_CompareWithASCIIString(spec, "auto") == 0) {
-        *digits = STAMP(op)->utc_ns % 1000000000 != 0 ? 9 : 0;
+    Py_ssize_t len;
+    const char *name = ms_utf8_arg(spec, "timespec", 0, &len);
+    if (name == NULL)
+        return -1;
+    if (strlen(name) == (size_t)len &&
+        monostamp_iso8601_timespec(name, STAMP(op)->utc_ns, digits) == MONOSTAMP_OK)
         return 0;
-    }
-    for (size_t i = 0; i < sizeof timespecs / sizeof timespecs[0]; i++) {
-        if (PyUnicode_CompareWithASCIIString(spec, timespecs[i].name) == 0) {
-            *digits = timespecs[i].digits;
-            return 0;
-        }
-    }
     PyErr_Format(PyExc_ValueError,
                  "unknown timespec %R (expected 'auto', 'hours', 'minutes', 'seconds', "
                  "'milliseconds', 'microseconds' or 'nanoseconds')", spec);
@@ -346,18 +317,9 @@ static PyObject *stamp_richcompare(PyObject *a, PyObject *b, int op)
         (ms_stamp_root(Py_TYPE(a)) == NULL || ms_stamp_root(Py_TYPE(b)) == NULL))
         Py_RETURN_NOTIMPLEMENTED;
     ms_stamp_object *x = STAMP(a), *y = STAMP(b);
-    int c = x->utc_ns != y->utc_ns ? (x->utc_ns < y->utc_ns ? -1 : 1)
-          : x->offset != y->offset ? (x->offset < y->offset ? -1 : 1) : 0;
-    int r;
-    switch (op) {
-    case Py_LT: r = c < 0; break;
-    case Py_LE: r = c <= 0; break;
-    case Py_EQ: r = c == 0; break;
-    case Py_NE: r = c != 0; break;
-    case Py_GT: r = c > 0; break;
-    default: r = c >= 0; break;
-    }
-    return PyBool_FromLong(r);
+    if (x->utc_ns != y->utc_ns)
+        Py_RETURN_RICHCOMPARE(x->utc_ns, y->utc_ns, op);
+    Py_RETURN_RICHCOMPARE(x->offset, y->offset, op);
 }
 
 static Py_hash_t stamp_hash(PyObject *op)
