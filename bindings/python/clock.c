@@ -6,7 +6,9 @@
  * clock was built with is asked of the core, never mirrored here; the one
  * thing kept beside it is the shared= argument as the caller gave it.
  *
- * Its arguments are read and checked by clock_args.c.
+ * Its arguments are converted (TypeError for a wrong type) and then
+ * checked by the core's monostamp_options_check, which names the one bad
+ * field; that name becomes a ValueError naming the argument and its value.
  *
  * The default clock.  One Clock object per module (made by the exec slot:
  * ms_clock_default_new) wraps the core's default clock instead of one of
@@ -57,9 +59,92 @@ static inline PyObject *clock_self(PyObject *self)
  * functions ("take()"), a Clock's its own ("Clock.take()"). */
 #define CALL_NAME(op, name) (CLOCK(op)->is_default ? name : "Clock." name)
 
+/* ------------------------------------------------------ Clock()'s arguments */
+
+/* The constructor's arguments: as given (borrowed, NULL where not given)
+ * and as the core's options. */
+typedef struct {
+    PyObject *policy, *source, *zone, *max_lead_ns, *on_lead, *shared, *start_ns, *trust_group;
+    PyObject *shared_bytes; /* owned: keeps options.shared_path alive */
+    PyObject *zone_key;     /* owned: a ZoneInfo's key, keeps options.zone alive */
+    monostamp_options options;
+} clock_args;
+
+/* Reads the arguments and converts each, checking types and what Python
+ * alone can check.  On failure ca->shared_bytes may still need a DECREF. */
+static int clock_args_parse(ms_state *st, PyObject *args, PyObject *kwds, clock_args *ca)
+{
+    static char *keywords[] = {"policy", "source", "zone", "max_lead_ns", "on_lead",
+                               "shared", "start_ns", "trust_group", NULL};
+    monostamp_options *o = &ca->options;
+
+    memset(ca, 0, sizeof *ca);
+    monostamp_options_init(o);
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O$OOOOOOO:Clock", keywords, &ca->policy,
+                                     &ca->source, &ca->zone, &ca->max_lead_ns, &ca->on_lead,
+                                     &ca->shared, &ca->start_ns, &ca->trust_group))
+        return -1;
+    /* None is "not given" for the three that default to nothing. */
+    if (ca->zone == Py_None)
+        ca->zone = NULL;
+    if (ca->shared == Py_None)
+        ca->shared = NULL;
+    if (ca->start_ns == Py_None)
+        ca->start_ns = NULL;
+
+    if ((ca->policy != NULL && ms_policy_arg(st, ca->policy, "Clock(): policy", &o->policy) < 0) ||
+        (ca->source != NULL && ms_source_arg(ca->source, "Clock(): source", &o->source) < 0) ||
+        (ca->zone != NULL && (o->zone = ms_zone_name_arg(ca->zone, &ca->zone_key)) == NULL) ||
+        (ca->max_lead_ns != NULL &&
+         ms_int64_arg(ca->max_lead_ns, "Clock(): max_lead_ns", &o->max_lead_ns) < 0) ||
+        (ca->on_lead != NULL && ms_on_lead_arg(ca->on_lead, "Clock(): on_lead", &o->on_lead) < 0) ||
+        (ca->start_ns != NULL &&
+         ms_instant_ns_arg(st, ca->start_ns, "Clock(): start_ns", &o->start_ns) < 0) ||
+        (ca->trust_group != NULL &&
+         ms_bool_arg(ca->trust_group, "Clock(): trust_group", &o->trust_group) < 0))
+        return -1;
+    o->has_start_ns = ca->start_ns != NULL;
+    if (ca->shared != NULL) {
+        if (ms_path_arg(ca->shared, "Clock(): shared", &ca->shared_bytes) < 0)
+            return -1;
+        if ((o->shared_path = PyBytes_AsString(ca->shared_bytes)) == NULL)
+            return -1;
+    }
+    return 0;
+}
+
+/* Asks the core whether the options make a clock; if not, raises the
+ * ValueError naming the one argument it names, with its value and the
+ * core's rule for it. */
+static int clock_args_check(const clock_args *ca)
+{
+    const char *field = NULL;
+    if (monostamp_options_check(&ca->options, &field) == MONOSTAMP_OK)
+        return 0;
+    /* The Python argument behind each of the core's fields. */
+    const struct { const char *field, *argument; PyObject *value; } args[] = {
+        {"policy", "policy", ca->policy},       {"source", "source", ca->source},
+        {"zone", "zone", ca->zone},             {"max_lead_ns", "max_lead_ns", ca->max_lead_ns},
+        {"on_lead", "on_lead", ca->on_lead},    {"shared_path", "shared", ca->shared},
+        {"start_ns", "start_ns", ca->start_ns},
+    };
+    const char *rule = monostamp_options_rule(field);
+    for (size_t i = 0; field != NULL && i < sizeof args / sizeof args[0]; i++) {
+        if (strcmp(args[i].field, field) == 0) {
+            PyErr_Format(PyExc_ValueError, "Clock(): %s=%R %s", args[i].argument,
+                         args[i].value != NULL ? args[i].value : Py_None,
+                         rule != NULL ? rule : "is not accepted");
+            return -1;
+        }
+    }
+    PyErr_Format(PyExc_ValueError, "Clock(): the options are not accepted (%s)",
+                 field != NULL ? field : "no field named");
+    return -1;
+}
+
 /* Raises for a failed monostamp_clock_init: the zone or the shared file
  * named with the reason, since the options themselves were checked. */
-static void clock_init_error(ms_state *st, int rc, const ms_clock_args *ca)
+static void clock_init_error(ms_state *st, int rc, const clock_args *ca)
 {
     if (rc == MONOSTAMP_ENOZONE)
         ms_zone_error("Clock()", ca->zone != NULL ? ca->zone : Py_None, ca->options.zone);
@@ -92,14 +177,14 @@ static PyObject *clock_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     /* Clock cannot be subclassed: `type` is this module's own. */
     ms_state *st = ms_state_of_type(type);
     ClockObject *self = NULL;
-    ms_clock_args ca;
+    clock_args ca;
     int rc;
 
     if (st == NULL)
         return NULL;
     /* Every argument is converted and checked before the core opens
      * anything: a zone file, a shared file. */
-    if (ms_clock_args_parse(st, args, kwds, &ca) < 0 || ms_clock_args_check(&ca) < 0)
+    if (clock_args_parse(st, args, kwds, &ca) < 0 || clock_args_check(&ca) < 0)
         goto done;
     self = (ClockObject *)PyType_GenericAlloc(type, 0);
     if (self == NULL)
@@ -379,16 +464,6 @@ static PyObject *clock_step_back(PyObject *op, PyObject *arg)
     return clock_manual(op, arg, "step_back", manual_step_back);
 }
 
-/* Adds key: value (a new reference, or NULL after an error) to dict. */
-static int put(PyObject *dict, const char *key, PyObject *value)
-{
-    if (value == NULL)
-        return -1;
-    int rc = PyDict_SetItemString(dict, key, value);
-    Py_DECREF(value);
-    return rc;
-}
-
 PyDoc_STRVAR(clock_stats_doc,
 "stats($self, /)\n--\n\n"
 "The core's counters, cumulative since the clock began, as a dict:\n"
@@ -397,25 +472,16 @@ PyDoc_STRVAR(clock_stats_doc,
 
 static PyObject *clock_stats(PyObject *op, PyObject *unused)
 {
+    typedef unsigned long long ull;
     monostamp_stats s;
     (void)unused;
     monostamp_clock_stats(CLOCK(op)->core, &s);
-    PyObject *d = PyDict_New();
-    if (d == NULL)
-        return NULL;
-    if (put(d, "readings", PyLong_FromUnsignedLongLong(s.readings)) < 0 ||
-        put(d, "backward_steps", PyLong_FromUnsignedLongLong(s.backward_steps)) < 0 ||
-        put(d, "largest_backward_ns", PyLong_FromLongLong(s.largest_backward_ns)) < 0 ||
-        put(d, "duplicates", PyLong_FromUnsignedLongLong(s.duplicates)) < 0 ||
-        put(d, "forced_increments", PyLong_FromUnsignedLongLong(s.forced_increments)) < 0 ||
-        put(d, "lead_ns", PyLong_FromLongLong(s.lead_ns)) < 0 ||
-        put(d, "max_lead_ns", PyLong_FromLongLong(s.max_lead_ns)) < 0 ||
-        put(d, "lead_waits", PyLong_FromUnsignedLongLong(s.lead_waits)) < 0 ||
-        put(d, "lead_errors", PyLong_FromUnsignedLongLong(s.lead_errors)) < 0) {
-        Py_DECREF(d);
-        return NULL;
-    }
-    return d;
+    return Py_BuildValue("{s:K,s:K,s:L,s:K,s:K,s:L,s:L,s:K,s:K}", "readings", (ull)s.readings,
+                         "backward_steps", (ull)s.backward_steps, "largest_backward_ns",
+                         (long long)s.largest_backward_ns, "duplicates", (ull)s.duplicates,
+                         "forced_increments", (ull)s.forced_increments, "lead_ns",
+                         (long long)s.lead_ns, "max_lead_ns", (long long)s.max_lead_ns,
+                         "lead_waits", (ull)s.lead_waits, "lead_errors", (ull)s.lead_errors);
 }
 
 /* What the clock was made with, as Clock(...) would make it again; the

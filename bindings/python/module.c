@@ -116,36 +116,17 @@ PyDoc_STRVAR(create_state_file_doc,
 "MONOSTAMP_SHARED then join it as usual.  FileExistsError if a file is\n"
 "already at path.");
 
-static PyObject *ms_create_state_file(PyObject *module, PyObject *const *args,
-                                      Py_ssize_t nargs, PyObject *kwnames)
+static PyObject *ms_create_state_file(PyObject *module, PyObject *args, PyObject *kwds)
 {
-    static const char *const names[] = {"path", "trust_group"};
-    PyObject *path = NULL, *trust = Py_False, *bytes;
-    if (nargs != 1) {
-        PyErr_Format(PyExc_TypeError,
-                     "create_state_file() takes exactly 1 positional argument (%zd given)",
-                     nargs);
+    static char *keywords[] = {"", "trust_group", NULL};
+    PyObject *path, *trust = Py_False, *bytes;
+    int trust_group;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$O:create_state_file", keywords, &path,
+                                     &trust) ||
+        ms_bool_arg(trust, "create_state_file(): trust_group", &trust_group) < 0 ||
+        ms_path_arg(path, "create_state_file(): path", &bytes) < 0)
         return NULL;
-    }
-    path = args[0];
-    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
-    for (Py_ssize_t i = 0; i < nkw; i++) {
-        PyObject *name = PyTuple_GET_ITEM(kwnames, i);
-        if (PyUnicode_CompareWithASCIIString(name, names[1]) == 0) {
-            trust = args[nargs + i];
-        } else {
-            PyErr_Format(PyExc_TypeError,
-                         "create_state_file() got an unexpected keyword argument '%U'", name);
-            return NULL;
-        }
-    }
-    if (!PyBool_Check(trust)) {
-        ms_type_error("create_state_file(): trust_group", "bool", trust);
-        return NULL;
-    }
-    if (ms_path_arg(path, "create_state_file(): path", &bytes) < 0)
-        return NULL;
-    int rc = monostamp_state_file_create(PyBytes_AsString(bytes), trust == Py_True);
+    int rc = monostamp_state_file_create(PyBytes_AsString(bytes), trust_group);
     Py_DECREF(bytes);
     if (rc != MONOSTAMP_OK && ms_missing_directory("create_state_file(): path", rc, path))
         return NULL;
@@ -188,7 +169,8 @@ static PyMethodDef ms_methods[] = {
     {"clock_info", ms_clock_info, METH_O, clock_info_doc},
     {"zone_changed", ms_zone_changed, METH_NOARGS, zone_changed_doc},
     {"monotonic_ns", ms_monotonic_ns, METH_NOARGS, monotonic_ns_doc},
-    {"create_state_file", FASTCALL_KW(ms_create_state_file), create_state_file_doc},
+    {"create_state_file", (PyCFunction)(void (*)(void))ms_create_state_file,
+     METH_VARARGS | METH_KEYWORDS, create_state_file_doc},
     {"sleep", FASTCALL_KW(ms_sleep), ms_sleep_doc},
     {"sleep_until_ns", FASTCALL_KW(ms_sleep_until_ns), ms_sleep_until_ns_doc},
     /* Their finish in Python (sleep.c, monostamp/_sleep.py). */

@@ -198,25 +198,17 @@ int ms_datetime_exec(ms_state *st);
 
 /* --------------------------------------------------------- clocks */
 
-/* The constructor's arguments: as given (borrowed, NULL where not given)
- * and as the core's options. */
-typedef struct {
-    PyObject *policy, *source, *zone, *max_lead_ns, *on_lead, *shared, *start_ns, *trust_group;
-    PyObject *shared_bytes; /* owned: keeps options.shared_path alive */
-    PyObject *zone_key;     /* owned: a ZoneInfo's key, keeps options.zone alive */
-    monostamp_options options;
-} ms_clock_args;
-
-/* clock_args.c.  Reads Clock()'s arguments into `ca` and converts each,
- * checking types and what Python alone can check (on failure
- * ca->shared_bytes and ca->zone_key may still need a DECREF); then asks
- * the core whether they make a clock, raising the ValueError naming the
- * one it refuses.  0 or -1. */
-int ms_clock_args_parse(ms_state *st, PyObject *args, PyObject *kwds, ms_clock_args *ca);
-int ms_clock_args_check(const ms_clock_args *ca);
-/* An instant as int ns since the epoch: an int (ns), a Stamp (its utc_ns)
- * or an aware datetime; `what` is "Clock.set(): ns".  0 or -1. */
+/* stamp_datetime.c.  An instant as int ns since the epoch: an int (ns), a
+ * Stamp (its utc_ns) or an aware datetime (as Stamp.fromdatetime reads
+ * it), so that a test never writes nanoseconds by hand; `what` is
+ * "Clock.set(): ns".  0 or -1. */
 int ms_instant_ns_arg(ms_state *st, PyObject *obj, const char *what, int64_t *out);
+/* The zone name behind Clock(zone=...): a str as it is, a
+ * zoneinfo.ZoneInfo by its key (the name it was opened with: the core then
+ * reads the same file, and *keep holds the key), datetime.timezone.utc as
+ * 'UTC'.  Other tzinfos have no name the core could open: NULL with
+ * TypeError saying what to give. */
+const char *ms_zone_name_arg(PyObject *obj, PyObject **keep);
 
 /* clock.c.  If `obj` is a monostamp.Clock, stores its core clock and
  * returns 1; else returns 0.  Never raises. */
