@@ -23,7 +23,6 @@
  * what the functions are, the default clock's.
  */
 #include "module.h"
-#include "ids.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +57,74 @@ static inline PyObject *clock_self(PyObject *self)
 /* A method's name in messages: the default clock's are the module's
  * functions ("take()"), a Clock's its own ("Clock.take()"). */
 #define CALL_NAME(op, name) (CLOCK(op)->is_default ? name : "Clock." name)
+
+/* ------------------------------------------------------------ the waiter */
+
+/*
+ * What a Python thread does around each nap of a lead wait.
+ *
+ * A stamp that leads its source by more than max_lead_ns may wait for it
+ * (on_lead='wait'): the core naps in steps of at most 10 ms.  Every clock
+ * the binding makes, and the default clock, carries this waiter: before a
+ * nap it lets the GIL go, so that other threads run while this one waits;
+ * after it, it takes the GIL back and runs the signal handlers, so that
+ * Ctrl-C ends the wait (the stamp then fails with MONOSTAMP_EINTR, the
+ * state unchanged, and raise_core raises the handler's exception).
+ *
+ * A stamp that does not wait never calls the waiter: the common call keeps
+ * the GIL for its few nanoseconds, with no release and no re-take.
+ */
+
+/* Whether this thread holds the GIL (is attached to its thread state).
+ * The core's default clock may be stamped by a thread that does not: one
+ * inside another stamp's nap cannot be, but C code of the embedding
+ * application could.  Such a thread has nothing to let go of. */
+static int holding_the_gil(void)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyThreadState_GetUnchecked() != NULL;
+#else
+    /* Before 3.13 the unchecked getter answers "the thread state that
+     * holds the GIL", whichever thread that is: ours only if it is ours. */
+    PyThreadState *current = _PyThreadState_UncheckedGet();
+    return current != NULL && current == PyGILState_GetThisThreadState();
+#endif
+}
+
+/* The token is the thread state let go of, or NULL if none was held. */
+static void *let_the_gil_go(void *unused)
+{
+    (void)unused;
+    return holding_the_gil() ? PyEval_SaveThread() : NULL;
+}
+
+static int take_the_gil_back(void *unused, void *token)
+{
+    (void)unused;
+    if (token == NULL)
+        return 0;
+    PyEval_RestoreThread((PyThreadState *)token);
+    /* Nonzero, with the handler's exception set, ends the wait. */
+    return PyErr_CheckSignals() < 0;
+}
+
+static const monostamp_waiter waiter = {let_the_gil_go, take_the_gil_back, NULL};
+
+/* How many module objects set the waiter on the default clock: the core
+ * has one default clock per process, and the last module freed clears it. */
+static atomic_int default_clock_users;
+
+static void waiter_on_default_clock(monostamp_clock *clock)
+{
+    if (atomic_fetch_add(&default_clock_users, 1) == 0)
+        (void)monostamp_clock_set_waiter(clock, &waiter);
+}
+
+static void waiter_off_default_clock(monostamp_clock *clock)
+{
+    if (atomic_fetch_sub(&default_clock_users, 1) == 1)
+        (void)monostamp_clock_set_waiter(clock, NULL);
+}
 
 /* ------------------------------------------------------ Clock()'s arguments */
 
@@ -204,9 +271,9 @@ static PyObject *clock_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->stamp_type = st->stamp_type;
     Py_INCREF(self->stamp_type);
     /* A stamp that waits for the lead bound lets the GIL go while it naps
-     * and runs the signal handlers after each nap (waiter.c); one that
+     * and runs the signal handlers after each nap (the waiter); one that
      * does not wait keeps the GIL for its few ns. */
-    (void)monostamp_clock_set_waiter(&self->clock, &ms_waiter);
+    (void)monostamp_clock_set_waiter(&self->clock, &waiter);
 done:
     Py_XDECREF(ca.shared_bytes);
     Py_XDECREF(ca.zone_key);
@@ -235,7 +302,7 @@ static void clock_dealloc(PyObject *op)
     PyTypeObject *type = Py_TYPE(op);
     PyObject_GC_UnTrack(op);
     if (CLOCK(op)->is_default)
-        ms_waiter_off_default_clock(CLOCK(op)->core);
+        waiter_off_default_clock(CLOCK(op)->core);
     else if (!CLOCK(op)->is_default)
         monostamp_clock_destroy(&CLOCK(op)->clock);
     Py_CLEAR(CLOCK(op)->shared);
@@ -614,6 +681,14 @@ PyType_Spec ms_clock_spec = {
     .slots = clock_slots,
 };
 
+/* The state file MONOSTAMP_SHARED names, as the core read it, or None. */
+static PyObject *shared_env(void)
+{
+    const char *shared = getenv("MONOSTAMP_SHARED");
+    return shared != NULL && shared[0] != '\0' ? PyUnicode_DecodeFSDefault(shared)
+                                               : Py_NewRef(Py_None);
+}
+
 int ms_clock_default_new(ms_state *st, PyObject **out)
 {
     monostamp_clock *core;
@@ -624,28 +699,62 @@ int ms_clock_default_new(ms_state *st, PyObject **out)
     ClockObject *self = (ClockObject *)PyType_GenericAlloc(st->clock_type, 0);
     if (self == NULL)
         return -1;
-    /* The state file MONOSTAMP_SHARED named, as the core read it. */
-    const char *shared = getenv("MONOSTAMP_SHARED");
-    self->shared = shared != NULL && shared[0] != '\0' ? PyUnicode_DecodeFSDefault(shared)
-                                                       : Py_NewRef(Py_None);
-    if (self->shared == NULL) {
+    if ((self->shared = shared_env()) == NULL) {
         Py_DECREF(self); /* not default yet: its dealloc touches no clock */
         return -1;
     }
     self->core = core;
     self->is_default = 1;
     self->stamp_type = (PyTypeObject *)Py_NewRef(st->stamp_type);
-    ms_waiter_on_default_clock(core);
+    waiter_on_default_clock(core);
     *out = (PyObject *)self;
     return 0;
 }
 
-void ms_clock_default_shared(PyObject *clock, PyObject *path)
-{
-    Py_XSETREF(CLOCK(clock)->shared, Py_NewRef(path));
-}
 
 /* ------------------------------------------------------ the default clock */
+
+/* Raises the error that makes the default clock unusable (a bad
+ * MONOSTAMP_SHARED file, named from the environment) and returns NULL. */
+PyObject *ms_default_clock_error(ms_state *st)
+{
+    monostamp_clock *clock;
+    int rc = monostamp_default_clock(&clock);
+    if (rc == MONOSTAMP_OK) {
+        /* The core promises its error on every call once it has one. */
+        PyErr_SetString(PyExc_SystemError, "monostamp: the default clock became usable");
+        return NULL;
+    }
+    PyObject *path = shared_env();
+    if (path != NULL)
+        raise_core(st, rc, path != Py_None ? path : NULL,
+                   "the default clock is unusable (MONOSTAMP_SHARED=%R)", path);
+    Py_XDECREF(path);
+    return NULL;
+}
+
+PyDoc_STRVAR(share_default_doc,
+"_share_default(path, /)\n--\n\n"
+"Moves the default clock onto the state file at path (created if absent),\n"
+"as MONOSTAMP_SHARED would have at import: for the pytest plugin, which\n"
+"makes the file after monostamp is imported.  Call it while no other\n"
+"thread takes default stamps.");
+
+static PyObject *share_default(PyObject *module, PyObject *arg)
+{
+    ms_state *st = (ms_state *)PyModule_GetState(module);
+    PyObject *bytes;
+    if (st->default_clock == NULL)
+        return ms_default_clock_error(st);
+    if (ms_path_arg(arg, "_share_default(): path", &bytes) < 0)
+        return NULL;
+    int rc = monostamp_default_share(PyBytes_AsString(bytes));
+    Py_DECREF(bytes);
+    if (rc != MONOSTAMP_OK)
+        return raise_core(st, rc, arg, "_share_default(%R)", arg);
+    Py_XSETREF(CLOCK(st->default_clock)->shared, Py_NewRef(arg));
+    Py_RETURN_NONE;
+}
 
 /* get_policy() and set_policy(): the module's spelling of the property. */
 static PyObject *default_get_policy(PyObject *module, PyObject *unused)
@@ -728,5 +837,6 @@ PyMethodDef ms_default_functions[] = {
     {"take", clock_take, METH_O, take_doc},
     {"get_policy", default_get_policy, METH_NOARGS, get_policy_doc},
     {"set_policy", default_set_policy, METH_O, set_policy_doc},
+    {"_share_default", share_default, METH_O, share_default_doc},
     {NULL, NULL, 0, NULL},
 };

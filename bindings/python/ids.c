@@ -11,7 +11,7 @@
  * in Python.  The object is then an ordinary UUID: equal, hashable,
  * picklable, and its version and variant read from `int`.
  */
-#include "ids.h"
+#include "module.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,40 +9,16 @@
  * default clock are its Clock object's methods (clock.c).
  *
  * The other files: stamp.c and clock.c (the two types; Stamp's datetime
- * conversions and arithmetic in stamp_datetime.c and stamp_arith.c),
- * ids.c (UUIDv7 and take()), convert.c (arguments), errors.c (the one
- * error mapping), sleep.c, and patch_*.c (monostamp.patch()'s C half,
- * whose story patch.h tells).
+ * conversions in stamp_datetime.c), ids.c (UUIDv7 and take()), convert.c
+ * (arguments), errors.c (the one error mapping), sleep.c, and patch*.c
+ * (monostamp.patch()'s C half, whose story patch.h tells).
  */
 #include "module.h"
-#include "ids.h"
 #include "patch.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #define STATE(module) ((ms_state *)PyModule_GetState(module))
-
-/* Raises the error that makes the default clock unusable (a bad
- * MONOSTAMP_SHARED file, named from the environment) and returns NULL. */
-PyObject *ms_default_clock_error(ms_state *st)
-{
-    monostamp_clock *clock;
-    int rc = monostamp_default_clock(&clock);
-    if (rc == MONOSTAMP_OK) {
-        /* The core promises its error on every call once it has one. */
-        PyErr_SetString(PyExc_SystemError, "monostamp: the default clock became usable");
-        return NULL;
-    }
-    const char *shared = getenv("MONOSTAMP_SHARED");
-    PyObject *path = shared != NULL ? PyUnicode_DecodeFSDefault(shared) : NULL;
-    if (shared != NULL && path == NULL)
-        return NULL;
-    raise_core(st, rc, path, "the default clock is unusable (MONOSTAMP_SHARED=%R)",
-               path != NULL ? path : Py_None);
-    Py_XDECREF(path);
-    return NULL;
-}
 
 PyDoc_STRVAR(clock_info_doc,
 "clock_info(source, /)\n--\n\n"
@@ -80,29 +56,6 @@ static PyObject *ms_zone_changed(PyObject *module, PyObject *unused)
     (void)module;
     (void)unused;
     monostamp_zone_changed();
-    Py_RETURN_NONE;
-}
-
-PyDoc_STRVAR(share_default_doc,
-"_share_default(path, /)\n--\n\n"
-"Moves the default clock onto the state file at path (created if absent),\n"
-"as MONOSTAMP_SHARED would have at import: for the pytest plugin, which\n"
-"makes the file after monostamp is imported.  Call it while no other\n"
-"thread takes default stamps.");
-
-static PyObject *ms_share_default(PyObject *module, PyObject *arg)
-{
-    ms_state *st = STATE(module);
-    PyObject *bytes;
-    if (st->default_clock == NULL)
-        return ms_default_clock_error(st);
-    if (ms_path_arg(arg, "_share_default(): path", &bytes) < 0)
-        return NULL;
-    int rc = monostamp_default_share(PyBytes_AsString(bytes));
-    Py_DECREF(bytes);
-    if (rc != MONOSTAMP_OK)
-        return raise_core(st, rc, arg, "_share_default(%R)", arg);
-    ms_clock_default_shared(st->default_clock, arg);
     Py_RETURN_NONE;
 }
 
@@ -171,11 +124,6 @@ static PyMethodDef ms_methods[] = {
     {"monotonic_ns", ms_monotonic_ns, METH_NOARGS, monotonic_ns_doc},
     {"create_state_file", (PyCFunction)(void (*)(void))ms_create_state_file,
      METH_VARARGS | METH_KEYWORDS, create_state_file_doc},
-    {"sleep", FASTCALL_KW(ms_sleep), ms_sleep_doc},
-    {"sleep_until_ns", FASTCALL_KW(ms_sleep_until_ns), ms_sleep_until_ns_doc},
-    /* Their finish in Python (sleep.c, monostamp/_sleep.py). */
-    {"_sleep_finish", ms_sleep_finish, METH_O, ms_sleep_finish_doc},
-    {"_share_default", ms_share_default, METH_O, share_default_doc},
     {"__getattr__", ms_module_getattr, METH_O, module_getattr_doc},
     {NULL, NULL, 0, NULL},
 };
@@ -304,7 +252,8 @@ static int ms_exec(PyObject *module)
     if (ms_clock_default_new(st, &st->default_clock) < 0 ||
         PyModule_AddObjectRef(module, "default_clock",
                               st->default_clock != NULL ? st->default_clock : Py_None) < 0 ||
-        PyModule_AddFunctions(module, ms_default_functions) < 0)
+        PyModule_AddFunctions(module, ms_default_functions) < 0 ||
+        PyModule_AddFunctions(module, ms_sleep_functions) < 0)
         return -1;
     if (PyModule_AddStringConstant(module, "__version__", MONOSTAMP_VERSION) < 0 ||
         PyModule_AddIntConstant(module, "DEFAULT_SLEEP_TOLERANCE_NS",

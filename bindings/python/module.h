@@ -134,7 +134,7 @@ PyObject *raise_core(ms_state *st, int code, PyObject *filename, const char *fmt
 
 /* Raises the error that makes the default clock unusable (naming
  * MONOSTAMP_SHARED when its file is to blame) and returns NULL.  `st` may
- * be NULL: that error is never ELEAD.  module.c. */
+ * be NULL: that error is never ELEAD.  clock.c. */
 PyObject *ms_default_clock_error(ms_state *st);
 
 /* One shape for every message: "call(): what is wrong with which value --
@@ -214,22 +214,11 @@ const char *ms_zone_name_arg(PyObject *obj, PyObject **keep);
  * returns 1; else returns 0.  Never raises. */
 int ms_clock_core(PyObject *obj, monostamp_clock **out);
 /* The Clock wrapping the core's default clock into *out (NULL if that is
- * unusable), for the exec slot: 0, or -1 with the error; and its state
- * file once _share_default() moved it onto `path`. */
+ * unusable), for the exec slot: 0, or -1 with the error. */
 int ms_clock_default_new(ms_state *st, PyObject **out);
-void ms_clock_default_shared(PyObject *clock, PyObject *path);
 /* The module's functions on the default clock: the Clock's own methods,
  * with the module as self (clock.c), which the exec slot adds. */
 extern PyMethodDef ms_default_functions[];
-
-/* waiter.c: the waiter every clock of the binding carries, which lets the
- * GIL go during each nap of a lead wait and runs the signal handlers after
- * it (Ctrl-C ends the wait).  The default clock is the core's, one per
- * process: each module's default Clock object sets the waiter on it when
- * made and takes it off when freed; the last one off clears it. */
-extern const monostamp_waiter ms_waiter;
-void ms_waiter_on_default_clock(monostamp_clock *clock);
-void ms_waiter_off_default_clock(monostamp_clock *clock);
 
 /*
  * Sorts METH_FASTCALL | METH_KEYWORDS arguments into `out` (borrowed
@@ -246,17 +235,31 @@ int ms_parse_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
 /* A METH_FASTCALL | METH_KEYWORDS entry of a method table. */
 #define FASTCALL_KW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
 
+/* ------------------------------------------------------------- ids.c */
+
+/* UUIDv7 ids and blocks of stamps: what Clock.uuid7() and Clock.take()
+ * draw, and monostamp.uuid7_ns(). */
+/* The next id of `clock` as a uuid.UUID, errors raised with the context
+ * `call` ("uuid7()"). */
+PyObject *ms_draw_uuid7(ms_state *st, monostamp_clock *clock, const char *call);
+/* n = `arg` stamps of `clock` reserved, as range(first, stop, step);
+ * errors name `fname` ("take()"). */
+PyObject *ms_draw_take(ms_state *st, monostamp_clock *clock, PyObject *arg, const char *fname);
+
+/* monostamp.uuid7_ns(), for module.c's method table. */
+PyObject *ms_uuid7_ns(PyObject *module, PyObject *arg);
+extern const char ms_uuid7_ns_doc[];
+
+/* The references ids.c imports on first use (uuid is not imported with
+ * monostamp: it costs milliseconds), for the module's traverse and clear. */
+int ms_ids_traverse(ms_state *st, visitproc visit, void *arg);
+void ms_ids_clear(ms_state *st);
+
 /* -------------------------------------------------------------- sleep */
 
-/* sleep(), sleep_until_ns() and _sleep_finish() for module.c's method
- * table; the type of the plan they hand the finish (sleep.c). */
-PyObject *ms_sleep(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
-PyObject *ms_sleep_until_ns(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames);
-PyObject *ms_sleep_finish(PyObject *module, PyObject *finish);
-extern const char ms_sleep_doc[];
-extern const char ms_sleep_until_ns_doc[];
-extern const char ms_sleep_finish_doc[];
+/* sleep(), sleep_until_ns() and _sleep_finish(), which the exec slot
+ * adds; the type of the plan they hand the finish (sleep.c). */
+extern PyMethodDef ms_sleep_functions[];
 extern PyType_Spec ms_sleep_plan_spec;
 void ms_sleep_clear(ms_state *st);
 
