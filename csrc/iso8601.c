@@ -83,10 +83,12 @@ int monostamp_format_iso8601(char *buf, size_t size, int64_t utc_ns,
         put2(p + 3, aoff / 60 % 60);
         p += 5;
     }
-    /* "YYYY-MM-DDThh:mm:ss": the fields sit at fixed places (the year is
-     * four digits); drop ":ss", or ":mm:ss". */
-    memmove(tmp + 19 - cut, tmp + 19, (size_t)(len - 19));
-    len -= cut;
+    if (cut > 0) {
+        /* "YYYY-MM-DDThh:mm:ss": the fields sit at fixed places (the year
+         * is four digits); drop ":ss", or ":mm:ss". */
+        memmove(tmp + 19 - cut, tmp + 19, (size_t)(len - 19));
+        len -= cut;
+    }
     memcpy(buf, tmp, (size_t)len);
     if (size > (size_t)len) buf[len] = '\0';
     return len;
