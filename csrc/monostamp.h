@@ -615,6 +615,22 @@ MONOSTAMP_API int monostamp_wall_fields(int64_t utc_ns, int32_t offset_s,
  * and second 0..59 or beyond, |year| below 2^31.  Pure; thread-safe. */
 MONOSTAMP_API int64_t monostamp_wall_seconds(const monostamp_wall *w);
 
+/* ------------------------------------------------------------- seconds */
+
+/* `s` seconds and `sub_ns` nanoseconds (0 <= sub_ns < 1000000000) as int64
+ * ns since the epoch, exactly, to the very ends of the range (INT64_MIN is
+ * -9223372037 s + 145224192 ns): 0 and *out_ns, or MONOSTAMP_ERANGE
+ * outside int64 ns, MONOSTAMP_EINVAL for a `sub_ns` outside its range.
+ * Pure; thread-safe. */
+MONOSTAMP_API int monostamp_ns_from_seconds(int64_t s, int64_t sub_ns, int64_t *out_ns);
+/* Float seconds as int64 ns.  `round_up` 0: an instant, from the exact
+ * fraction of `s`, rounded to the nearest ns, half to even (Python's
+ * datetime.fromtimestamp rounds so, to µs).  `round_up` 1: a duration,
+ * `s` * 1e9 rounded up, so that a sleep is never shorter than asked.
+ * MONOSTAMP_ERANGE for NaN, infinities and results outside int64 ns.  No
+ * libm: pure; thread-safe. */
+MONOSTAMP_API int monostamp_ns_from_double(double s, int round_up, int64_t *out_ns);
+
 /* --------------------------------------------------- ISO 8601 / RFC 3339 */
 
 /* The longest text monostamp_format_iso8601 writes, without the NUL:

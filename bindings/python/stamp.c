@@ -146,15 +146,18 @@ PyDoc_STRVAR(stamp_isoformat_doc,
 "'nanoseconds'; not both.  z=True writes 'Z' for a zero offset; sep is\n"
 "the one character between date and time.");
 
-/* The digits the core's monostamp_iso8601_timespec gives timespec `spec`. */
+/* The digits the core's monostamp_iso8601_timespec gives timespec `spec`;
+ * text it cannot name (a NUL, a lone surrogate) is as unknown as any. */
 static int timespec_digits(PyObject *op, PyObject *spec, int *digits)
 {
     Py_ssize_t len;
-    const char *name = ms_utf8_arg(spec, "timespec", 0, &len);
+    if (!PyUnicode_Check(spec))
+        return ms_type_error("timespec", "str", spec);
+    const char *name = PyUnicode_AsUTF8AndSize(spec, &len);
     if (name == NULL)
-        return -1;
-    if (strlen(name) == (size_t)len &&
-        monostamp_iso8601_timespec(name, STAMP(op)->utc_ns, digits) == MONOSTAMP_OK)
+        PyErr_Clear();
+    else if (strlen(name) == (size_t)len &&
+             monostamp_iso8601_timespec(name, STAMP(op)->utc_ns, digits) == MONOSTAMP_OK)
         return 0;
     PyErr_Format(PyExc_ValueError,
                  "unknown timespec %R (expected 'auto', 'hours', 'minutes', 'seconds', "

@@ -18,7 +18,6 @@
 #include "stamp.h"
 
 #include <datetime.h>
-#include <math.h>
 #include <string.h>
 
 #define NS_PER_S INT64_C(1000000000)
@@ -51,23 +50,6 @@ static int dict_put(PyObject *d, PyObject *key, PyObject *value, Py_ssize_t max)
     return PyDict_Size(d) >= max ? 0 : PyDict_SetItem(d, key, value);
 }
 
-/* s seconds and sub ns (0 <= sub < 1e9) as int64 ns; -1 if out of range.
- * Exact to the very ends: INT64_MIN is -9223372037 s + 145224192 ns. */
-static int ns_of(int64_t s, int64_t sub, int64_t *out)
-{
-    if (s < 0 && sub > 0) {
-        s += 1;
-        sub -= NS_PER_S;
-    }
-    if (s > INT64_MAX / NS_PER_S || s < INT64_MIN / NS_PER_S)
-        return -1;
-    int64_t base = s * NS_PER_S;
-    if (sub > 0 ? base > INT64_MAX - sub : base < INT64_MIN - sub)
-        return -1;
-    *out = base + sub;
-    return 0;
-}
-
 /* ------------------------------------------------------- offsets, tzinfo */
 
 /* The exact type datetime.timezone (the C API names only its utc). */
@@ -81,7 +63,8 @@ static int timedelta_ns(PyObject *td, const char *what, int64_t *out_ns)
      * 0 <= microseconds < 1e6: the seconds fit in int64. */
     int64_t s = (int64_t)PyDateTime_DELTA_GET_DAYS(td) * 86400 +
                 PyDateTime_DELTA_GET_SECONDS(td);
-    if (ns_of(s, (int64_t)PyDateTime_DELTA_GET_MICROSECONDS(td) * 1000, out_ns) < 0) {
+    if (monostamp_ns_from_seconds(s, (int64_t)PyDateTime_DELTA_GET_MICROSECONDS(td) * 1000,
+                                  out_ns) != MONOSTAMP_OK) {
         PyErr_Format(PyExc_OverflowError, "%s=%R is outside int64 nanoseconds", what, td);
         return -1;
     }
@@ -290,7 +273,7 @@ static int datetime_offset(ms_state *st, PyObject *dt, int32_t *out)
 static int datetime_utc_ns(PyObject *dt, int32_t offset, int64_t *out)
 {
     int64_t us, wall_s = wall_seconds(dt, &us);
-    if (ns_of(wall_s - offset, us * 1000, out) == 0)
+    if (monostamp_ns_from_seconds(wall_s - offset, us * 1000, out) == MONOSTAMP_OK)
         return 0;
     PyErr_Format(PyExc_ValueError,
                  "fromdatetime(%R): outside a Stamp's range (int64 ns since the epoch, "
@@ -542,21 +525,9 @@ PyObject *ms_stamp_fromtimestamp(PyObject *cls, PyTypeObject *defining_class,
         long long s = PyLong_AsLongLongAndOverflow(t, &overflow);
         if (s == -1 && PyErr_Occurred())
             return NULL;
-        bad = overflow || ns_of(s, 0, &utc_ns) < 0;
+        bad = overflow || monostamp_ns_from_seconds(s, 0, &utc_ns) != MONOSTAMP_OK;
     } else if (PyFloat_Check(t)) {
-        double x = PyFloat_AsDouble(t);
-        /* floor() and the fraction are exact in doubles; only the ns are
-         * rounded.  The range check comes before any cast. */
-        double s = floor(x);
-        bad = !isfinite(x) || s >= 9223372036854775808.0 || s < -9223372036854775808.0;
-        if (!bad) {
-            double sub = nearbyint((x - s) * 1e9);
-            if (sub >= 1e9) { /* a fraction that rounds up to a whole second */
-                s += 1;
-                sub = 0;
-            }
-            bad = s >= 9223372036854775808.0 || ns_of((int64_t)s, (int64_t)sub, &utc_ns) < 0;
-        }
+        bad = monostamp_ns_from_double(PyFloat_AS_DOUBLE(t), 0, &utc_ns) != MONOSTAMP_OK;
     } else {
         return ms_type_error("t", "int or float", t), NULL;
     }
