@@ -337,13 +337,10 @@ PyDoc_STRVAR(clock_now_doc,
 /* now() and time_ns() are METH_NOARGS: the cheapest call there is.  Clock
  * cannot be subclassed, so Py_TYPE(self) finds the module on the error
  * path; the success path needs only the Stamp type the clock holds. */
-static PyObject *clock_now(PyObject *self, PyObject *unused)
+static PyObject *clock_now(PyObject *op, PyObject *unused)
 {
-    PyObject *op = clock_self(self);
     monostamp_stamp stamp;
     (void)unused;
-    if (op == NULL)
-        return NULL;
     int rc = monostamp_now(CLOCK(op)->core, &stamp);
     if (rc != MONOSTAMP_OK)
         return clock_error(op, rc, "now()");
@@ -354,13 +351,10 @@ PyDoc_STRVAR(clock_time_ns_doc,
 "time_ns($self, /)\n--\n\n"
 "The clock's next stamp's instant alone, int ns: one sequence with now().");
 
-static PyObject *clock_time_ns(PyObject *self, PyObject *unused)
+static PyObject *clock_time_ns(PyObject *op, PyObject *unused)
 {
-    PyObject *op = clock_self(self);
     int64_t ns;
     (void)unused;
-    if (op == NULL)
-        return NULL;
     int rc = monostamp_time_ns(CLOCK(op)->core, &ns);
     if (rc != MONOSTAMP_OK)
         return clock_error(op, rc, "time_ns()");
@@ -756,6 +750,21 @@ static PyObject *share_default(PyObject *module, PyObject *arg)
     Py_RETURN_NONE;
 }
 
+/* The module's now() and time_ns(), the hottest calls: the Clock's own
+ * methods, tail-called on the default clock, so that Clock.now() itself
+ * never asks whether its self is the module. */
+static PyObject *default_now(PyObject *module, PyObject *unused)
+{
+    PyObject *op = clock_self(module);
+    return op != NULL ? clock_now(op, unused) : NULL;
+}
+
+static PyObject *default_time_ns(PyObject *module, PyObject *unused)
+{
+    PyObject *op = clock_self(module);
+    return op != NULL ? clock_time_ns(op, unused) : NULL;
+}
+
 /* get_policy() and set_policy(): the module's spelling of the property. */
 static PyObject *default_get_policy(PyObject *module, PyObject *unused)
 {
@@ -829,8 +838,8 @@ PyDoc_STRVAR(set_policy_doc,
 "which inherit it) keep theirs.");
 
 PyMethodDef ms_default_functions[] = {
-    {"now", clock_now, METH_NOARGS, now_doc},
-    {"time_ns", clock_time_ns, METH_NOARGS, time_ns_doc},
+    {"now", default_now, METH_NOARGS, now_doc},
+    {"time_ns", default_time_ns, METH_NOARGS, time_ns_doc},
     {"time", clock_time, METH_NOARGS, time_doc},
     {"now_datetime", FASTCALL_KW(clock_now_datetime), now_datetime_doc},
     {"uuid7", clock_uuid7, METH_NOARGS, uuid7_doc},
