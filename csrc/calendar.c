@@ -61,3 +61,58 @@ int64_t monostamp_wall_seconds(const monostamp_wall *w)
     return monostamp__days_from_civil(w->year, w->month, w->day) * MONOSTAMP__S_PER_DAY +
            (int64_t)w->hour * 3600 + (int64_t)w->minute * 60 + w->second;
 }
+
+#define NS_PER_S INT64_C(1000000000)
+/* 2**63 is exact in a double; a cast to int64 is defined only strictly
+ * inside (-2**63, 2**63), and NaN is outside all. */
+#define TWO_63 9223372036854775808.0
+
+int monostamp_ns_from_seconds(int64_t s, int64_t sub_ns, int64_t *out_ns)
+{
+    if (out_ns == NULL || sub_ns < 0 || sub_ns >= NS_PER_S) return MONOSTAMP_EINVAL;
+    /* Before the epoch, borrow a second: INT64_MIN's seconds alone do not fit. */
+    if (s < 0 && sub_ns > 0) {
+        s += 1;
+        sub_ns -= NS_PER_S;
+    }
+    if (s > INT64_MAX / NS_PER_S || s < INT64_MIN / NS_PER_S) return MONOSTAMP_ERANGE;
+    int64_t base = s * NS_PER_S;
+    if (sub_ns > 0 ? base > INT64_MAX - sub_ns : base < INT64_MIN - sub_ns)
+        return MONOSTAMP_ERANGE;
+    *out_ns = base + sub_ns;
+    return MONOSTAMP_OK;
+}
+
+/* The largest integer <= x, for -2**63 <= x < 2**63. */
+static int64_t floor_s(double x)
+{
+    int64_t t = (int64_t)x; /* toward zero */
+    return (double)t > x ? t - 1 : t;
+}
+
+int monostamp_ns_from_double(double s, int round_up, int64_t *out_ns)
+{
+    if (out_ns == NULL) return MONOSTAMP_EINVAL;
+    if (round_up) {
+        double ns = s * 1e9;
+        /* At or beyond 2**52 a double is whole: no fraction to round up. */
+        if (!(ns >= -TWO_63 && ns < TWO_63)) return MONOSTAMP_ERANGE;
+        int64_t n = (int64_t)ns; /* toward zero: up already if negative */
+        *out_ns = (double)n < ns ? n + 1 : n;
+        return MONOSTAMP_OK;
+    }
+    if (!(s >= -TWO_63 && s < TWO_63)) return MONOSTAMP_ERANGE;
+    /* floor(s) and the fraction are exact in doubles; only the ns are
+     * rounded (the fraction * 1e9 is below 2**30: its own fraction exact). */
+    int64_t whole = floor_s(s);
+    double sub = (s - (double)whole) * 1e9;
+    int64_t n = (int64_t)sub;
+    double rest = sub - (double)n;
+    if (rest > 0.5 || (rest == 0.5 && (n & 1) != 0)) n += 1;
+    if (n >= NS_PER_S) { /* a fraction that rounds up to a whole second */
+        if (whole == INT64_MAX) return MONOSTAMP_ERANGE;
+        whole += 1;
+        n = 0;
+    }
+    return monostamp_ns_from_seconds(whole, n, out_ns);
+}

@@ -25,7 +25,10 @@ int monostamp_format_iso8601(char *buf, size_t size, int64_t utc_ns,
     int32_t frac, aoff;
     int len, i;
     char *p = tmp;
+    /* Hours and minutes alone: the text of 0 digits, cut (below). */
+    int cut = digits == MONOSTAMP_ISO8601_HOURS ? 6 : digits == MONOSTAMP_ISO8601_MINUTES ? 3 : 0;
 
+    if (cut > 0) digits = 0;
     if (digits < 0 || digits > 9) return MONOSTAMP_EINVAL;
     /* RFC 3339 offsets are whole minutes below 24 h (Monrovia's -00:44:30
      * has no RFC 3339 form). */
@@ -45,7 +48,7 @@ int monostamp_format_iso8601(char *buf, size_t size, int64_t utc_ns,
     }
     if (w.year < 1 || w.year > 9999) return MONOSTAMP_ERANGE;
     len = 19 + (digits > 0 ? digits + 1 : 0) + (use_z && offset_s == 0 ? 1 : 6);
-    if (size < (size_t)len) return MONOSTAMP_ERANGE;
+    if (size < (size_t)(len - cut)) return MONOSTAMP_ERANGE;
 
     put2(p, w.year / 100);
     put2(p + 2, w.year % 100);
@@ -80,9 +83,38 @@ int monostamp_format_iso8601(char *buf, size_t size, int64_t utc_ns,
         put2(p + 3, aoff / 60 % 60);
         p += 5;
     }
+    if (cut > 0) {
+        /* "YYYY-MM-DDThh:mm:ss": the fields sit at fixed places (the year
+         * is four digits); drop ":ss", or ":mm:ss". */
+        memmove(tmp + 19 - cut, tmp + 19, (size_t)(len - 19));
+        len -= cut;
+    }
     memcpy(buf, tmp, (size_t)len);
     if (size > (size_t)len) buf[len] = '\0';
     return len;
+}
+
+int monostamp_iso8601_timespec(const char *name, int64_t utc_ns, int *out_digits)
+{
+    static const struct {
+        const char *name;
+        int digits;
+    } specs[] = {
+        {"hours", MONOSTAMP_ISO8601_HOURS}, {"minutes", MONOSTAMP_ISO8601_MINUTES},
+        {"seconds", 0}, {"milliseconds", 3}, {"microseconds", 6}, {"nanoseconds", 9},
+    };
+    if (name == NULL || out_digits == NULL) return MONOSTAMP_EINVAL;
+    if (strcmp(name, "auto") == 0) {
+        *out_digits = utc_ns % 1000000000 != 0 ? 9 : 0;
+        return MONOSTAMP_OK;
+    }
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+        if (strcmp(name, specs[i].name) == 0) {
+            *out_digits = specs[i].digits;
+            return MONOSTAMP_OK;
+        }
+    }
+    return MONOSTAMP_EINVAL;
 }
 
 typedef struct parser {

@@ -132,6 +132,11 @@ MONOSTAMP_API const char *monostamp_policy_name(int policy);
 /* Looks a Squeak name up; MONOSTAMP_EINVAL if `name` is none of the four. */
 MONOSTAMP_API int monostamp_policy_from_name(const char *name,
                                              monostamp_policy *out);
+/* The policy's constant above without its prefix
+ * ("MONOTONIC_FORCE_NANOSECOND_INCREMENT", ...): the name a binding's
+ * enumeration gives the policy (Python's monostamp.Policy members), or NULL
+ * if `policy` is not a policy.  Thread-safe. */
+MONOSTAMP_API const char *monostamp_policy_constant(int policy);
 
 /* -------------------------------------------------------------- sources */
 
@@ -610,15 +615,37 @@ MONOSTAMP_API int monostamp_wall_fields(int64_t utc_ns, int32_t offset_s,
  * and second 0..59 or beyond, |year| below 2^31.  Pure; thread-safe. */
 MONOSTAMP_API int64_t monostamp_wall_seconds(const monostamp_wall *w);
 
+/* ------------------------------------------------------------- seconds */
+
+/* `s` seconds and `sub_ns` nanoseconds (0 <= sub_ns < 1000000000) as int64
+ * ns since the epoch, exactly, to the very ends of the range (INT64_MIN is
+ * -9223372037 s + 145224192 ns): 0 and *out_ns, or MONOSTAMP_ERANGE
+ * outside int64 ns, MONOSTAMP_EINVAL for a `sub_ns` outside its range.
+ * Pure; thread-safe. */
+MONOSTAMP_API int monostamp_ns_from_seconds(int64_t s, int64_t sub_ns, int64_t *out_ns);
+/* Float seconds as int64 ns.  `round_up` 0: an instant, from the exact
+ * fraction of `s`, rounded to the nearest ns, half to even (Python's
+ * datetime.fromtimestamp rounds so, to µs).  `round_up` 1: a duration,
+ * `s` * 1e9 rounded up, so that a sleep is never shorter than asked.
+ * MONOSTAMP_ERANGE for NaN, infinities and results outside int64 ns.  No
+ * libm: pure; thread-safe. */
+MONOSTAMP_API int monostamp_ns_from_double(double s, int round_up, int64_t *out_ns);
+
 /* --------------------------------------------------- ISO 8601 / RFC 3339 */
 
 /* The longest text monostamp_format_iso8601 writes, without the NUL:
  * "9999-12-31T23:59:59.999999999+99:59". */
 #define MONOSTAMP_ISO8601_MAX 35
 
+/* Precisions of monostamp_format_iso8601 that stop before the seconds:
+ * "2026-12-02T15:11+01:00" and "2026-12-02T15+01:00". */
+#define MONOSTAMP_ISO8601_MINUTES (-1)
+#define MONOSTAMP_ISO8601_HOURS (-2)
+
 /* Writes the local time of `utc_ns` at `offset_s` as
  * "2026-12-02T15:11:20.123456789+01:00": `digits` (0..9) fractional
- * digits, truncated, and "Z" for a zero offset when `use_z` is set.
+ * digits, truncated (or MONOSTAMP_ISO8601_MINUTES / _HOURS: no seconds, no
+ * minutes either), and "Z" for a zero offset when `use_z` is set.
  * Writes a NUL if it fits and returns the length (without NUL);
  * MONOSTAMP_EINVAL for bad digits or an offset beyond +-23:59:59 that is
  * not whole minutes, MONOSTAMP_ERANGE if the local year is outside
@@ -628,6 +655,14 @@ MONOSTAMP_API int64_t monostamp_wall_seconds(const monostamp_wall *w);
 MONOSTAMP_API int monostamp_format_iso8601(char *buf, size_t size,
                                            int64_t utc_ns, int32_t offset_s,
                                            int digits, int use_z);
+
+/* The precision Python's datetime.isoformat(timespec=) names, for
+ * monostamp_format_iso8601 of `utc_ns`: "hours", "minutes", "seconds" (0
+ * digits), "milliseconds" (3), "microseconds" (6), "nanoseconds" (9), or
+ * "auto" (9 digits, none for a whole second).  0 and *out_digits, or
+ * MONOSTAMP_EINVAL for another name.  Thread-safe. */
+MONOSTAMP_API int monostamp_iso8601_timespec(const char *name, int64_t utc_ns,
+                                             int *out_digits);
 
 /* Where and why a parse failed. */
 typedef struct monostamp_parse_error {

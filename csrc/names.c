@@ -63,6 +63,14 @@ static const char *const policy_names[] = {
     "monotonicForceNanosecondIncrement",
 };
 
+/* Indexed by monostamp_policy: the constants' names. */
+static const char *const policy_constants[] = {
+    "ACCEPT_PLATFORM_TIME",
+    "MONOTONIC_ALLOW_DUPLICATES",
+    "MONOTONIC_FORCE_MICROSECOND_INCREMENT",
+    "MONOTONIC_FORCE_NANOSECOND_INCREMENT",
+};
+
 /* Indexed by monostamp_source. */
 static const char *const source_names[] = {
     "realtime",
@@ -100,6 +108,11 @@ int monostamp_policy_from_name(const char *name, monostamp_policy *out)
         return MONOSTAMP_EINVAL;
     *out = (monostamp_policy)i;
     return MONOSTAMP_OK;
+}
+
+const char *monostamp_policy_constant(int policy)
+{
+    return policy >= 0 && policy < COUNT(policy_constants) ? policy_constants[policy] : NULL;
 }
 
 const char *monostamp_source_name(int source)

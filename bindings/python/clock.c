@@ -6,12 +6,23 @@
  * clock was built with is asked of the core, never mirrored here; the one
  * thing kept beside it is the shared= argument as the caller gave it.
  *
- * Its arguments are read and checked by clock_args.c.  The default clock
- * object (default_clock.c) is a Clock too, wrapping the core's default
- * clock instead of one of its own.
+ * Its arguments are converted (TypeError for a wrong type) and then
+ * checked by the core's monostamp_options_check, which names the one bad
+ * field; that name becomes a ValueError naming the argument and its value.
+ *
+ * The default clock.  One Clock object per module (made by the exec slot:
+ * ms_clock_default_new) wraps the core's default clock instead of one of
+ * its own; if that is unusable (a bad MONOSTAMP_SHARED file) there is none,
+ * and each function on it raises the core's error.  monostamp.now(),
+ * time_ns(), time(), now_datetime(), uuid7() and take() are the Clock's
+ * own C functions, listed again in the module's table (ms_default_functions)
+ * with the module as their self: the Clock's code is the only code.  Not
+ * bound methods (as random.py binds random = _inst.random): a bound
+ * method's name is the type's, "Clock.now()", in the interpreter's own
+ * messages ("now() takes no keyword arguments"), and the docstrings say
+ * what the functions are, the default clock's.
  */
 #include "module.h"
-#include "ids.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +30,7 @@
 typedef struct {
     PyObject_HEAD
     /* The clock every method uses: &clock, or for the default clock object
-     * (default_clock.c) the core's default clock. */
+     * the core's default clock. */
     monostamp_clock *core;
     PyObject *shared;      /* the shared= argument (or state file), or None */
     /* The module's Stamp type, held so that now() (the hot path) needs no
@@ -32,13 +43,175 @@ typedef struct {
 #define CLOCK(op) ((ClockObject *)(op))
 #define STATE_OF(op) ms_state_of_type(Py_TYPE(op))
 
+/* The Clock behind a method's self: self itself, or the module's default
+ * Clock when the method is called as the module's function; NULL with the
+ * default clock's error if it is unusable.  Inline: now() starts here. */
+static inline PyObject *clock_self(PyObject *self)
+{
+    if (!PyModule_CheckExact(self))
+        return self;
+    ms_state *st = (ms_state *)PyModule_GetState(self);
+    return st->default_clock != NULL ? st->default_clock : ms_default_clock_error(st);
+}
+
 /* A method's name in messages: the default clock's are the module's
  * functions ("take()"), a Clock's its own ("Clock.take()"). */
 #define CALL_NAME(op, name) (CLOCK(op)->is_default ? name : "Clock." name)
 
+/* ------------------------------------------------------------ the waiter */
+
+/*
+ * What a Python thread does around each nap of a lead wait.
+ *
+ * A stamp that leads its source by more than max_lead_ns may wait for it
+ * (on_lead='wait'): the core naps in steps of at most 10 ms.  Every clock
+ * the binding makes, and the default clock, carries this waiter: before a
+ * nap it lets the GIL go, so that other threads run while this one waits;
+ * after it, it takes the GIL back and runs the signal handlers, so that
+ * Ctrl-C ends the wait (the stamp then fails with MONOSTAMP_EINTR, the
+ * state unchanged, and raise_core raises the handler's exception).
+ *
+ * A stamp that does not wait never calls the waiter: the common call keeps
+ * the GIL for its few nanoseconds, with no release and no re-take.
+ */
+
+/* Whether this thread holds the GIL (is attached to its thread state).
+ * The core's default clock may be stamped by a thread that does not: one
+ * inside another stamp's nap cannot be, but C code of the embedding
+ * application could.  Such a thread has nothing to let go of. */
+static int holding_the_gil(void)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyThreadState_GetUnchecked() != NULL;
+#else
+    /* Before 3.13 the unchecked getter answers "the thread state that
+     * holds the GIL", whichever thread that is: ours only if it is ours. */
+    PyThreadState *current = _PyThreadState_UncheckedGet();
+    return current != NULL && current == PyGILState_GetThisThreadState();
+#endif
+}
+
+/* The token is the thread state let go of, or NULL if none was held. */
+static void *let_the_gil_go(void *unused)
+{
+    (void)unused;
+    return holding_the_gil() ? PyEval_SaveThread() : NULL;
+}
+
+static int take_the_gil_back(void *unused, void *token)
+{
+    (void)unused;
+    if (token == NULL)
+        return 0;
+    PyEval_RestoreThread((PyThreadState *)token);
+    /* Nonzero, with the handler's exception set, ends the wait. */
+    return PyErr_CheckSignals() < 0;
+}
+
+static const monostamp_waiter waiter = {let_the_gil_go, take_the_gil_back, NULL};
+
+/* How many module objects set the waiter on the default clock: the core
+ * has one default clock per process, and the last module freed clears it. */
+static atomic_int default_clock_users;
+
+static void waiter_on_default_clock(monostamp_clock *clock)
+{
+    if (atomic_fetch_add(&default_clock_users, 1) == 0)
+        (void)monostamp_clock_set_waiter(clock, &waiter);
+}
+
+static void waiter_off_default_clock(monostamp_clock *clock)
+{
+    if (atomic_fetch_sub(&default_clock_users, 1) == 1)
+        (void)monostamp_clock_set_waiter(clock, NULL);
+}
+
+/* ------------------------------------------------------ Clock()'s arguments */
+
+/* The constructor's arguments: as given (borrowed, NULL where not given)
+ * and as the core's options. */
+typedef struct {
+    PyObject *policy, *source, *zone, *max_lead_ns, *on_lead, *shared, *start_ns, *trust_group;
+    PyObject *shared_bytes; /* owned: keeps options.shared_path alive */
+    PyObject *zone_key;     /* owned: a ZoneInfo's key, keeps options.zone alive */
+    monostamp_options options;
+} clock_args;
+
+/* Reads the arguments and converts each, checking types and what Python
+ * alone can check.  On failure ca->shared_bytes may still need a DECREF. */
+static int clock_args_parse(ms_state *st, PyObject *args, PyObject *kwds, clock_args *ca)
+{
+    static char *keywords[] = {"policy", "source", "zone", "max_lead_ns", "on_lead",
+                               "shared", "start_ns", "trust_group", NULL};
+    monostamp_options *o = &ca->options;
+
+    memset(ca, 0, sizeof *ca);
+    monostamp_options_init(o);
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O$OOOOOOO:Clock", keywords, &ca->policy,
+                                     &ca->source, &ca->zone, &ca->max_lead_ns, &ca->on_lead,
+                                     &ca->shared, &ca->start_ns, &ca->trust_group))
+        return -1;
+    /* None is "not given" for the three that default to nothing. */
+    if (ca->zone == Py_None)
+        ca->zone = NULL;
+    if (ca->shared == Py_None)
+        ca->shared = NULL;
+    if (ca->start_ns == Py_None)
+        ca->start_ns = NULL;
+
+    if ((ca->policy != NULL && ms_policy_arg(st, ca->policy, "Clock(): policy", &o->policy) < 0) ||
+        (ca->source != NULL && ms_source_arg(ca->source, "Clock(): source", &o->source) < 0) ||
+        (ca->zone != NULL && (o->zone = ms_zone_name_arg(ca->zone, &ca->zone_key)) == NULL) ||
+        (ca->max_lead_ns != NULL &&
+         ms_int64_arg(ca->max_lead_ns, "Clock(): max_lead_ns", &o->max_lead_ns) < 0) ||
+        (ca->on_lead != NULL && ms_on_lead_arg(ca->on_lead, "Clock(): on_lead", &o->on_lead) < 0) ||
+        (ca->start_ns != NULL &&
+         ms_instant_ns_arg(st, ca->start_ns, "Clock(): start_ns", &o->start_ns) < 0) ||
+        (ca->trust_group != NULL &&
+         ms_bool_arg(ca->trust_group, "Clock(): trust_group", &o->trust_group) < 0))
+        return -1;
+    o->has_start_ns = ca->start_ns != NULL;
+    if (ca->shared != NULL) {
+        if (ms_path_arg(ca->shared, "Clock(): shared", &ca->shared_bytes) < 0)
+            return -1;
+        if ((o->shared_path = PyBytes_AsString(ca->shared_bytes)) == NULL)
+            return -1;
+    }
+    return 0;
+}
+
+/* Asks the core whether the options make a clock; if not, raises the
+ * ValueError naming the one argument it names, with its value and the
+ * core's rule for it. */
+static int clock_args_check(const clock_args *ca)
+{
+    const char *field = NULL;
+    if (monostamp_options_check(&ca->options, &field) == MONOSTAMP_OK)
+        return 0;
+    /* The Python argument behind each of the core's fields. */
+    const struct { const char *field, *argument; PyObject *value; } args[] = {
+        {"policy", "policy", ca->policy},       {"source", "source", ca->source},
+        {"zone", "zone", ca->zone},             {"max_lead_ns", "max_lead_ns", ca->max_lead_ns},
+        {"on_lead", "on_lead", ca->on_lead},    {"shared_path", "shared", ca->shared},
+        {"start_ns", "start_ns", ca->start_ns},
+    };
+    const char *rule = monostamp_options_rule(field);
+    for (size_t i = 0; field != NULL && i < sizeof args / sizeof args[0]; i++) {
+        if (strcmp(args[i].field, field) == 0) {
+            PyErr_Format(PyExc_ValueError, "Clock(): %s=%R %s", args[i].argument,
+                         args[i].value != NULL ? args[i].value : Py_None,
+                         rule != NULL ? rule : "is not accepted");
+            return -1;
+        }
+    }
+    PyErr_Format(PyExc_ValueError, "Clock(): the options are not accepted (%s)",
+                 field != NULL ? field : "no field named");
+    return -1;
+}
+
 /* Raises for a failed monostamp_clock_init: the zone or the shared file
  * named with the reason, since the options themselves were checked. */
-static void clock_init_error(ms_state *st, int rc, const ms_clock_args *ca)
+static void clock_init_error(ms_state *st, int rc, const clock_args *ca)
 {
     if (rc == MONOSTAMP_ENOZONE)
         ms_zone_error("Clock()", ca->zone != NULL ? ca->zone : Py_None, ca->options.zone);
@@ -71,14 +244,14 @@ static PyObject *clock_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     /* Clock cannot be subclassed: `type` is this module's own. */
     ms_state *st = ms_state_of_type(type);
     ClockObject *self = NULL;
-    ms_clock_args ca;
+    clock_args ca;
     int rc;
 
     if (st == NULL)
         return NULL;
     /* Every argument is converted and checked before the core opens
      * anything: a zone file, a shared file. */
-    if (ms_clock_args_parse(st, args, kwds, &ca) < 0 || ms_clock_args_check(&ca) < 0)
+    if (clock_args_parse(st, args, kwds, &ca) < 0 || clock_args_check(&ca) < 0)
         goto done;
     self = (ClockObject *)PyType_GenericAlloc(type, 0);
     if (self == NULL)
@@ -98,9 +271,9 @@ static PyObject *clock_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->stamp_type = st->stamp_type;
     Py_INCREF(self->stamp_type);
     /* A stamp that waits for the lead bound lets the GIL go while it naps
-     * and runs the signal handlers after each nap (waiter.c); one that
+     * and runs the signal handlers after each nap (the waiter); one that
      * does not wait keeps the GIL for its few ns. */
-    (void)monostamp_clock_set_waiter(&self->clock, &ms_waiter);
+    (void)monostamp_clock_set_waiter(&self->clock, &waiter);
 done:
     Py_XDECREF(ca.shared_bytes);
     Py_XDECREF(ca.zone_key);
@@ -129,7 +302,7 @@ static void clock_dealloc(PyObject *op)
     PyTypeObject *type = Py_TYPE(op);
     PyObject_GC_UnTrack(op);
     if (CLOCK(op)->is_default)
-        ms_waiter_off_default_clock(CLOCK(op)->core);
+        waiter_off_default_clock(CLOCK(op)->core);
     else if (!CLOCK(op)->is_default)
         monostamp_clock_destroy(&CLOCK(op)->clock);
     Py_CLEAR(CLOCK(op)->shared);
@@ -164,7 +337,7 @@ PyDoc_STRVAR(clock_now_doc,
 /* now() and time_ns() are METH_NOARGS: the cheapest call there is.  Clock
  * cannot be subclassed, so Py_TYPE(self) finds the module on the error
  * path; the success path needs only the Stamp type the clock holds. */
-PyObject *ms_clock_now(PyObject *op, PyObject *unused)
+static PyObject *clock_now(PyObject *op, PyObject *unused)
 {
     monostamp_stamp stamp;
     (void)unused;
@@ -178,7 +351,7 @@ PyDoc_STRVAR(clock_time_ns_doc,
 "time_ns($self, /)\n--\n\n"
 "The clock's next stamp's instant alone, int ns: one sequence with now().");
 
-PyObject *ms_clock_time_ns(PyObject *op, PyObject *unused)
+static PyObject *clock_time_ns(PyObject *op, PyObject *unused)
 {
     int64_t ns;
     (void)unused;
@@ -204,10 +377,13 @@ PyDoc_STRVAR(clock_time_doc,
 "time.time(): drawn at whole-µs grain (monostamp_time_us), so unique\n"
 "under the forcing policies, one sequence with now().");
 
-PyObject *ms_clock_time(PyObject *op, PyObject *unused)
+static PyObject *clock_time(PyObject *self, PyObject *unused)
 {
+    PyObject *op = clock_self(self);
     int64_t ns;
     (void)unused;
+    if (op == NULL)
+        return NULL;
     int rc = monostamp_time_us(CLOCK(op)->core, &ns);
     if (rc != MONOSTAMP_OK)
         return raise_core(STATE_OF(op), rc, NULL, "time()");
@@ -222,13 +398,14 @@ PyDoc_STRVAR(clock_now_datetime_doc,
 "offset, or converted to tz (a tzinfo): drawn at whole-µs grain\n"
 "(monostamp_now_us), so unique under the forcing policies.");
 
-PyObject *ms_clock_now_datetime(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kwnames)
+static PyObject *clock_now_datetime(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                                  PyObject *kwnames)
 {
     static const char *const names[] = {"tz", NULL};
+    PyObject *op = clock_self(self);
     monostamp_stamp stamp;
     PyObject *tz;
-    if (ms_parse_args("now_datetime", args, nargs, kwnames, names, 1, 0, &tz) < 0)
+    if (op == NULL || ms_parse_args("now_datetime", args, nargs, kwnames, names, 1, 0, &tz) < 0)
         return NULL;
     int rc = monostamp_now_us(CLOCK(op)->core, &stamp);
     if (rc != MONOSTAMP_OK)
@@ -247,9 +424,12 @@ PyDoc_STRVAR(clock_uuid7_doc,
 "A uuid.UUID of version 7 made from this clock's next stamp (see\n"
 "monostamp.uuid7).");
 
-PyObject *ms_clock_uuid7(PyObject *op, PyObject *unused)
+static PyObject *clock_uuid7(PyObject *self, PyObject *unused)
 {
+    PyObject *op = clock_self(self);
     (void)unused;
+    if (op == NULL)
+        return NULL;
     return ms_draw_uuid7(STATE_OF(op), CLOCK(op)->core, CALL_NAME(op, "uuid7()"));
 }
 
@@ -257,8 +437,11 @@ PyDoc_STRVAR(clock_take_doc,
 "take($self, n, /)\n--\n\n"
 "Reserves n consecutive stamps of this clock (see monostamp.take).");
 
-PyObject *ms_clock_take(PyObject *op, PyObject *arg)
+static PyObject *clock_take(PyObject *self, PyObject *arg)
 {
+    PyObject *op = clock_self(self);
+    if (op == NULL)
+        return NULL;
     return ms_draw_take(STATE_OF(op), CLOCK(op)->core, arg, CALL_NAME(op, "take()"));
 }
 
@@ -342,16 +525,6 @@ static PyObject *clock_step_back(PyObject *op, PyObject *arg)
     return clock_manual(op, arg, "step_back", manual_step_back);
 }
 
-/* Adds key: value (a new reference, or NULL after an error) to dict. */
-static int put(PyObject *dict, const char *key, PyObject *value)
-{
-    if (value == NULL)
-        return -1;
-    int rc = PyDict_SetItemString(dict, key, value);
-    Py_DECREF(value);
-    return rc;
-}
-
 PyDoc_STRVAR(clock_stats_doc,
 "stats($self, /)\n--\n\n"
 "The core's counters, cumulative since the clock began, as a dict:\n"
@@ -360,25 +533,16 @@ PyDoc_STRVAR(clock_stats_doc,
 
 static PyObject *clock_stats(PyObject *op, PyObject *unused)
 {
+    typedef unsigned long long ull;
     monostamp_stats s;
     (void)unused;
     monostamp_clock_stats(CLOCK(op)->core, &s);
-    PyObject *d = PyDict_New();
-    if (d == NULL)
-        return NULL;
-    if (put(d, "readings", PyLong_FromUnsignedLongLong(s.readings)) < 0 ||
-        put(d, "backward_steps", PyLong_FromUnsignedLongLong(s.backward_steps)) < 0 ||
-        put(d, "largest_backward_ns", PyLong_FromLongLong(s.largest_backward_ns)) < 0 ||
-        put(d, "duplicates", PyLong_FromUnsignedLongLong(s.duplicates)) < 0 ||
-        put(d, "forced_increments", PyLong_FromUnsignedLongLong(s.forced_increments)) < 0 ||
-        put(d, "lead_ns", PyLong_FromLongLong(s.lead_ns)) < 0 ||
-        put(d, "max_lead_ns", PyLong_FromLongLong(s.max_lead_ns)) < 0 ||
-        put(d, "lead_waits", PyLong_FromUnsignedLongLong(s.lead_waits)) < 0 ||
-        put(d, "lead_errors", PyLong_FromUnsignedLongLong(s.lead_errors)) < 0) {
-        Py_DECREF(d);
-        return NULL;
-    }
-    return d;
+    return Py_BuildValue("{s:K,s:K,s:L,s:K,s:K,s:L,s:L,s:K,s:K}", "readings", (ull)s.readings,
+                         "backward_steps", (ull)s.backward_steps, "largest_backward_ns",
+                         (long long)s.largest_backward_ns, "duplicates", (ull)s.duplicates,
+                         "forced_increments", (ull)s.forced_increments, "lead_ns",
+                         (long long)s.lead_ns, "max_lead_ns", (long long)s.max_lead_ns,
+                         "lead_waits", (ull)s.lead_waits, "lead_errors", (ull)s.lead_errors);
 }
 
 /* What the clock was made with, as Clock(...) would make it again; the
@@ -403,13 +567,13 @@ static PyObject *clock_repr(PyObject *op)
 
 /* Getters have no defining class: the instance's type is ours (Clock
  * cannot be subclassed), and leads to the same module state. */
-PyObject *ms_clock_get_policy(PyObject *op, void *closure)
+static PyObject *clock_get_policy(PyObject *op, void *closure)
 {
     (void)closure;
     return ms_policy_object(STATE_OF(op), monostamp_clock_policy(CLOCK(op)->core));
 }
 
-int ms_clock_set_policy(PyObject *op, PyObject *value, void *closure)
+static int clock_set_policy(PyObject *op, PyObject *value, void *closure)
 {
     ms_state *st = STATE_OF(op);
     int policy;
@@ -467,7 +631,7 @@ static PyObject *clock_get_on_lead(PyObject *op, void *closure)
 }
 
 static PyGetSetDef clock_getset[] = {
-    {"policy", ms_clock_get_policy, ms_clock_set_policy,
+    {"policy", clock_get_policy, clock_set_policy,
      "The clock's Policy; assign a Policy or its name to change it.", NULL},
     {"source", clock_get_source, NULL, "The source's name.", NULL},
     {"zone", clock_get_zone, NULL, "The zone's name, or None for the local zone.", NULL},
@@ -478,17 +642,16 @@ static PyGetSetDef clock_getset[] = {
 };
 
 static PyMethodDef clock_methods[] = {
-    {"now", ms_clock_now, METH_NOARGS, clock_now_doc},
-    {"time_ns", ms_clock_time_ns, METH_NOARGS, clock_time_ns_doc},
-    {"time", ms_clock_time, METH_NOARGS, clock_time_doc},
-    {"now_datetime", (PyCFunction)(void (*)(void))ms_clock_now_datetime,
-     METH_FASTCALL | METH_KEYWORDS, clock_now_datetime_doc},
+    {"now", clock_now, METH_NOARGS, clock_now_doc},
+    {"time_ns", clock_time_ns, METH_NOARGS, clock_time_ns_doc},
+    {"time", clock_time, METH_NOARGS, clock_time_doc},
+    {"now_datetime", FASTCALL_KW(clock_now_datetime), clock_now_datetime_doc},
     {"set", clock_set, METH_O, clock_set_doc},
     {"advance", clock_advance, METH_O, clock_advance_doc},
     {"step_back", clock_step_back, METH_O, clock_step_back_doc},
     {"stats", clock_stats, METH_NOARGS, clock_stats_doc},
-    {"uuid7", ms_clock_uuid7, METH_NOARGS, clock_uuid7_doc},
-    {"take", ms_clock_take, METH_O, clock_take_doc},
+    {"uuid7", clock_uuid7, METH_NOARGS, clock_uuid7_doc},
+    {"take", clock_take, METH_O, clock_take_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -512,6 +675,14 @@ PyType_Spec ms_clock_spec = {
     .slots = clock_slots,
 };
 
+/* The state file MONOSTAMP_SHARED names, as the core read it, or None. */
+static PyObject *shared_env(void)
+{
+    const char *shared = getenv("MONOSTAMP_SHARED");
+    return shared != NULL && shared[0] != '\0' ? PyUnicode_DecodeFSDefault(shared)
+                                               : Py_NewRef(Py_None);
+}
+
 int ms_clock_default_new(ms_state *st, PyObject **out)
 {
     monostamp_clock *core;
@@ -522,23 +693,159 @@ int ms_clock_default_new(ms_state *st, PyObject **out)
     ClockObject *self = (ClockObject *)PyType_GenericAlloc(st->clock_type, 0);
     if (self == NULL)
         return -1;
-    /* The state file MONOSTAMP_SHARED named, as the core read it. */
-    const char *shared = getenv("MONOSTAMP_SHARED");
-    self->shared = shared != NULL && shared[0] != '\0' ? PyUnicode_DecodeFSDefault(shared)
-                                                       : Py_NewRef(Py_None);
-    if (self->shared == NULL) {
+    if ((self->shared = shared_env()) == NULL) {
         Py_DECREF(self); /* not default yet: its dealloc touches no clock */
         return -1;
     }
     self->core = core;
     self->is_default = 1;
     self->stamp_type = (PyTypeObject *)Py_NewRef(st->stamp_type);
-    ms_waiter_on_default_clock(core);
+    waiter_on_default_clock(core);
     *out = (PyObject *)self;
     return 0;
 }
 
-void ms_clock_default_shared(PyObject *clock, PyObject *path)
+
+/* ------------------------------------------------------ the default clock */
+
+/* Raises the error that makes the default clock unusable (a bad
+ * MONOSTAMP_SHARED file, named from the environment) and returns NULL. */
+PyObject *ms_default_clock_error(ms_state *st)
 {
-    Py_XSETREF(CLOCK(clock)->shared, Py_NewRef(path));
+    monostamp_clock *clock;
+    int rc = monostamp_default_clock(&clock);
+    if (rc == MONOSTAMP_OK) {
+        /* The core promises its error on every call once it has one. */
+        PyErr_SetString(PyExc_SystemError, "monostamp: the default clock became usable");
+        return NULL;
+    }
+    PyObject *path = shared_env();
+    if (path != NULL)
+        raise_core(st, rc, path != Py_None ? path : NULL,
+                   "the default clock is unusable (MONOSTAMP_SHARED=%R)", path);
+    Py_XDECREF(path);
+    return NULL;
 }
+
+PyDoc_STRVAR(share_default_doc,
+"_share_default(path, /)\n--\n\n"
+"Moves the default clock onto the state file at path (created if absent),\n"
+"as MONOSTAMP_SHARED would have at import: for the pytest plugin, which\n"
+"makes the file after monostamp is imported.  Call it while no other\n"
+"thread takes default stamps.");
+
+static PyObject *share_default(PyObject *module, PyObject *arg)
+{
+    ms_state *st = (ms_state *)PyModule_GetState(module);
+    PyObject *bytes;
+    if (st->default_clock == NULL)
+        return ms_default_clock_error(st);
+    if (ms_path_arg(arg, "_share_default(): path", &bytes) < 0)
+        return NULL;
+    int rc = monostamp_default_share(PyBytes_AsString(bytes));
+    Py_DECREF(bytes);
+    if (rc != MONOSTAMP_OK)
+        return raise_core(st, rc, arg, "_share_default(%R)", arg);
+    Py_XSETREF(CLOCK(st->default_clock)->shared, Py_NewRef(arg));
+    Py_RETURN_NONE;
+}
+
+/* The module's now() and time_ns(), the hottest calls: the Clock's own
+ * methods, tail-called on the default clock, so that Clock.now() itself
+ * never asks whether its self is the module. */
+static PyObject *default_now(PyObject *module, PyObject *unused)
+{
+    PyObject *op = clock_self(module);
+    return op != NULL ? clock_now(op, unused) : NULL;
+}
+
+static PyObject *default_time_ns(PyObject *module, PyObject *unused)
+{
+    PyObject *op = clock_self(module);
+    return op != NULL ? clock_time_ns(op, unused) : NULL;
+}
+
+/* get_policy() and set_policy(): the module's spelling of the property. */
+static PyObject *default_get_policy(PyObject *module, PyObject *unused)
+{
+    PyObject *op = clock_self(module);
+    (void)unused;
+    return op != NULL ? clock_get_policy(op, NULL) : NULL;
+}
+
+static PyObject *default_set_policy(PyObject *module, PyObject *policy)
+{
+    ms_state *st = (ms_state *)PyModule_GetState(module);
+    int unused;
+    /* A bad policy is named first, as the Clock's setter would. */
+    if (st->default_clock == NULL &&
+        ms_policy_arg(st, policy, "set_policy(): policy", &unused) == 0)
+        return ms_default_clock_error(st);
+    if (st->default_clock == NULL || clock_set_policy(st->default_clock, policy, NULL) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(now_doc,
+"now()\n--\n\n"
+"The next Stamp from the process's default clock: realtime source, local\n"
+"zone, the policy set_policy() chose; shared with fork()ed children, and\n"
+"with every process whose MONOSTAMP_SHARED names the same file.");
+
+PyDoc_STRVAR(time_ns_doc,
+"time_ns()\n--\n\n"
+"The default clock's next stamp, int ns since the epoch only: like\n"
+"time.time_ns(), but unique and monotonic under the default policy.");
+
+PyDoc_STRVAR(time_doc,
+"time()\n--\n\n"
+"The default clock's next stamp as float seconds, like time.time(), but\n"
+"drawn at whole-µs grain so that every value is unique (one sequence\n"
+"with now() and time_ns()).");
+
+PyDoc_STRVAR(now_datetime_doc,
+"now_datetime(tz=None)\n--\n\n"
+"The default clock's next stamp as an aware datetime.datetime at the\n"
+"local offset, or converted to tz: drawn at whole-µs grain, so unique.");
+
+PyDoc_STRVAR(uuid7_doc,
+"uuid7()\n--\n\n"
+"A uuid.UUID of version 7 made from the default clock's next stamp:\n"
+"48-bit Unix ms, the sub-ms part as a 20-bit fraction (12 bits in\n"
+"RFC 9562's method-3 place, 8 after the variant), 54 random bits.\n"
+"Increasing wherever the stamps are (threads, fork, processes on one\n"
+"MONOSTAMP_SHARED file); uuid7_ns() gives the stamp back.");
+
+PyDoc_STRVAR(take_doc,
+"take(n, /)\n--\n\n"
+"Reserves n consecutive stamps of the default clock with one atomic\n"
+"step and returns them as range(first, stop, step): step 1 ns, or\n"
+"1000 under MONOTONIC_FORCE_MICROSECOND_INCREMENT.  No other stamp of\n"
+"the clock (in any thread or process sharing it) falls among them.\n"
+"ValueError for n < 1, a block past int64, or a policy that allows\n"
+"equal stamps; LeadError for a block longer than max_lead_ns (the\n"
+"clock is then unchanged).");
+
+PyDoc_STRVAR(get_policy_doc,
+"get_policy()\n--\n\n"
+"The default clock's Policy (Squeak's `Time clockPolicy`).");
+
+PyDoc_STRVAR(set_policy_doc,
+"set_policy(policy, /)\n--\n\n"
+"Sets this process's default clock's Policy (a Policy or its name) for\n"
+"its next stamp.  The policy is the process's own: other processes\n"
+"sharing the clock's state (fork() children after the call excepted,\n"
+"which inherit it) keep theirs.");
+
+PyMethodDef ms_default_functions[] = {
+    {"now", default_now, METH_NOARGS, now_doc},
+    {"time_ns", default_time_ns, METH_NOARGS, time_ns_doc},
+    {"time", clock_time, METH_NOARGS, time_doc},
+    {"now_datetime", FASTCALL_KW(clock_now_datetime), now_datetime_doc},
+    {"uuid7", clock_uuid7, METH_NOARGS, uuid7_doc},
+    {"take", clock_take, METH_O, take_doc},
+    {"get_policy", default_get_policy, METH_NOARGS, get_policy_doc},
+    {"set_policy", default_set_policy, METH_O, set_policy_doc},
+    {"_share_default", share_default, METH_O, share_default_doc},
+    {NULL, NULL, 0, NULL},
+};

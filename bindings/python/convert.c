@@ -10,7 +10,6 @@
  */
 #include "module.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -51,31 +50,20 @@ int ms_int64_arg(PyObject *obj, const char *what, int64_t *out)
 
 int ms_seconds_arg(PyObject *obj, const char *what, int64_t *out)
 {
-    if (PyBool_Check(obj))
+    int64_t s = 0;
+    int rc;
+    if (PyBool_Check(obj) || (!PyLong_Check(obj) && !PyFloat_Check(obj)))
         return ms_type_error(what, "int or float", obj);
-    if (PyLong_Check(obj)) {
-        /* Set although ms_int64_arg sets it on success: gcc cannot see
-         * that ms_type_error (another file) returns -1. */
-        int64_t s = 0;
-        if (ms_int64_arg(obj, what, &s) < 0)
-            return -1;
-        if (s > INT64_MAX / 1000000000 || s < INT64_MIN / 1000000000) {
-            PyErr_Format(PyExc_ValueError, "%s=%R is out of range", what, obj);
-            return -1;
-        }
-        *out = s * 1000000000;
-        return 0;
-    }
-    if (!PyFloat_Check(obj))
-        return ms_type_error(what, "int or float", obj);
-    double ns = ceil(PyFloat_AsDouble(obj) * 1e9);
-    /* 2**63 is exact in a double; the cast below is defined only for
-     * values strictly inside the int64 range, and NaN is outside all. */
-    if (isnan(ns) || ns >= 9223372036854775808.0 || ns < -9223372036854775808.0) {
+    if (PyFloat_Check(obj))
+        rc = monostamp_ns_from_double(PyFloat_AS_DOUBLE(obj), 1, out);
+    else if (ms_int64_arg(obj, what, &s) < 0)
+        return -1;
+    else
+        rc = monostamp_ns_from_seconds(s, 0, out);
+    if (rc != MONOSTAMP_OK) {
         PyErr_Format(PyExc_ValueError, "%s=%R is out of range", what, obj);
         return -1;
     }
-    *out = (int64_t)ns;
     return 0;
 }
 
@@ -111,23 +99,6 @@ static int unknown_name(const char *what, PyObject *obj, const char *(*name_of)(
     return -1;
 }
 
-const char *ms_policy_member(int policy, char *buf, size_t size)
-{
-    const char *value = monostamp_policy_name(policy);
-    size_t n = 0;
-    if (value == NULL)
-        return NULL;
-    for (; *value != '\0'; value++) {
-        if (*value >= 'A' && *value <= 'Z' && n + 1 < size)
-            buf[n++] = '_';
-        if (n + 1 >= size)
-            return NULL;
-        buf[n++] = *value >= 'a' && *value <= 'z' ? (char)(*value - 'a' + 'A') : *value;
-    }
-    buf[n] = '\0';
-    return buf;
-}
-
 int ms_policy_arg(ms_state *st, PyObject *obj, const char *what, int *out)
 {
     /* A member is its own answer: no text to compare. */
@@ -142,12 +113,9 @@ int ms_policy_arg(ms_state *st, PyObject *obj, const char *what, int *out)
     const char *name = name_arg(obj, what, "a Policy or str", &known);
     if (name == NULL)
         return -1;
-    /* A member's name ('MONOTONIC_FORCE_NANOSECOND_INCREMENT') as its value:
-     * the core's name with '_' before each capital, all in capitals. */
+    /* A member's name ('MONOTONIC_FORCE_NANOSECOND_INCREMENT') as its value. */
     for (int p = 0; known && p < MS_POLICY_COUNT; p++) {
-        char member[MS_POLICY_MEMBER_MAX];
-        const char *m = ms_policy_member(p, member, sizeof member);
-        if (m != NULL && strcmp(m, name) == 0) {
+        if (strcmp(monostamp_policy_constant(p), name) == 0) {
             *out = p;
             return 0;
         }

@@ -6,12 +6,12 @@
  * A uuid.UUID is built here without calling UUID.__init__ (which parses
  * its arguments in Python and costs ~500 ns): the instance is allocated
  * with the class's own tp_alloc and its two slots, `int` and `is_safe`,
- * are set through their descriptors, as object.__setattr__ would (what
- * CPython 3.14's UUID._from_int does in Python).  The object is then an
- * ordinary UUID: equal, hashable, picklable, and its version and variant
- * read from `int`.
+ * are set by object.__setattr__ (PyObject_GenericSetAttr: UUID's own
+ * __setattr__ refuses every write), as CPython 3.14's UUID._from_int does
+ * in Python.  The object is then an ordinary UUID: equal, hashable,
+ * picklable, and its version and variant read from `int`.
  */
-#include "ids.h"
+#include "module.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,14 +21,8 @@
 
 typedef struct ms_uuid_refs {
     PyTypeObject *uuid_type; /* uuid.UUID */
-    allocfunc alloc;         /* its tp_alloc */
     PyObject *safe_unknown;  /* uuid.SafeUUID.unknown */
-    /* The slots' descriptors (UUID.__dict__["int"], ["is_safe"]) and their
-     * type's __set__: what object.__setattr__ would find and call, found
-     * once. */
-    PyObject *int_slot;
-    PyObject *is_safe_slot;
-    descrsetfunc set_slot;
+    PyObject *str_int, *str_is_safe; /* the slots' names, interned */
 } ms_uuid_refs;
 
 static void free_refs(ms_uuid_refs *refs)
@@ -37,64 +31,33 @@ static void free_refs(ms_uuid_refs *refs)
         return;
     Py_XDECREF(refs->uuid_type);
     Py_XDECREF(refs->safe_unknown);
-    Py_XDECREF(refs->int_slot);
-    Py_XDECREF(refs->is_safe_slot);
+    Py_XDECREF(refs->str_int);
+    Py_XDECREF(refs->str_is_safe);
     free(refs);
-}
-
-/* The descriptor `name` in `type`'s own dict: a __slots__ member. */
-static PyObject *slot_descriptor(PyTypeObject *type, const char *name)
-{
-    PyObject *dict = PyObject_GetAttrString((PyObject *)type, "__dict__");
-    if (dict == NULL)
-        return NULL;
-    PyObject *descr = PyMapping_GetItemString(dict, name);
-    Py_DECREF(dict);
-    return descr;
 }
 
 static ms_uuid_refs *import_refs(void)
 {
     ms_uuid_refs *refs = calloc(1, sizeof *refs);
-    if (refs == NULL) {
-        PyErr_NoMemory();
+    if (refs == NULL)
+        return (ms_uuid_refs *)PyErr_NoMemory();
+    PyObject *uuid = PyImport_ImportModule("uuid");
+    PyObject *safe = uuid != NULL ? PyObject_GetAttrString(uuid, "SafeUUID") : NULL;
+    if (safe != NULL) {
+        refs->uuid_type = (PyTypeObject *)PyObject_GetAttrString(uuid, "UUID");
+        refs->safe_unknown = PyObject_GetAttrString(safe, "unknown");
+        refs->str_int = PyUnicode_InternFromString("int");
+        refs->str_is_safe = PyUnicode_InternFromString("is_safe");
+    }
+    Py_XDECREF(safe);
+    Py_XDECREF(uuid);
+    if (refs->uuid_type != NULL && !PyType_Check(refs->uuid_type))
+        PyErr_SetString(PyExc_TypeError, "monostamp: uuid.UUID is not a class");
+    if (PyErr_Occurred()) {
+        free_refs(refs);
         return NULL;
     }
-    PyObject *uuid = PyImport_ImportModule("uuid");
-    if (uuid == NULL)
-        goto fail;
-    refs->uuid_type = (PyTypeObject *)PyObject_GetAttrString(uuid, "UUID");
-    PyObject *safe = PyObject_GetAttrString(uuid, "SafeUUID");
-    Py_DECREF(uuid);
-    if (refs->uuid_type == NULL || safe == NULL) {
-        Py_XDECREF(safe);
-        goto fail;
-    }
-    refs->safe_unknown = PyObject_GetAttrString(safe, "unknown");
-    Py_DECREF(safe);
-    if (refs->safe_unknown == NULL)
-        goto fail;
-    if (!PyType_Check(refs->uuid_type)) {
-        PyErr_SetString(PyExc_TypeError, "monostamp: uuid.UUID is not a class");
-        goto fail;
-    }
-    /* PyType_GetSlot works on every type from 3.10 on. */
-    refs->alloc = (allocfunc)PyType_GetSlot(refs->uuid_type, Py_tp_alloc);
-    refs->int_slot = slot_descriptor(refs->uuid_type, "int");
-    refs->is_safe_slot = slot_descriptor(refs->uuid_type, "is_safe");
-    if (refs->alloc == NULL || refs->int_slot == NULL || refs->is_safe_slot == NULL)
-        goto fail;
-    refs->set_slot = (descrsetfunc)PyType_GetSlot(Py_TYPE(refs->int_slot), Py_tp_descr_set);
-    if (refs->set_slot == NULL ||
-        refs->set_slot != (descrsetfunc)PyType_GetSlot(Py_TYPE(refs->is_safe_slot),
-                                                       Py_tp_descr_set)) {
-        PyErr_SetString(PyExc_TypeError, "monostamp: uuid.UUID's slots are not plain slots");
-        goto fail;
-    }
     return refs;
-fail:
-    free_refs(refs);
-    return NULL;
 }
 
 /* The module's refs, imported by the first caller.  Two threads may both
@@ -121,8 +84,6 @@ int ms_ids_traverse(ms_state *st, visitproc visit, void *arg)
     if (refs != NULL) {
         Py_VISIT(refs->uuid_type);
         Py_VISIT(refs->safe_unknown);
-        Py_VISIT(refs->int_slot);
-        Py_VISIT(refs->is_safe_slot);
     }
     return 0;
 }
@@ -154,16 +115,14 @@ static PyObject *uuid_object(ms_state *st, const uint8_t id[16])
     PyObject *value = id_int(id);
     if (value == NULL)
         return NULL;
-    PyObject *u = refs->alloc(refs->uuid_type, 0);
+    PyObject *u = refs->uuid_type->tp_alloc(refs->uuid_type, 0);
     if (u == NULL) {
         Py_DECREF(value);
         return NULL;
     }
-    /* As object.__setattr__ (UUID's own __setattr__ refuses every write),
-     * without looking the names up. */
-    int rc = refs->set_slot(refs->int_slot, u, value);
+    int rc = PyObject_GenericSetAttr(u, refs->str_int, value);
     Py_DECREF(value);
-    if (rc < 0 || refs->set_slot(refs->is_safe_slot, u, refs->safe_unknown) < 0) {
+    if (rc < 0 || PyObject_GenericSetAttr(u, refs->str_is_safe, refs->safe_unknown) < 0) {
         Py_DECREF(u);
         return NULL;
     }

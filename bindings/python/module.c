@@ -6,43 +6,19 @@
  * The package (monostamp/__init__.py) re-exports these objects as they
  * are: now() and time_ns() are METH_NOARGS functions, so a call is one C
  * call into the core and, for now(), one allocation.  The functions on the
- * default clock are its Clock object's methods (default_clock.c).
+ * default clock are its Clock object's methods (clock.c).
  *
  * The other files: stamp.c and clock.c (the two types; Stamp's datetime
- * conversions and arithmetic in stamp_datetime.c and stamp_arith.c),
- * ids.c (UUIDv7 and take()), convert.c (arguments), errors.c (the one
- * error mapping), sleep.c, and patch_*.c (monostamp.patch()'s C half,
- * whose story patch.h tells).
+ * conversions in stamp_datetime.c), ids.c (UUIDv7 and take()), convert.c
+ * (arguments), errors.c (the one error mapping), sleep.c, and patch*.c
+ * (monostamp.patch()'s C half, whose story patch.h tells).
  */
 #include "module.h"
-#include "ids.h"
 #include "patch.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #define STATE(module) ((ms_state *)PyModule_GetState(module))
-
-/* Raises the error that makes the default clock unusable (a bad
- * MONOSTAMP_SHARED file, named from the environment) and returns NULL. */
-PyObject *ms_default_clock_error(ms_state *st)
-{
-    monostamp_clock *clock;
-    int rc = monostamp_default_clock(&clock);
-    if (rc == MONOSTAMP_OK) {
-        /* The core promises its error on every call once it has one. */
-        PyErr_SetString(PyExc_SystemError, "monostamp: the default clock became usable");
-        return NULL;
-    }
-    const char *shared = getenv("MONOSTAMP_SHARED");
-    PyObject *path = shared != NULL ? PyUnicode_DecodeFSDefault(shared) : NULL;
-    if (shared != NULL && path == NULL)
-        return NULL;
-    raise_core(st, rc, path, "the default clock is unusable (MONOSTAMP_SHARED=%R)",
-               path != NULL ? path : Py_None);
-    Py_XDECREF(path);
-    return NULL;
-}
 
 PyDoc_STRVAR(clock_info_doc,
 "clock_info(source, /)\n--\n\n"
@@ -83,29 +59,6 @@ static PyObject *ms_zone_changed(PyObject *module, PyObject *unused)
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(share_default_doc,
-"_share_default(path, /)\n--\n\n"
-"Moves the default clock onto the state file at path (created if absent),\n"
-"as MONOSTAMP_SHARED would have at import: for the pytest plugin, which\n"
-"makes the file after monostamp is imported.  Call it while no other\n"
-"thread takes default stamps.");
-
-static PyObject *ms_share_default(PyObject *module, PyObject *arg)
-{
-    ms_state *st = STATE(module);
-    PyObject *bytes;
-    if (st->default_clock == NULL)
-        return ms_default_clock_error(st);
-    if (ms_path_arg(arg, "_share_default(): path", &bytes) < 0)
-        return NULL;
-    int rc = monostamp_default_share(PyBytes_AsString(bytes));
-    Py_DECREF(bytes);
-    if (rc != MONOSTAMP_OK)
-        return raise_core(st, rc, arg, "_share_default(%R)", arg);
-    ms_clock_default_shared(st->default_clock, arg);
-    Py_RETURN_NONE;
-}
-
 PyDoc_STRVAR(create_state_file_doc,
 "create_state_file(path, /, *, trust_group=False)\n--\n\n"
 "Creates a state file at path whose sequence starts at the wall clock,\n"
@@ -116,36 +69,17 @@ PyDoc_STRVAR(create_state_file_doc,
 "MONOSTAMP_SHARED then join it as usual.  FileExistsError if a file is\n"
 "already at path.");
 
-static PyObject *ms_create_state_file(PyObject *module, PyObject *const *args,
-                                      Py_ssize_t nargs, PyObject *kwnames)
+static PyObject *ms_create_state_file(PyObject *module, PyObject *args, PyObject *kwds)
 {
-    static const char *const names[] = {"path", "trust_group"};
-    PyObject *path = NULL, *trust = Py_False, *bytes;
-    if (nargs != 1) {
-        PyErr_Format(PyExc_TypeError,
-                     "create_state_file() takes exactly 1 positional argument (%zd given)",
-                     nargs);
+    static char *keywords[] = {"", "trust_group", NULL};
+    PyObject *path, *trust = Py_False, *bytes;
+    int trust_group;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "O|$O:create_state_file", keywords, &path,
+                                     &trust) ||
+        ms_bool_arg(trust, "create_state_file(): trust_group", &trust_group) < 0 ||
+        ms_path_arg(path, "create_state_file(): path", &bytes) < 0)
         return NULL;
-    }
-    path = args[0];
-    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
-    for (Py_ssize_t i = 0; i < nkw; i++) {
-        PyObject *name = PyTuple_GET_ITEM(kwnames, i);
-        if (PyUnicode_CompareWithASCIIString(name, names[1]) == 0) {
-            trust = args[nargs + i];
-        } else {
-            PyErr_Format(PyExc_TypeError,
-                         "create_state_file() got an unexpected keyword argument '%U'", name);
-            return NULL;
-        }
-    }
-    if (!PyBool_Check(trust)) {
-        ms_type_error("create_state_file(): trust_group", "bool", trust);
-        return NULL;
-    }
-    if (ms_path_arg(path, "create_state_file(): path", &bytes) < 0)
-        return NULL;
-    int rc = monostamp_state_file_create(PyBytes_AsString(bytes), trust == Py_True);
+    int rc = monostamp_state_file_create(PyBytes_AsString(bytes), trust_group);
     Py_DECREF(bytes);
     if (rc != MONOSTAMP_OK && ms_missing_directory("create_state_file(): path", rc, path))
         return NULL;
@@ -164,8 +98,6 @@ static PyObject *ms_monotonic_ns(PyObject *module, PyObject *unused)
     (void)unused;
     return PyLong_FromLongLong(monostamp_monotonic_ns());
 }
-
-#define FASTCALL_KW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
 
 PyDoc_STRVAR(module_getattr_doc,
 "__getattr__(name, /)\n--\n\n"
@@ -190,19 +122,9 @@ static PyMethodDef ms_methods[] = {
     {"clock_info", ms_clock_info, METH_O, clock_info_doc},
     {"zone_changed", ms_zone_changed, METH_NOARGS, zone_changed_doc},
     {"monotonic_ns", ms_monotonic_ns, METH_NOARGS, monotonic_ns_doc},
-    {"create_state_file", FASTCALL_KW(ms_create_state_file), create_state_file_doc},
-    {"sleep", FASTCALL_KW(ms_sleep), ms_sleep_doc},
-    {"sleep_until_ns", FASTCALL_KW(ms_sleep_until_ns), ms_sleep_until_ns_doc},
-    /* Their finish in Python (sleep.c, monostamp/_sleep.py). */
-    {"_sleep_finish", ms_sleep_finish, METH_O, ms_sleep_finish_doc},
-    {"_share_default", ms_share_default, METH_O, share_default_doc},
+    {"create_state_file", (PyCFunction)(void (*)(void))ms_create_state_file,
+     METH_VARARGS | METH_KEYWORDS, create_state_file_doc},
     {"__getattr__", ms_module_getattr, METH_O, module_getattr_doc},
-    /* monostamp.patch()'s C half (patch_functions.c). */
-    {"_activate", ms_patch_activate, METH_O, ms_patch_activate_doc},
-    {"_deactivate", ms_patch_deactivate, METH_NOARGS, ms_patch_deactivate_doc},
-    {"_foreign", ms_patch_foreign, METH_NOARGS, ms_patch_foreign_doc},
-    {"_installed", ms_patch_is_installed, METH_NOARGS, ms_patch_installed_doc},
-    {"_adopt", ms_patch_adopt, METH_O, ms_patch_adopt_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -223,54 +145,37 @@ PyDoc_STRVAR(policy_doc,
  * Makes monostamp.Policy, a (str, enum.Enum) class, with enum's functional
  * API: the members are then ready before any getter can return one, so a
  * policy always comes back as a member.  Members and values come from the
- * core's names (ms_policy_member).  str() and format() give the value, as
+ * core's names (monostamp_policy_constant and _name).  str() and format()
+ * give the value, as
  * the Squeak name is what users print.
  */
 static PyObject *make_policy_type(void)
 {
-    PyObject *enum_type = NULL, *members = NULL, *kwargs = NULL, *args = NULL, *cls = NULL;
-    PyObject *enum_module = PyImport_ImportModule("enum");
-    if (enum_module == NULL)
-        return NULL;
-    if ((enum_type = PyObject_GetAttrString(enum_module, "Enum")) == NULL ||
-        (members = PyList_New(0)) == NULL)
-        goto done;
-    for (int p = 0; p < MS_POLICY_COUNT; p++) {
-        char member[MS_POLICY_MEMBER_MAX];
-        if (ms_policy_member(p, member, sizeof member) == NULL) {
-            PyErr_Format(PyExc_SystemError, "monostamp: the core names no policy %d", p);
-            goto done;
-        }
-        PyObject *pair = Py_BuildValue("(ss)", member, monostamp_policy_name(p));
-        if (pair == NULL || PyList_Append(members, pair) < 0) {
-            Py_XDECREF(pair);
-            goto done;
-        }
-        Py_DECREF(pair);
+#define MEMBER(p) monostamp_policy_constant(p), monostamp_policy_name(p)
+    PyObject *args = Py_BuildValue("(s((ss)(ss)(ss)(ss)))", "Policy", MEMBER(0), MEMBER(1),
+                                   MEMBER(2), MEMBER(3));
+#undef MEMBER
+    PyObject *kwargs = Py_BuildValue("{s:s,s:s,s:O}", "module", "monostamp", "qualname", "Policy",
+                                     "type", (PyObject *)&PyUnicode_Type);
+    PyObject *enum_module = PyImport_ImportModule("enum"), *enum_type = NULL, *cls = NULL;
+    if (args != NULL && kwargs != NULL && enum_module != NULL &&
+        (enum_type = PyObject_GetAttrString(enum_module, "Enum")) != NULL)
+        cls = PyObject_Call(enum_type, args, kwargs);
+    static const char *const from_str[] = {"__str__", "__format__"};
+    for (int i = 0; cls != NULL && i < 2; i++) {
+        PyObject *f = PyObject_GetAttrString((PyObject *)&PyUnicode_Type, from_str[i]);
+        if (f == NULL || PyObject_SetAttrString(cls, from_str[i], f) < 0)
+            Py_CLEAR(cls);
+        Py_XDECREF(f);
     }
-    args = Py_BuildValue("(sO)", "Policy", members);
-    kwargs = Py_BuildValue("{s:s,s:s,s:O}", "module", "monostamp", "qualname", "Policy", "type",
-                           (PyObject *)&PyUnicode_Type);
-    if (args == NULL || kwargs == NULL ||
-        (cls = PyObject_Call(enum_type, args, kwargs)) == NULL)
-        goto done;
-    PyObject *str_str = PyObject_GetAttrString((PyObject *)&PyUnicode_Type, "__str__");
-    PyObject *str_format = PyObject_GetAttrString((PyObject *)&PyUnicode_Type, "__format__");
-    PyObject *doc = PyUnicode_FromString(policy_doc);
-    if (str_str == NULL || str_format == NULL || doc == NULL ||
-        PyObject_SetAttrString(cls, "__str__", str_str) < 0 ||
-        PyObject_SetAttrString(cls, "__format__", str_format) < 0 ||
-        PyObject_SetAttrString(cls, "__doc__", doc) < 0)
+    PyObject *doc = cls != NULL ? PyUnicode_FromString(policy_doc) : NULL;
+    if (cls != NULL && (doc == NULL || PyObject_SetAttrString(cls, "__doc__", doc) < 0))
         Py_CLEAR(cls);
-    Py_XDECREF(str_str);
-    Py_XDECREF(str_format);
     Py_XDECREF(doc);
-done:
+    Py_XDECREF(enum_type);
+    Py_XDECREF(enum_module);
     Py_XDECREF(kwargs);
     Py_XDECREF(args);
-    Py_XDECREF(members);
-    Py_XDECREF(enum_type);
-    Py_DECREF(enum_module);
     return cls;
 }
 
@@ -284,30 +189,16 @@ int ms_policy_ready(ms_state *st)
 {
     if (st->policy_type != NULL)
         return 0;
-    PyObject *members[MS_POLICY_COUNT] = {NULL};
-    PyObject *cls = make_policy_type();
-    if (cls == NULL)
-        return -1;
-    for (int p = 0; p < MS_POLICY_COUNT; p++) {
-        char member[MS_POLICY_MEMBER_MAX];
-        if ((members[p] = PyObject_GetAttrString(cls, ms_policy_member(p, member,
-                                                                       sizeof member))) == NULL) {
-            for (int q = 0; q < p; q++)
-                Py_DECREF(members[q]);
-            Py_DECREF(cls);
-            return -1;
-        }
-    }
-    if (st->policy_type != NULL) { /* another thread made it meanwhile */
+    /* An Enum iterates over its members in their order: the policies'. */
+    PyObject *cls = make_policy_type(), *members = cls != NULL ? PySequence_Tuple(cls) : NULL;
+    if (members != NULL && st->policy_type == NULL) { /* else another thread made it meanwhile */
         for (int p = 0; p < MS_POLICY_COUNT; p++)
-            Py_DECREF(members[p]);
-        Py_DECREF(cls);
-        return 0;
+            st->policies[p] = Py_NewRef(PyTuple_GET_ITEM(members, p));
+        st->policy_type = Py_NewRef(cls);
     }
-    for (int p = 0; p < MS_POLICY_COUNT; p++)
-        st->policies[p] = members[p];
-    st->policy_type = cls;
-    return 0;
+    Py_XDECREF(members);
+    Py_XDECREF(cls);
+    return members != NULL ? 0 : -1;
 }
 
 /* A class from `spec`, bound to the module, into the module and *out. */
@@ -354,14 +245,15 @@ static int ms_exec(PyObject *module)
     if (ms_datetime_exec(st) < 0 ||
         exec_type(module, &ms_stamp_spec, &st->stamp_type) < 0 ||
         exec_type(module, &ms_clock_spec, &st->clock_type) < 0 ||
-        exec_type(module, &ms_sleep_plan_spec, &st->sleep_plan_type) < 0 || ms_patch_exec() < 0)
+        exec_type(module, &ms_sleep_plan_spec, &st->sleep_plan_type) < 0 || ms_patch_exec(module) < 0)
         return -1;
-    /* The functions on the default clock (default_clock.c) need it made
+    /* The functions on the default clock (clock.c) need it made
      * before any thread can see the module. */
     if (ms_clock_default_new(st, &st->default_clock) < 0 ||
         PyModule_AddObjectRef(module, "default_clock",
                               st->default_clock != NULL ? st->default_clock : Py_None) < 0 ||
-        PyModule_AddFunctions(module, ms_default_functions) < 0)
+        PyModule_AddFunctions(module, ms_default_functions) < 0 ||
+        PyModule_AddFunctions(module, ms_sleep_functions) < 0)
         return -1;
     if (PyModule_AddStringConstant(module, "__version__", MONOSTAMP_VERSION) < 0 ||
         PyModule_AddIntConstant(module, "DEFAULT_SLEEP_TOLERANCE_NS",
@@ -431,7 +323,7 @@ static void ms_free(void *module)
  * is read-only after exec but for its dicts, objects hold no mutable
  * Python state (a Clock's policy is the core's atomic), and uuid7()'s
  * lazily imported references are published atomically (ids.c).
- * monostamp.patch() refuses to start there (patch_functions.c).  This is
+ * monostamp.patch() refuses to start there (patch.c).  This is
  * an audit by reading only: free-threaded CPython is not available where
  * the extension is built and tested.
  */

@@ -55,7 +55,7 @@ typedef struct {
     /* The timezone of each whole quarter hour within a day: index
      * offset / 900 + MS_TZ_QUARTERS / 2 (ms_datetime_exec). */
     PyObject *tz_quarter[MS_TZ_QUARTERS];
-    /* The default clock: a Clock wrapping the core's (default_clock.c), or
+    /* The default clock: a Clock wrapping the core's (clock.c), or
      * NULL if the core's was unusable when the module was executed (it then
      * stays so, and each function on it raises that error). */
     PyObject *default_clock;
@@ -134,7 +134,7 @@ PyObject *raise_core(ms_state *st, int code, PyObject *filename, const char *fmt
 
 /* Raises the error that makes the default clock unusable (naming
  * MONOSTAMP_SHARED when its file is to blame) and returns NULL.  `st` may
- * be NULL: that error is never ELEAD.  module.c. */
+ * be NULL: that error is never ELEAD.  clock.c. */
 PyObject *ms_default_clock_error(ms_state *st);
 
 /* One shape for every message: "call(): what is wrong with which value --
@@ -176,13 +176,6 @@ int ms_policy_arg(ms_state *st, PyObject *obj, const char *what, int *out);
 /* Makes Policy and its members on first use (module.c); 0 or -1. */
 int ms_policy_ready(ms_state *st);
 
-/* The Policy member's name of the core's `policy`, made from the core's
- * name ('monotonicForceNanosecondIncrement' is
- * 'MONOTONIC_FORCE_NANOSECOND_INCREMENT': '_' before each capital, all in
- * capitals) into `buf`; NULL if `policy` is none or the name does not fit
- * `size` (MS_POLICY_MEMBER_MAX always does for the core's names). */
-#define MS_POLICY_MEMBER_MAX 64
-const char *ms_policy_member(int policy, char *buf, size_t size);
 /* A source name ('realtime', ...), as a monostamp_source. */
 int ms_source_arg(PyObject *obj, const char *what, int *out);
 /* An on_lead name ('wait' or 'error'), as a monostamp_on_lead. */
@@ -205,55 +198,27 @@ int ms_datetime_exec(ms_state *st);
 
 /* --------------------------------------------------------- clocks */
 
-/* The constructor's arguments: as given (borrowed, NULL where not given)
- * and as the core's options. */
-typedef struct {
-    PyObject *policy, *source, *zone, *max_lead_ns, *on_lead, *shared, *start_ns, *trust_group;
-    PyObject *shared_bytes; /* owned: keeps options.shared_path alive */
-    PyObject *zone_key;     /* owned: a ZoneInfo's key, keeps options.zone alive */
-    monostamp_options options;
-} ms_clock_args;
-
-/* clock_args.c.  Reads Clock()'s arguments into `ca` and converts each,
- * checking types and what Python alone can check (on failure
- * ca->shared_bytes and ca->zone_key may still need a DECREF); then asks
- * the core whether they make a clock, raising the ValueError naming the
- * one it refuses.  0 or -1. */
-int ms_clock_args_parse(ms_state *st, PyObject *args, PyObject *kwds, ms_clock_args *ca);
-int ms_clock_args_check(const ms_clock_args *ca);
-/* An instant as int ns since the epoch: an int (ns), a Stamp (its utc_ns)
- * or an aware datetime; `what` is "Clock.set(): ns".  0 or -1. */
+/* stamp_datetime.c.  An instant as int ns since the epoch: an int (ns), a
+ * Stamp (its utc_ns) or an aware datetime (as Stamp.fromdatetime reads
+ * it), so that a test never writes nanoseconds by hand; `what` is
+ * "Clock.set(): ns".  0 or -1. */
 int ms_instant_ns_arg(ms_state *st, PyObject *obj, const char *what, int64_t *out);
+/* The zone name behind Clock(zone=...): a str as it is, a
+ * zoneinfo.ZoneInfo by its key (the name it was opened with: the core then
+ * reads the same file, and *keep holds the key), datetime.timezone.utc as
+ * 'UTC'.  Other tzinfos have no name the core could open: NULL with
+ * TypeError saying what to give. */
+const char *ms_zone_name_arg(PyObject *obj, PyObject **keep);
 
 /* clock.c.  If `obj` is a monostamp.Clock, stores its core clock and
  * returns 1; else returns 0.  Never raises. */
 int ms_clock_core(PyObject *obj, monostamp_clock **out);
 /* The Clock wrapping the core's default clock into *out (NULL if that is
- * unusable), for the exec slot: 0, or -1 with the error; and its state
- * file once _share_default() moved it onto `path`. */
+ * unusable), for the exec slot: 0, or -1 with the error. */
 int ms_clock_default_new(ms_state *st, PyObject **out);
-void ms_clock_default_shared(PyObject *clock, PyObject *path);
-/* Clock's methods that the module's functions forward to on the default
- * clock (default_clock.c, whose table the exec slot adds). */
-PyObject *ms_clock_now(PyObject *op, PyObject *unused);
-PyObject *ms_clock_time_ns(PyObject *op, PyObject *unused);
-PyObject *ms_clock_time(PyObject *op, PyObject *unused);
-PyObject *ms_clock_now_datetime(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
-                                PyObject *kwnames);
-PyObject *ms_clock_uuid7(PyObject *op, PyObject *unused);
-PyObject *ms_clock_take(PyObject *op, PyObject *n);
-PyObject *ms_clock_get_policy(PyObject *op, void *closure);
-int ms_clock_set_policy(PyObject *op, PyObject *value, void *closure);
+/* The module's functions on the default clock: the Clock's own methods,
+ * with the module as self (clock.c), which the exec slot adds. */
 extern PyMethodDef ms_default_functions[];
-
-/* waiter.c: the waiter every clock of the binding carries, which lets the
- * GIL go during each nap of a lead wait and runs the signal handlers after
- * it (Ctrl-C ends the wait).  The default clock is the core's, one per
- * process: each module's default Clock object sets the waiter on it when
- * made and takes it off when freed; the last one off clears it. */
-extern const monostamp_waiter ms_waiter;
-void ms_waiter_on_default_clock(monostamp_clock *clock);
-void ms_waiter_off_default_clock(monostamp_clock *clock);
 
 /*
  * Sorts METH_FASTCALL | METH_KEYWORDS arguments into `out` (borrowed
@@ -267,17 +232,34 @@ int ms_parse_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
                   PyObject *kwnames, const char *const *names, Py_ssize_t max_positional,
                   Py_ssize_t required, PyObject **out);
 
+/* A METH_FASTCALL | METH_KEYWORDS entry of a method table. */
+#define FASTCALL_KW(f) (PyCFunction)(void (*)(void))(f), METH_FASTCALL | METH_KEYWORDS
+
+/* ------------------------------------------------------------- ids.c */
+
+/* UUIDv7 ids and blocks of stamps: what Clock.uuid7() and Clock.take()
+ * draw, and monostamp.uuid7_ns(). */
+/* The next id of `clock` as a uuid.UUID, errors raised with the context
+ * `call` ("uuid7()"). */
+PyObject *ms_draw_uuid7(ms_state *st, monostamp_clock *clock, const char *call);
+/* n = `arg` stamps of `clock` reserved, as range(first, stop, step);
+ * errors name `fname` ("take()"). */
+PyObject *ms_draw_take(ms_state *st, monostamp_clock *clock, PyObject *arg, const char *fname);
+
+/* monostamp.uuid7_ns(), for module.c's method table. */
+PyObject *ms_uuid7_ns(PyObject *module, PyObject *arg);
+extern const char ms_uuid7_ns_doc[];
+
+/* The references ids.c imports on first use (uuid is not imported with
+ * monostamp: it costs milliseconds), for the module's traverse and clear. */
+int ms_ids_traverse(ms_state *st, visitproc visit, void *arg);
+void ms_ids_clear(ms_state *st);
+
 /* -------------------------------------------------------------- sleep */
 
-/* sleep(), sleep_until_ns() and _sleep_finish() for module.c's method
- * table; the type of the plan they hand the finish (sleep.c). */
-PyObject *ms_sleep(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
-PyObject *ms_sleep_until_ns(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames);
-PyObject *ms_sleep_finish(PyObject *module, PyObject *finish);
-extern const char ms_sleep_doc[];
-extern const char ms_sleep_until_ns_doc[];
-extern const char ms_sleep_finish_doc[];
+/* sleep(), sleep_until_ns() and _sleep_finish(), which the exec slot
+ * adds; the type of the plan they hand the finish (sleep.c). */
+extern PyMethodDef ms_sleep_functions[];
 extern PyType_Spec ms_sleep_plan_spec;
 void ms_sleep_clear(ms_state *st);
 

@@ -1,15 +1,15 @@
 /*
- * patch.h: what the patch_*.c files of _monostamp share: monostamp.patch()'s
+ * patch.h: what the patch*.c files of _monostamp share: monostamp.patch()'s
  * C half, which makes the standard library's wall clocks (time.time() and
  * its kin, datetime.now() and its kin) hand out monostamp's stamps while a
  * patch is active.  One job a file:
  *
- *     patch_active.c     the active clock: its publication and the draws
- *     patch_swap.c       the targets; saving, swapping and restoring ml_meth
- *     patch_time.c       the replacements for the time module
- *     patch_datetime.c   the replacements for datetime and date, and for
- *                        time.tzset (which tells the zones they changed)
- *     patch_functions.c  the module functions monostamp/_patching.py calls
+ *     patch.c            switching: the targets, saving, swapping and
+ *                        restoring ml_meth, the active clock and its draws,
+ *                        and the module functions monostamp/_patching.py calls
+ *     patch_time.c       the replacements for the time module (time.tzset's
+ *                        tells the zones they changed)
+ *     patch_datetime.c   the replacements for datetime and date
  *
  * How it reaches every caller.  A built-in function is a PyCFunctionObject
  * pointing at a PyMethodDef of its module (a static array in `time` and in
@@ -40,7 +40,7 @@
  * synchronisation: safe while one GIL orders writer and readers, a data
  * race on free-threaded builds and between interpreters with GILs of their
  * own.  So a patch starts only in the main interpreter and only with a GIL
- * (patch_functions.c); free-threaded CPython is not available where this
+ * (patch.c); free-threaded CPython is not available where this
  * is built and tested, and nothing here is claimed for it.
  *
  * What it never touches: time.monotonic, perf_counter, process_time,
@@ -59,8 +59,8 @@
 
 /* ------------------------------------------------------------ targets */
 
-/* The functions a patch replaces, in the order of patch_swap.c's table.  The
- * datetime ones come last (patch_swap.c finds them in datetime's tables). */
+/* The functions a patch replaces, in the order of patch.c's table.  The
+ * datetime ones come last (patch.c finds them in datetime's tables). */
 enum {
     T_TIME,
     T_TIME_NS,
@@ -71,14 +71,14 @@ enum {
     T_CTIME,
     T_ASCTIME,
     T_STRFTIME,
-    T_TZSET, /* optional: not on Windows (patch_swap.c skips a missing one) */
+    T_TZSET, /* optional: not on Windows (patch.c skips a missing one) */
     T_NOW,
     T_UTCNOW,
     T_TODAY,
     T_COUNT
 };
 
-/* The saved originals (patch_swap.c: written once, by the first activation,
+/* The saved originals (patch.c: written once, by the first activation,
  * before anything is installed, and only read afterwards): what
  * a replacement calls when no patch is active or the arguments are not
  * "now". */
@@ -95,7 +95,7 @@ typedef struct {
     PyObject *owner;         /* the Clock, or None for the default clock; owned */
     monostamp_clock *clock;  /* lives as long as owner */
     PyInterpreterState *interp; /* the interpreter owner belongs to */
-    int64_t lead_bound_ns;   /* the patch's own lead bound (patch_active.c), 0: none */
+    int64_t lead_bound_ns;   /* the patch's own lead bound, 0: none */
 } active_clock;
 
 /* The lead bound of a patch on the default clock.  Unique µs cannot be
@@ -111,7 +111,7 @@ typedef struct {
 
 /* The innermost patch's clock, or NULL: replacements then call the
  * originals.  Release/acquire: a reader that sees the pointer sees the
- * record's fields as written before it was published (patch_active.c). */
+ * record's fields as written before it was published (patch.c). */
 extern _Atomic(active_clock *) ms_patch_active;
 
 /* Copies the active clock into *out with a new reference to its owner and
@@ -129,14 +129,6 @@ static inline int acquire(active_clock *out)
 
 #define RELEASE(a) Py_DECREF((a)->owner)
 
-/* Publishes `next` (may be NULL) and returns the record it replaced, which
- * no reader can still be copying: the caller frees it with
- * ms_patch_free_active(). */
-active_clock *ms_patch_swap_active(active_clock *next);
-
-/* Drops the owner's reference and frees the record; NULL is allowed. */
-void ms_patch_free_active(active_clock *a);
-
 /* The kinds of stamp a replacement draws: ns or whole-µs UTC (offset 0),
  * or whole-µs with the clock's offset. */
 enum {
@@ -146,7 +138,7 @@ enum {
 };
 
 /* One stamp of `kind` from the active clock `a`: 0, or -1 with the
- * exception raised (its context `call`). */
+ * exception raised (its context `call`).  patch.c. */
 int ms_patch_draw(const active_clock *a, int kind, const char *call, monostamp_stamp *out);
 
 /* a / b and a % b rounded toward the past (b > 0). */
@@ -163,7 +155,7 @@ static inline int64_t floor_div(int64_t a, int64_t b, int64_t *rem)
 
 /* ---------------------------------------------------- the replacements */
 
-/* patch_time.c, each written for the ml_flags patch_swap.c's table gives it;
+/* patch_time.c, each written for the ml_flags patch.c's table gives it;
  * the _o ones are the METH_O spelling some versions give clock_gettime(_ns). */
 PyObject *ms_patch_time(PyObject *self, PyObject *unused);
 PyObject *ms_patch_time_ns(PyObject *self, PyObject *unused);
@@ -176,6 +168,9 @@ PyObject *ms_patch_localtime(PyObject *self, PyObject *args);
 PyObject *ms_patch_ctime(PyObject *self, PyObject *args);
 PyObject *ms_patch_asctime(PyObject *self, PyObject *args);
 PyObject *ms_patch_strftime(PyObject *self, PyObject *args);
+/* The replacement for time.tzset(): the original, then the zone engine
+ * told at once. */
+PyObject *ms_patch_tzset(PyObject *self, PyObject *unused);
 
 /* patch_datetime.c: the class methods datetime.now (METH_FASTCALL |
  * METH_KEYWORDS), datetime.utcnow and date.today. */
@@ -184,12 +179,8 @@ PyObject *ms_patch_now(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
 PyObject *ms_patch_utcnow(PyObject *cls, PyObject *unused);
 PyObject *ms_patch_today(PyObject *cls, PyObject *unused);
 
-/* patch_datetime.c: the replacement for time.tzset(): the original, then
- * the zone engine told at once. */
-PyObject *ms_patch_tzset(PyObject *self, PyObject *unused);
-
 /* patch_datetime.c: imports datetime's C API for that file (see the top)
- * and returns 0, or -1 with the error.  ms_patch_exec calls it first. */
+ * and returns 0, or -1 with the error.  ms_patch_exec calls it. */
 int ms_patch_datetime_import(void);
 
 /* patch_datetime.c: the method table of the C type where datetime target
@@ -197,55 +188,9 @@ int ms_patch_datetime_import(void);
  * for T_TODAY).  After ms_patch_datetime_import(). */
 PyMethodDef *ms_patch_datetime_table(int t);
 
-/* ------------------------------------------------------- swapping (patch_swap.c) */
-
-/* The name of target `t` for messages: "time.time". */
-const char *ms_patch_target_name(int t);
-
-/* Finds the method tables' entries and checks their calling conventions,
- * once per process: 0, or -1 with the error.  ms_patch_exec calls it,
- * last. */
-int ms_patch_swap_init(void);
-
-/* Takes `next` (a new record, owned) and installs the
- * replacements if they are not and publishes `next` as the active clock,
- * then frees the record it replaced and returns -1.  Or, when another tool
- * has one of the targets, changes nothing, frees `next` and returns that
- * target; the caller raises. */
-int ms_patch_install(active_clock *next);
-
-/* Puts the originals back where the replacements are, and forgets (frees)
- * the active clock. */
-void ms_patch_uninstall(void);
-
-/* 1 while the replacements are in the method tables: while an active
- * clock is published. */
-int ms_patch_installed(void);
-
-/* time-machine 2.x's pass-through functions, left in the tables after its
- * travels, taken as the originals (patch_swap.c says when): how many
- * targets were taken. */
-int ms_patch_adopt_originals(PyCFunction witness);
-
-/* The targets whose C function is neither the original nor ours: another
- * tool (time-machine) has them.  A new list of names, or NULL with the
- * error. */
-PyObject *ms_patch_foreign_names(void);
-
-/* ----------------------------------------- the module's side (patch_functions.c) */
-
-/* The module functions _activate, _deactivate, _foreign, _installed and
- * _adopt, for module.c's method table. */
-PyObject *ms_patch_activate(PyObject *module, PyObject *clock);
-PyObject *ms_patch_deactivate(PyObject *module, PyObject *unused);
-PyObject *ms_patch_foreign(PyObject *module, PyObject *unused);
-PyObject *ms_patch_is_installed(PyObject *module, PyObject *unused);
-PyObject *ms_patch_adopt(PyObject *module, PyObject *witness);
-extern const char ms_patch_activate_doc[], ms_patch_deactivate_doc[], ms_patch_foreign_doc[],
-    ms_patch_installed_doc[], ms_patch_adopt_doc[];
-
-/* The patch's part of the exec slot: datetime's C API for patch_datetime.c
- * and the method tables' entries.  0, or -1 with the error. */
-int ms_patch_exec(void);
+/* patch.c: the patch's part of the exec slot: datetime's C API for
+ * patch_datetime.c, the method tables' entries, and the module functions
+ * monostamp/_patching.py calls.  0, or -1 with the error. */
+int ms_patch_exec(PyObject *module);
 
 #endif

@@ -7,7 +7,7 @@
  *
  * datetime.h gives each file that includes it a static PyDateTimeAPI of
  * its own, so this file imports it for itself
- * (ms_patch_datetime_import) and lends patch_swap.c the types' method tables.
+ * (ms_patch_datetime_import) and lends patch.c the types' method tables.
  */
 #include "patch.h"
 
@@ -23,14 +23,6 @@ PyMethodDef *ms_patch_datetime_table(int t)
 {
     return t == T_TODAY ? PyDateTimeAPI->DateType->tp_methods
                         : PyDateTimeAPI->DateTimeType->tp_methods;
-}
-
-PyObject *ms_patch_tzset(PyObject *self, PyObject *unused)
-{
-    PyObject *result = ORIGINAL(T_TZSET)(self, unused);
-    /* Told even if the original failed: TZ may have changed all the same. */
-    monostamp_zone_changed();
-    return result;
 }
 
 /* The fold (PEP 495) of the naive local time of the stamp `s` of `clock`:

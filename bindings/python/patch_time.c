@@ -4,7 +4,8 @@
  * time_ns() always, clock_gettime(_ns) on CLOCK_REALTIME, and gmtime,
  * localtime, ctime, asctime and strftime without a time, which get the
  * original's answer for the stamp's time.  A float is drawn at whole-µs
- * grain, an int of ns at ns grain.
+ * grain, an int of ns at ns grain.  time.tzset() draws nothing: it tells
+ * the zone engine at once.
  */
 #include "patch.h"
 
@@ -68,37 +69,41 @@ static PyObject *realtime(active_clock *a, int ns, const char *call)
 /* Each replacement below tests its arguments first and only then takes
  * the active clock: is_realtime() and asks_now() run no Python code. */
 
-PyObject *ms_patch_clock_gettime(PyObject *self, PyObject *args)
+/* clock_gettime(_ns)(id), `arg` being what the original is given: the
+ * tuple (METH_VARARGS) or id itself (the METH_O spelling some versions
+ * have); `id` is NULL if the tuple is not one argument. */
+static PyObject *clock_gettime_of(PyObject *self, PyObject *id, PyObject *arg, int ns)
 {
     active_clock a;
-    if (PyTuple_GET_SIZE(args) == 1 && is_realtime(PyTuple_GET_ITEM(args, 0)) && acquire(&a))
-        return realtime(&a, 0, "time.clock_gettime(CLOCK_REALTIME)");
-    return ORIGINAL(T_CLOCK_GETTIME)(self, args);
+    if (id != NULL && is_realtime(id) && acquire(&a))
+        return realtime(&a, ns, ns ? "time.clock_gettime_ns(CLOCK_REALTIME)"
+                                   : "time.clock_gettime(CLOCK_REALTIME)");
+    return ORIGINAL(ns ? T_CLOCK_GETTIME_NS : T_CLOCK_GETTIME)(self, arg);
+}
+
+static PyObject *single(PyObject *args)
+{
+    return PyTuple_GET_SIZE(args) == 1 ? PyTuple_GET_ITEM(args, 0) : NULL;
+}
+
+PyObject *ms_patch_clock_gettime(PyObject *self, PyObject *args)
+{
+    return clock_gettime_of(self, single(args), args, 0);
 }
 
 PyObject *ms_patch_clock_gettime_ns(PyObject *self, PyObject *args)
 {
-    active_clock a;
-    if (PyTuple_GET_SIZE(args) == 1 && is_realtime(PyTuple_GET_ITEM(args, 0)) && acquire(&a))
-        return realtime(&a, 1, "time.clock_gettime_ns(CLOCK_REALTIME)");
-    return ORIGINAL(T_CLOCK_GETTIME_NS)(self, args);
+    return clock_gettime_of(self, single(args), args, 1);
 }
 
-/* The METH_O spelling some versions give clock_gettime(_ns). */
 PyObject *ms_patch_clock_gettime_o(PyObject *self, PyObject *id)
 {
-    active_clock a;
-    if (is_realtime(id) && acquire(&a))
-        return realtime(&a, 0, "time.clock_gettime(CLOCK_REALTIME)");
-    return ORIGINAL(T_CLOCK_GETTIME)(self, id);
+    return clock_gettime_of(self, id, id, 0);
 }
 
 PyObject *ms_patch_clock_gettime_ns_o(PyObject *self, PyObject *id)
 {
-    active_clock a;
-    if (is_realtime(id) && acquire(&a))
-        return realtime(&a, 1, "time.clock_gettime_ns(CLOCK_REALTIME)");
-    return ORIGINAL(T_CLOCK_GETTIME_NS)(self, id);
+    return clock_gettime_of(self, id, id, 1);
 }
 
 /* 1 if the METH_VARARGS `args` ask for "now" (no argument, or None). */
@@ -130,28 +135,29 @@ static PyObject *with_stamp_seconds(int t, PyObject *self, active_clock *a, cons
     return result;
 }
 
-PyObject *ms_patch_gmtime(PyObject *self, PyObject *args)
+/* gmtime, localtime and ctime: of the stamp's seconds when asked for
+ * "now", else the original's own answer. */
+static PyObject *of_seconds(int t, PyObject *self, PyObject *args, const char *call)
 {
     active_clock a;
     if (asks_now(args) && acquire(&a))
-        return with_stamp_seconds(T_GMTIME, self, &a, "time.gmtime()");
-    return ORIGINAL(T_GMTIME)(self, args);
+        return with_stamp_seconds(t, self, &a, call);
+    return ORIGINAL(t)(self, args);
+}
+
+PyObject *ms_patch_gmtime(PyObject *self, PyObject *args)
+{
+    return of_seconds(T_GMTIME, self, args, "time.gmtime()");
 }
 
 PyObject *ms_patch_localtime(PyObject *self, PyObject *args)
 {
-    active_clock a;
-    if (asks_now(args) && acquire(&a))
-        return with_stamp_seconds(T_LOCALTIME, self, &a, "time.localtime()");
-    return ORIGINAL(T_LOCALTIME)(self, args);
+    return of_seconds(T_LOCALTIME, self, args, "time.localtime()");
 }
 
 PyObject *ms_patch_ctime(PyObject *self, PyObject *args)
 {
-    active_clock a;
-    if (asks_now(args) && acquire(&a))
-        return with_stamp_seconds(T_CTIME, self, &a, "time.ctime()");
-    return ORIGINAL(T_CTIME)(self, args);
+    return of_seconds(T_CTIME, self, args, "time.ctime()");
 }
 
 /* The original `t` called as (first..., localtime(stamp seconds)), `a`
@@ -186,4 +192,12 @@ PyObject *ms_patch_strftime(PyObject *self, PyObject *args)
         return with_stamp_localtime(T_STRFTIME, self, &a, PyTuple_GET_ITEM(args, 0),
                                     "time.strftime()");
     return ORIGINAL(T_STRFTIME)(self, args);
+}
+
+PyObject *ms_patch_tzset(PyObject *self, PyObject *unused)
+{
+    PyObject *result = ORIGINAL(T_TZSET)(self, unused);
+    /* Told even if the original failed: TZ may have changed all the same. */
+    monostamp_zone_changed();
+    return result;
 }

@@ -133,16 +133,17 @@ void ms_sleep_clear(ms_state *st)
     Py_CLEAR(st->sleep_plan_type);
 }
 
-const char ms_sleep_doc[] =
+PyDoc_STRVAR(sleep_doc,
 "sleep(seconds, tolerance=5e-05)\n--\n\n"
 "Sleeps `seconds` (int or float, >= 0) on CLOCK_MONOTONIC: the caller's\n"
 "code runs no earlier and at most `tolerance` seconds later where the\n"
 "machine allows.  The GIL is released while the core sleeps; the last\n"
 "15-250 us (a learned lead) are a Python spin that holds it, unless\n"
 "`tolerance` covers them.  Signal handlers run at least every 50 ms and\n"
-"during the spin.";
+"during the spin.");
 
-PyObject *ms_sleep(PyObject *module, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+static PyObject *ms_sleep(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                         PyObject *kwnames)
 {
     int64_t now = monostamp_monotonic_ns(); /* first: see the top of the file */
     static const char *const names[] = {"seconds", "tolerance", NULL};
@@ -163,14 +164,14 @@ PyObject *ms_sleep(PyObject *module, PyObject *const *args, Py_ssize_t nargs, Py
     return sleep_to(st, now + duration, tolerance, now, "sleep", argv[0]);
 }
 
-const char ms_sleep_until_ns_doc[] =
+PyDoc_STRVAR(sleep_until_ns_doc,
 "sleep_until_ns(deadline_ns, tolerance_ns=50000)\n--\n\n"
 "Sleeps until monotonic_ns() reaches deadline_ns (a past one returns at\n"
 "once): the caller's code runs at most tolerance_ns later where the\n"
-"machine allows.  Releases the GIL but for the spin, as sleep().";
+"machine allows.  Releases the GIL but for the spin, as sleep().");
 
-PyObject *ms_sleep_until_ns(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
-                            PyObject *kwnames)
+static PyObject *sleep_until_ns(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
+                               PyObject *kwnames)
 {
     static const char *const names[] = {"deadline_ns", "tolerance_ns", NULL};
     PyObject *argv[2];
@@ -186,14 +187,14 @@ PyObject *ms_sleep_until_ns(PyObject *module, PyObject *const *args, Py_ssize_t 
     return sleep_to(st, deadline, tolerance, monostamp_monotonic_ns(), "sleep_until_ns", argv[0]);
 }
 
-const char ms_sleep_finish_doc[] =
+PyDoc_STRVAR(sleep_finish_doc,
 "_sleep_finish(finish)\n--\n\n"
 "Registers finish(deadline_ns, plan), which sleep() and sleep_until_ns()\n"
 "call after the core's part (plan: a _SleepPlan, or None when the core had\n"
 "none); it spins to the deadline.  None unregisters.\n"
-"Private: monostamp/_sleep.py.";
+"Private: monostamp/_sleep.py.");
 
-PyObject *ms_sleep_finish(PyObject *module, PyObject *finish)
+static PyObject *sleep_finish(PyObject *module, PyObject *finish)
 {
     ms_state *st = PyModule_GetState(module);
     if (finish != Py_None && !PyCallable_Check(finish))
@@ -204,3 +205,11 @@ PyObject *ms_sleep_finish(PyObject *module, PyObject *finish)
     Py_XDECREF(old);
     Py_RETURN_NONE;
 }
+
+PyMethodDef ms_sleep_functions[] = {
+    {"sleep", FASTCALL_KW(ms_sleep), sleep_doc},
+    {"sleep_until_ns", FASTCALL_KW(sleep_until_ns), sleep_until_ns_doc},
+    /* Their finish in Python (monostamp/_sleep.py). */
+    {"_sleep_finish", sleep_finish, METH_O, sleep_finish_doc},
+    {NULL, NULL, 0, NULL},
+};

@@ -106,11 +106,6 @@ static PyObject *stamp_repr(PyObject *op)
     return r;
 }
 
-/* How much of the time isoformat() writes: seconds' fractional digits
- * (0..9), or these two, which stop before the seconds. */
-#define TIMESPEC_HOURS (-2)
-#define TIMESPEC_MINUTES (-1)
-
 /* The stamp as text, or NULL with ValueError.  `sep` (NULL: 'T') is the
  * one character between date and time. */
 static PyObject *stamp_format(PyObject *op, int digits, int use_z, PyObject *sep)
@@ -118,13 +113,10 @@ static PyObject *stamp_format(PyObject *op, int digits, int use_z, PyObject *sep
     char buf[MONOSTAMP_ISO8601_MAX + 1];
     int64_t utc_ns = STAMP(op)->utc_ns;
     int32_t offset = STAMP(op)->offset;
-    int n = monostamp_format_iso8601(buf, sizeof buf, utc_ns, offset, digits < 0 ? 0 : digits,
-                                     use_z);
+    int n = monostamp_format_iso8601(buf, sizeof buf, utc_ns, offset, digits, use_z);
     if (n < 0) {
-        /* Neither EINVAL nor ERANGE can be ELEAD: no state needed. */
-        if (digits > 9)
-            return raise_core(NULL, n, NULL, "digits=%d is out of range: must be 0..9", digits);
-        /* Say which value has no text, not only that one has none. */
+        /* Say which value has no text, not only that one has none.
+         * Neither EINVAL nor ERANGE can be ELEAD: no state needed. */
         if (n == MONOSTAMP_EINVAL && offset % 60 != 0)
             return PyErr_Format(PyExc_ValueError,
                                 "cannot format monostamp.Stamp(utc_ns=%lld, offset=%d) as ISO "
@@ -133,14 +125,6 @@ static PyObject *stamp_format(PyObject *op, int digits, int use_z, PyObject *sep
         return raise_core(NULL, n, NULL,
                           "cannot format monostamp.Stamp(utc_ns=%lld, offset=%d) as ISO 8601",
                           (long long)utc_ns, (int)offset);
-    }
-    if (digits < 0) {
-        /* "YYYY-MM-DDThh:mm:ss" + offset: the year is always four digits
-         * (1..9999), so the fields sit at fixed places; drop ":ss", and
-         * ":mm" too for hours, as datetime.isoformat(timespec=) does. */
-        int keep = digits == TIMESPEC_HOURS ? 13 : 16;
-        memmove(buf + keep, buf + 19, (size_t)(n - 19) + 1);
-        n -= 19 - keep;
     }
     if (sep == NULL)
         return PyUnicode_FromStringAndSize(buf, n);
@@ -162,29 +146,19 @@ PyDoc_STRVAR(stamp_isoformat_doc,
 "'nanoseconds'; not both.  z=True writes 'Z' for a zero offset; sep is\n"
 "the one character between date and time.");
 
-/* timespec's names and their digits; 'auto' is decided per stamp. */
-static const struct {
-    const char *name;
-    int digits;
-} timespecs[] = {
-    {"hours", TIMESPEC_HOURS},  {"minutes", TIMESPEC_MINUTES}, {"seconds", 0},
-    {"milliseconds", 3},        {"microseconds", 6},           {"nanoseconds", 9},
-};
-
+/* The digits the core's monostamp_iso8601_timespec gives timespec `spec`;
+ * text it cannot name (a NUL, a lone surrogate) is as unknown as any. */
 static int timespec_digits(PyObject *op, PyObject *spec, int *digits)
 {
+    Py_ssize_t len;
     if (!PyUnicode_Check(spec))
         return ms_type_error("timespec", "str", spec);
-    if (PyUnicode_CompareWithASCIIString(spec, "auto") == 0) {
-        *digits = STAMP(op)->utc_ns % 1000000000 != 0 ? 9 : 0;
+    const char *name = PyUnicode_AsUTF8AndSize(spec, &len);
+    if (name == NULL)
+        PyErr_Clear();
+    else if (strlen(name) == (size_t)len &&
+             monostamp_iso8601_timespec(name, STAMP(op)->utc_ns, digits) == MONOSTAMP_OK)
         return 0;
-    }
-    for (size_t i = 0; i < sizeof timespecs / sizeof timespecs[0]; i++) {
-        if (PyUnicode_CompareWithASCIIString(spec, timespecs[i].name) == 0) {
-            *digits = timespecs[i].digits;
-            return 0;
-        }
-    }
     PyErr_Format(PyExc_ValueError,
                  "unknown timespec %R (expected 'auto', 'hours', 'minutes', 'seconds', "
                  "'milliseconds', 'microseconds' or 'nanoseconds')", spec);
@@ -346,18 +320,9 @@ static PyObject *stamp_richcompare(PyObject *a, PyObject *b, int op)
         (ms_stamp_root(Py_TYPE(a)) == NULL || ms_stamp_root(Py_TYPE(b)) == NULL))
         Py_RETURN_NOTIMPLEMENTED;
     ms_stamp_object *x = STAMP(a), *y = STAMP(b);
-    int c = x->utc_ns != y->utc_ns ? (x->utc_ns < y->utc_ns ? -1 : 1)
-          : x->offset != y->offset ? (x->offset < y->offset ? -1 : 1) : 0;
-    int r;
-    switch (op) {
-    case Py_LT: r = c < 0; break;
-    case Py_LE: r = c <= 0; break;
-    case Py_EQ: r = c == 0; break;
-    case Py_NE: r = c != 0; break;
-    case Py_GT: r = c > 0; break;
-    default: r = c >= 0; break;
-    }
-    return PyBool_FromLong(r);
+    if (x->utc_ns != y->utc_ns)
+        Py_RETURN_RICHCOMPARE(x->utc_ns, y->utc_ns, op);
+    Py_RETURN_RICHCOMPARE(x->offset, y->offset, op);
 }
 
 static Py_hash_t stamp_hash(PyObject *op)
@@ -367,6 +332,103 @@ static Py_hash_t stamp_hash(PyObject *op)
     h = (h ^ (h >> 31)) * (Py_uhash_t)1000003;
     h ^= (Py_uhash_t)(uint32_t)STAMP(op)->offset;
     return h == (Py_uhash_t)-1 ? -2 : (Py_hash_t)h;
+}
+
+/* ------------------------------------------------------------ arithmetic */
+
+/*
+ * stamp + delta, delta + stamp, stamp - delta (a Stamp of
+ * the stamp's class, its offset kept) and stamp - stamp (an int of ns).
+ *
+ * A delta is an int of ns or a datetime.timedelta (whole µs).  A float is
+ * refused: seconds or ns?  And a bool is refused: stamp + True is a bug,
+ * not one nanosecond.  The offset is kept because a Stamp holds no zone,
+ * only the offset it was made with; s.astimezone(zone) re-derives it, for
+ * the zone the caller means.  Results past int64 ns are OverflowError, as
+ * datetime's are past year 9999.
+ */
+/* Nanoseconds as a Python int, or timedelta (whole microseconds): the
+ * right operand of stamp + x and stamp - x.  Returns 1 and *out_ns, 0 if
+ * `obj` is neither (the operation is then NotImplemented), -1 with
+ * OverflowError past int64 ns. */
+static int delta_ns(PyObject *obj, int64_t *out_ns)
+{
+    if (PyLong_Check(obj) && !PyBool_Check(obj)) {
+        int overflow;
+        long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+        if (v == -1 && PyErr_Occurred())
+            return -1;
+        if (overflow) {
+            PyErr_Format(PyExc_OverflowError, "%R ns is outside int64 nanoseconds", obj);
+            return -1;
+        }
+        *out_ns = (int64_t)v;
+        return 1;
+    }
+    return ms_timedelta_ns(obj, out_ns);
+}
+
+static PyObject *out_of_range(PyObject *stamp, const char *op, PyObject *delta)
+{
+    return PyErr_Format(PyExc_OverflowError,
+                        "monostamp.Stamp(utc_ns=%lld, offset=%d) %s %R is outside int64 "
+                        "nanoseconds", (long long)MS_STAMP(stamp)->utc_ns,
+                        (int)MS_STAMP(stamp)->offset, op, delta);
+}
+
+/* nb_add and nb_subtract are Stamp's own slots: CPython calls them only
+ * when one operand (stamp + x, x + stamp) or the left one (stamp - x) is
+ * a Stamp.  The delta is converted first: the common case (stamp and an
+ * int or a timedelta) walks no type. */
+
+static PyObject *stamp_add(PyObject *a, PyObject *b)
+{
+    PyObject *stamp = a, *delta = b;
+    if (ms_stamp_root(Py_TYPE(a)) == NULL) {
+        stamp = b;
+        delta = a;
+    }
+    int64_t ns = MS_STAMP(stamp)->utc_ns, d;
+    /* Two instants do not add up: a Stamp is no delta. */
+    int rc = delta_ns(delta, &d);
+    if (rc <= 0) {
+        if (rc < 0)
+            return NULL;
+        Py_RETURN_NOTIMPLEMENTED;
+    }
+    if (d > 0 ? ns > INT64_MAX - d : ns < INT64_MIN - d)
+        return out_of_range(stamp, "+", delta);
+    return ms_stamp_like(stamp, ns + d, MS_STAMP(stamp)->offset);
+}
+
+static PyObject *stamp_subtract(PyObject *a, PyObject *b)
+{
+    /* delta - stamp means nothing. */
+    if (ms_stamp_root(Py_TYPE(a)) == NULL)
+        Py_RETURN_NOTIMPLEMENTED;
+    int64_t ns = MS_STAMP(a)->utc_ns, d;
+    int rc = delta_ns(b, &d);
+    if (rc > 0) {
+        if (d > 0 ? ns < INT64_MIN + d : ns > INT64_MAX + d)
+            return out_of_range(a, "-", b);
+        return ms_stamp_like(a, ns - d, MS_STAMP(a)->offset);
+    }
+    if (rc < 0)
+        return NULL;
+    if (ms_stamp_root(Py_TYPE(b)) == NULL)
+        Py_RETURN_NOTIMPLEMENTED;
+    /* stamp - stamp: an int, like time_ns() differences; the offsets play
+     * no part, as aware datetimes subtract by their UTC instants. */
+    int64_t other = MS_STAMP(b)->utc_ns;
+    if (other > 0 ? ns >= INT64_MIN + other : ns <= INT64_MAX + other)
+        return PyLong_FromLongLong(ns - other);
+    /* Two stamps far apart: exact in Python ints, past int64. */
+    PyObject *x = PyLong_FromLongLong(ns), *y = PyLong_FromLongLong(other), *r = NULL;
+    if (x != NULL && y != NULL)
+        r = PyNumber_Subtract(x, y);
+    Py_XDECREF(x);
+    Py_XDECREF(y);
+    return r;
 }
 
 static PyMemberDef stamp_members[] = {
@@ -407,8 +469,8 @@ static PyType_Slot stamp_slots[] = {
     {Py_tp_methods, stamp_methods},
     {Py_sq_length, stamp_length},
     {Py_sq_item, stamp_item},
-    {Py_nb_add, ms_stamp_add},
-    {Py_nb_subtract, ms_stamp_subtract},
+    {Py_nb_add, stamp_add},
+    {Py_nb_subtract, stamp_subtract},
     {0, NULL},
 };
 

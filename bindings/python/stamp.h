@@ -1,10 +1,10 @@
 /*
- * stamp.h: what the three files of monostamp.Stamp share.
+ * stamp.h: what the two files of monostamp.Stamp share.
  *
- *   stamp.c           the type: construction, text, sequence, order, hash
+ *   stamp.c           the type: construction, text, sequence, order, hash,
+ *                     + and - with int ns and timedelta, stamp - stamp
  *   stamp_datetime.c  datetime, float seconds and zones: datetime(),
  *                     fromdatetime(), fromtimestamp(), astimezone()
- *   stamp_arith.c     + and - with int ns and timedelta, stamp - stamp
  *
  * Stamp is subclassable.  The rules follow datetime's: operations and
  * classmethods return the subclass (built by calling it with (utc_ns,
@@ -67,7 +67,7 @@ int ms_timedelta_ns(PyObject *obj, int64_t *out_ns);
  * for a tzinfo asked outside datetime's years. */
 int ms_zone_offset_at(ms_state *st, PyObject *zone, int64_t utc_ns, int32_t *out);
 
-/* The functions of the other two files, for stamp.c's tables. */
+/* stamp_datetime.c's methods, for stamp.c's table. */
 PyObject *ms_stamp_datetime(PyObject *op, PyTypeObject *defining_class, PyObject *const *args,
                             Py_ssize_t nargs, PyObject *kwnames);
 PyObject *ms_stamp_fromdatetime(PyObject *cls, PyTypeObject *defining_class,
@@ -76,8 +76,6 @@ PyObject *ms_stamp_fromtimestamp(PyObject *cls, PyTypeObject *defining_class,
                                  PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
 PyObject *ms_stamp_astimezone(PyObject *op, PyTypeObject *defining_class, PyObject *const *args,
                               Py_ssize_t nargs, PyObject *kwnames);
-PyObject *ms_stamp_add(PyObject *a, PyObject *b);
-PyObject *ms_stamp_subtract(PyObject *a, PyObject *b);
 extern const char ms_stamp_datetime_doc[];
 extern const char ms_stamp_fromdatetime_doc[];
 extern const char ms_stamp_fromtimestamp_doc[];

@@ -18,7 +18,6 @@
 #include "stamp.h"
 
 #include <datetime.h>
-#include <math.h>
 #include <string.h>
 
 #define NS_PER_S INT64_C(1000000000)
@@ -51,23 +50,6 @@ static int dict_put(PyObject *d, PyObject *key, PyObject *value, Py_ssize_t max)
     return PyDict_Size(d) >= max ? 0 : PyDict_SetItem(d, key, value);
 }
 
-/* s seconds and sub ns (0 <= sub < 1e9) as int64 ns; -1 if out of range.
- * Exact to the very ends: INT64_MIN is -9223372037 s + 145224192 ns. */
-static int ns_of(int64_t s, int64_t sub, int64_t *out)
-{
-    if (s < 0 && sub > 0) {
-        s += 1;
-        sub -= NS_PER_S;
-    }
-    if (s > INT64_MAX / NS_PER_S || s < INT64_MIN / NS_PER_S)
-        return -1;
-    int64_t base = s * NS_PER_S;
-    if (sub > 0 ? base > INT64_MAX - sub : base < INT64_MIN - sub)
-        return -1;
-    *out = base + sub;
-    return 0;
-}
-
 /* ------------------------------------------------------- offsets, tzinfo */
 
 /* The exact type datetime.timezone (the C API names only its utc). */
@@ -81,7 +63,8 @@ static int timedelta_ns(PyObject *td, const char *what, int64_t *out_ns)
      * 0 <= microseconds < 1e6: the seconds fit in int64. */
     int64_t s = (int64_t)PyDateTime_DELTA_GET_DAYS(td) * 86400 +
                 PyDateTime_DELTA_GET_SECONDS(td);
-    if (ns_of(s, (int64_t)PyDateTime_DELTA_GET_MICROSECONDS(td) * 1000, out_ns) < 0) {
+    if (monostamp_ns_from_seconds(s, (int64_t)PyDateTime_DELTA_GET_MICROSECONDS(td) * 1000,
+                                  out_ns) != MONOSTAMP_OK) {
         PyErr_Format(PyExc_OverflowError, "%s=%R is outside int64 nanoseconds", what, td);
         return -1;
     }
@@ -270,12 +253,39 @@ const char ms_stamp_fromdatetime_doc[] =
 "ValueError for an offset that is not whole seconds or an instant\n"
 "outside int64 ns (years 1677..2262).";
 
+/* The UTC offset of the datetime `dt`: 1 and *out; 0 if it is naive (no
+ * tzinfo, or one that gives no offset); -1 with the error. */
+static int datetime_offset(ms_state *st, PyObject *dt, int32_t *out)
+{
+    PyObject *tz = PyDateTime_DATE_GET_TZINFO(dt); /* borrowed */
+    if (tz == Py_None)
+        return 0;
+    if (Py_IS_TYPE(tz, TIMEZONE_TYPE))
+        return timezone_offset(st, tz, out) < 0 ? -1 : 1;
+    /* Any other tzinfo answers for this very wall time and fold. */
+    PyObject *td = PyObject_CallMethodNoArgs(dt, st->str_utcoffset);
+    int rc = td == NULL ? -1 : td == Py_None ? 0 : offset_of_timedelta(td, dt, out) < 0 ? -1 : 1;
+    Py_XDECREF(td);
+    return rc;
+}
+
+/* The instant of `dt` at `offset`: 0, or -1 with ValueError past int64 ns. */
+static int datetime_utc_ns(PyObject *dt, int32_t offset, int64_t *out)
+{
+    int64_t us, wall_s = wall_seconds(dt, &us);
+    if (monostamp_ns_from_seconds(wall_s - offset, us * 1000, out) == MONOSTAMP_OK)
+        return 0;
+    PyErr_Format(PyExc_ValueError,
+                 "fromdatetime(%R): outside a Stamp's range (int64 ns since the epoch, "
+                 "1677-09-21T00:12:43.145224Z .. 2262-04-11T23:47:16.854775Z)", dt);
+    return -1;
+}
+
 PyObject *ms_stamp_fromdatetime(PyObject *cls, PyTypeObject *defining_class,
                                 PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
-    ms_state *st = ms_state_of_type(defining_class);
     int32_t offset;
-    int rc = 0;
+    int64_t utc_ns;
     /* One positional argument, as the signature says (METH_METHOD calls
      * are always FASTCALL | KEYWORDS). */
     if (nargs != 1 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0)) {
@@ -287,33 +297,78 @@ PyObject *ms_stamp_fromdatetime(PyObject *cls, PyTypeObject *defining_class,
     PyObject *dt = args[0];
     if (!PyDateTime_Check(dt))
         return ms_type_error("dt", "a datetime.datetime", dt), NULL;
-    PyObject *tz = PyDateTime_DATE_GET_TZINFO(dt); /* borrowed */
-    int naive = tz == Py_None;
-    if (Py_IS_TYPE(tz, TIMEZONE_TYPE)) {
-        rc = timezone_offset(st, tz, &offset);
-    } else if (!naive) {
-        /* Any other tzinfo answers for this very wall time and fold. */
-        PyObject *td = PyObject_CallMethodNoArgs(dt, st->str_utcoffset);
-        naive = td == Py_None; /* a tzinfo may say "no offset" */
-        rc = td == NULL ? -1 : naive ? 0 : offset_of_timedelta(td, dt, &offset);
-        Py_XDECREF(td);
-    }
-    if (rc < 0)
-        return NULL;
-    if (naive) {
+    int aware = datetime_offset(ms_state_of_type(defining_class), dt, &offset);
+    if (aware == 0)
         PyErr_Format(PyExc_ValueError,
                      "fromdatetime(%R): a naive datetime has no UTC offset; attach its zone "
                      "(dt.replace(tzinfo=...), or dt.astimezone() for local time)", dt);
+    if (aware <= 0 || datetime_utc_ns(dt, offset, &utc_ns) < 0)
         return NULL;
-    }
-    int64_t us, utc_ns, wall_s = wall_seconds(dt, &us);
-    if (ns_of(wall_s - offset, us * 1000, &utc_ns) < 0) {
-        PyErr_Format(PyExc_ValueError,
-                     "fromdatetime(%R): outside a Stamp's range (int64 ns since the epoch, "
-                     "1677-09-21T00:12:43.145224Z .. 2262-04-11T23:47:16.854775Z)", dt);
-        return NULL;
-    }
     return ms_stamp_of_class((PyTypeObject *)cls, utc_ns, offset);
+}
+
+/* ------------------------------------------------- Clock()'s arguments */
+
+/* A type's name for a TypeError message, or NULL with the error. */
+static PyObject *type_name(PyObject *obj)
+{
+    return PyObject_GetAttrString((PyObject *)Py_TYPE(obj), "__name__");
+}
+
+const char *ms_zone_name_arg(PyObject *obj, PyObject **keep)
+{
+    Py_ssize_t len;
+    *keep = NULL;
+    if (PyUnicode_Check(obj))
+        return ms_utf8_arg(obj, "Clock(): zone", 1, &len);
+    if (obj == PyDateTimeAPI->TimeZone_UTC)
+        return "UTC";
+    int is_tz = PyTZInfo_Check(obj);
+    PyObject *key = is_tz ? PyObject_GetAttrString(obj, "key") : NULL;
+    if (key != NULL && PyUnicode_Check(key)) {
+        *keep = key;
+        return ms_utf8_arg(key, "Clock(): zone", 1, &len);
+    }
+    Py_XDECREF(key);
+    PyErr_Clear();
+    PyObject *name = type_name(obj);
+    if (name != NULL)
+        ms_raise(PyExc_TypeError,
+                 "Clock(): zone must be a zone name (str), a zoneinfo.ZoneInfo or "
+                 "datetime.timezone.utc, not %U%s",
+                 name, is_tz ? " -- a fixed offset or other tzinfo has no name the "
+                               "clock could follow: give its IANA name ('Europe/Berlin') "
+                               "or a POSIX TZ string" : "");
+    Py_XDECREF(name);
+    return NULL;
+}
+
+int ms_instant_ns_arg(ms_state *st, PyObject *obj, const char *what, int64_t *out)
+{
+    int32_t offset;
+    if (PyLong_Check(obj) && !PyBool_Check(obj))
+        return ms_int64_arg(obj, what, out);
+    if (PyObject_TypeCheck(obj, st->stamp_type)) {
+        *out = MS_STAMP(obj)->utc_ns;
+        return 0;
+    }
+    if (!PyDateTime_Check(obj)) {
+        PyObject *name = type_name(obj);
+        if (name != NULL)
+            ms_raise(PyExc_TypeError,
+                     "%s must be int nanoseconds since the epoch, an aware datetime or a "
+                     "Stamp, not %U%s", what, name,
+                     PyFloat_Check(obj) ? " -- for seconds, give "
+                                          "datetime.fromtimestamp(s, timezone.utc)" : "");
+        Py_XDECREF(name);
+        return -1;
+    }
+    int aware = datetime_offset(st, obj, &offset);
+    if (aware == 0)
+        ms_raise(PyExc_ValueError,
+                 "%s=%R is a naive datetime, which names no instant -- attach "
+                 "its zone (dt.replace(tzinfo=timezone.utc))", what, obj);
+    return aware <= 0 ? -1 : datetime_utc_ns(obj, offset, out);
 }
 
 /* ------------------------------------------------------------- zones */
@@ -470,21 +525,9 @@ PyObject *ms_stamp_fromtimestamp(PyObject *cls, PyTypeObject *defining_class,
         long long s = PyLong_AsLongLongAndOverflow(t, &overflow);
         if (s == -1 && PyErr_Occurred())
             return NULL;
-        bad = overflow || ns_of(s, 0, &utc_ns) < 0;
+        bad = overflow || monostamp_ns_from_seconds(s, 0, &utc_ns) != MONOSTAMP_OK;
     } else if (PyFloat_Check(t)) {
-        double x = PyFloat_AsDouble(t);
-        /* floor() and the fraction are exact in doubles; only the ns are
-         * rounded.  The range check comes before any cast. */
-        double s = floor(x);
-        bad = !isfinite(x) || s >= 9223372036854775808.0 || s < -9223372036854775808.0;
-        if (!bad) {
-            double sub = nearbyint((x - s) * 1e9);
-            if (sub >= 1e9) { /* a fraction that rounds up to a whole second */
-                s += 1;
-                sub = 0;
-            }
-            bad = s >= 9223372036854775808.0 || ns_of((int64_t)s, (int64_t)sub, &utc_ns) < 0;
-        }
+        bad = monostamp_ns_from_double(PyFloat_AS_DOUBLE(t), 0, &utc_ns) != MONOSTAMP_OK;
     } else {
         return ms_type_error("t", "int or float", t), NULL;
     }

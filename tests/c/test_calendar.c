@@ -143,6 +143,69 @@ static void test_wall_seconds_normalises(void)
     CHECK_EQ(monostamp_wall_seconds(&w), monostamp_wall_seconds(&m));
 }
 
+/* Whole and split seconds as ns: errors first, then the very ends. */
+static void test_ns_from_seconds(void)
+{
+    int64_t ns = 7;
+    CHECK_RC(monostamp_ns_from_seconds(0, -1, &ns), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_ns_from_seconds(0, 1000000000, &ns), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_ns_from_seconds(0, 0, NULL), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_ns_from_seconds(INT64_C(9223372037), 0, &ns), MONOSTAMP_ERANGE);
+    CHECK_RC(monostamp_ns_from_seconds(INT64_C(9223372036), 854775808, &ns), MONOSTAMP_ERANGE);
+    CHECK_RC(monostamp_ns_from_seconds(INT64_C(-9223372037), 145224191, &ns), MONOSTAMP_ERANGE);
+    CHECK_EQ(ns, 7);
+    CHECK_OK(monostamp_ns_from_seconds(INT64_C(9223372036), 854775807, &ns));
+    CHECK_EQ(ns, INT64_MAX);
+    CHECK_OK(monostamp_ns_from_seconds(INT64_C(-9223372037), 145224192, &ns));
+    CHECK_EQ(ns, INT64_MIN);
+    CHECK_OK(monostamp_ns_from_seconds(-1, 1, &ns));
+    CHECK_EQ(ns, -999999999);
+}
+
+/* Float seconds: NaN and the infinities refused, an instant rounded half
+ * to even from its exact fraction, a duration rounded up. */
+static void test_ns_from_double(void)
+{
+    int64_t ns = 7;
+    double nan = 0.0 / 0.0, inf = 1.0 / 0.0;
+    CHECK_RC(monostamp_ns_from_double(nan, 0, &ns), MONOSTAMP_ERANGE);
+    CHECK_RC(monostamp_ns_from_double(nan, 1, &ns), MONOSTAMP_ERANGE);
+    CHECK_RC(monostamp_ns_from_double(inf, 0, &ns), MONOSTAMP_ERANGE);
+    CHECK_RC(monostamp_ns_from_double(-inf, 1, &ns), MONOSTAMP_ERANGE);
+    CHECK_RC(monostamp_ns_from_double(1e10, 0, &ns), MONOSTAMP_ERANGE);
+    CHECK_RC(monostamp_ns_from_double(1e10, 1, &ns), MONOSTAMP_ERANGE);
+    CHECK_RC(monostamp_ns_from_double(0.0, 0, NULL), MONOSTAMP_EINVAL);
+    CHECK_EQ(ns, 7);
+    CHECK_OK(monostamp_ns_from_double(1.5, 0, &ns));
+    CHECK_EQ(ns, 1500000000);
+    CHECK_OK(monostamp_ns_from_double(-1.5, 0, &ns));
+    CHECK_EQ(ns, -1500000000);
+    /* 2**-31 s is 0.4656... ns: down to 0; 2**-30 s is 0.9313... ns: up
+     * to 1; 1/1024 s is 976562.5 ns, 3/1024 s 2929687.5 ns: ties, to even. */
+    CHECK_OK(monostamp_ns_from_double(1.0 / 2147483648.0, 0, &ns));
+    CHECK_EQ(ns, 0);
+    CHECK_OK(monostamp_ns_from_double(1.0 / 1073741824.0, 0, &ns));
+    CHECK_EQ(ns, 1);
+    CHECK_OK(monostamp_ns_from_double(-1.0 / 2147483648.0, 0, &ns));
+    CHECK_EQ(ns, 0);
+    CHECK_OK(monostamp_ns_from_double(1.0 / 1024.0, 0, &ns));
+    CHECK_EQ(ns, 976562);
+    CHECK_OK(monostamp_ns_from_double(3.0 / 1024.0, 0, &ns));
+    CHECK_EQ(ns, 2929688);
+    /* Just below a whole second: rounds up into the next one. */
+    CHECK_OK(monostamp_ns_from_double(0.9999999999, 0, &ns));
+    CHECK_EQ(ns, 1000000000);
+    /* Up: never shorter than asked. */
+    CHECK_OK(monostamp_ns_from_double(1.0 / 2147483648.0, 1, &ns));
+    CHECK_EQ(ns, 1);
+    CHECK_OK(monostamp_ns_from_double(-1.0 / 2147483648.0, 1, &ns));
+    CHECK_EQ(ns, 0);
+    CHECK_OK(monostamp_ns_from_double(0.25, 1, &ns));
+    CHECK_EQ(ns, 250000000);
+    CHECK_OK(monostamp_ns_from_double(-9.2e9, 1, &ns));
+    CHECK_EQ(ns, INT64_C(-9200000000000000000));
+}
+
 int main(void)
 {
     RUN(test_known_days);
@@ -151,5 +214,7 @@ int main(void)
     RUN(test_wall_known);
     RUN(test_wall_sweep);
     RUN(test_wall_seconds_normalises);
+    RUN(test_ns_from_seconds);
+    RUN(test_ns_from_double);
     return check_summary();
 }

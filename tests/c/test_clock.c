@@ -40,6 +40,12 @@ static void test_names_round_trip(void)
     CHECK_STR_EQ(monostamp_policy_name(MONOSTAMP_ACCEPT_PLATFORM_TIME), "acceptPlatformTime");
     CHECK(monostamp_policy_name(4) == NULL);
     CHECK(monostamp_policy_name(-1) == NULL);
+    CHECK_STR_EQ(monostamp_policy_constant(MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT),
+                 "MONOTONIC_FORCE_NANOSECOND_INCREMENT");
+    CHECK_STR_EQ(monostamp_policy_constant(MONOSTAMP_ACCEPT_PLATFORM_TIME),
+                 "ACCEPT_PLATFORM_TIME");
+    CHECK(monostamp_policy_constant(4) == NULL);
+    CHECK(monostamp_policy_constant(-1) == NULL);
     monostamp_policy p;
     CHECK_RC(monostamp_policy_from_name("monotonic", &p), MONOSTAMP_EINVAL);
     CHECK_RC(monostamp_policy_from_name(NULL, &p), MONOSTAMP_EINVAL);

@@ -23,7 +23,7 @@ static void test_format_errors(void)
 {
     char buf[64];
     memset(buf, '#', sizeof buf);
-    CHECK_RC(monostamp_format_iso8601(buf, sizeof buf, 0, 0, -1, 0), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_format_iso8601(buf, sizeof buf, 0, 0, -3, 0), MONOSTAMP_EINVAL);
     CHECK_RC(monostamp_format_iso8601(buf, sizeof buf, 0, 0, 10, 0), MONOSTAMP_EINVAL);
     CHECK_RC(monostamp_format_iso8601(buf, sizeof buf, 0, 30, 9, 0), MONOSTAMP_EINVAL);
     CHECK_RC(monostamp_format_iso8601(buf, sizeof buf, 0, -2670, 9, 0), MONOSTAMP_EINVAL);
@@ -75,6 +75,44 @@ static void test_format(void)
     memset(buf, '#', sizeof buf);
     CHECK_EQ(monostamp_format_iso8601(buf, 20, 0, 0, 0, 1), 20);
     CHECK(memcmp(buf, "1970-01-01T00:00:00Z#", 21) == 0);
+}
+
+/* Hours and minutes alone, and the timespec names that choose them. */
+static void test_format_timespec(void)
+{
+    char buf[MONOSTAMP_ISO8601_MAX + 1];
+    int64_t t = INT64_C(1796220680123456789); /* 2026-12-02T14:11:20.123456789Z */
+    int d = 99;
+    CHECK_EQ(monostamp_format_iso8601(buf, sizeof buf, t, 3600, MONOSTAMP_ISO8601_MINUTES, 0),
+             22);
+    CHECK_STR_EQ(buf, "2026-12-02T15:11+01:00");
+    CHECK_EQ(monostamp_format_iso8601(buf, sizeof buf, t, 0, MONOSTAMP_ISO8601_HOURS, 1), 14);
+    CHECK_STR_EQ(buf, "2026-12-02T14Z");
+    /* The length is the cut text's: it fits exactly, the rest untouched. */
+    memset(buf, '#', sizeof buf);
+    CHECK_RC(monostamp_format_iso8601(buf, 13, t, 0, MONOSTAMP_ISO8601_HOURS, 1),
+             MONOSTAMP_ERANGE);
+    CHECK_EQ(buf[0], '#');
+    CHECK_EQ(monostamp_format_iso8601(buf, 14, t, 0, MONOSTAMP_ISO8601_HOURS, 1), 14);
+    CHECK(memcmp(buf, "2026-12-02T14Z#", 15) == 0);
+    CHECK_RC(monostamp_format_iso8601(buf, sizeof buf, t, 30, MONOSTAMP_ISO8601_HOURS, 0),
+             MONOSTAMP_EINVAL);
+
+    CHECK_RC(monostamp_iso8601_timespec("second", t, &d), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_iso8601_timespec(NULL, t, &d), MONOSTAMP_EINVAL);
+    CHECK_EQ(d, 99);
+    CHECK_OK(monostamp_iso8601_timespec("hours", t, &d));
+    CHECK_EQ(d, MONOSTAMP_ISO8601_HOURS);
+    CHECK_OK(monostamp_iso8601_timespec("minutes", t, &d));
+    CHECK_EQ(d, MONOSTAMP_ISO8601_MINUTES);
+    CHECK_OK(monostamp_iso8601_timespec("milliseconds", t, &d));
+    CHECK_EQ(d, 3);
+    CHECK_OK(monostamp_iso8601_timespec("auto", t, &d));
+    CHECK_EQ(d, 9);
+    CHECK_OK(monostamp_iso8601_timespec("auto", t - 123456789, &d));
+    CHECK_EQ(d, 0);
+    CHECK_OK(monostamp_iso8601_timespec("auto", -1, &d));
+    CHECK_EQ(d, 9);
 }
 
 /* --------------------------------------------------------------- parsing */
@@ -291,6 +329,7 @@ int main(void)
     RUN(test_format_errors);
     RUN(test_parse_errors);
     RUN(test_format);
+    RUN(test_format_timespec);
     RUN(test_parse);
     RUN(test_round_trip);
     RUN(test_mangled);

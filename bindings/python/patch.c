@@ -1,8 +1,11 @@
 /*
- * patch_swap.c: the swapping itself.  The table of targets and their
- * replacements; finding each target's PyMethodDef in its method table;
- * telling a genuine original from another tool's replacement; saving the
- * originals; and writing ml_meth, ours in and the originals back.
+ * patch.c: switching monostamp.patch() on and off.  The table of targets
+ * and their replacements; finding each target's PyMethodDef in its method
+ * table; telling a genuine original from another tool's replacement;
+ * saving the originals; writing ml_meth, ours in and the originals back;
+ * the active clock the replacements draw from; and the module functions
+ * monostamp/_patching.py calls (_activate, _deactivate, _installed,
+ * _foreign, _adopt).  patch.h tells the whole story.
  *
  * No lock here: the patch state (which patches are started, and whether
  * ours should be in) is monostamp/_patching.py's, which calls in under its
@@ -60,11 +63,6 @@ static const target_spec specs[T_COUNT] = {
     [T_TODAY] = {"datetime.date.today", "today", METH_NOARGS | METH_CLASS, ms_patch_today, -1,
                  NULL},
 };
-
-const char *ms_patch_target_name(int t)
-{
-    return specs[t].name;
-}
 
 /* A target the interpreter may not have: time.tzset() exists only where
  * the C library has a working tzset() (not on Windows).  A missing one is
@@ -183,35 +181,48 @@ static int save_originals(void)
     return -1;
 }
 
-PyObject *ms_patch_foreign_names(void)
+/* ------------------------------------------------------ the active clock */
+
+/* Readers copy the record with acquire() (patch.h), which takes a
+ * reference to its owner, so that a swap cannot free the clock under a
+ * draw. */
+_Atomic(active_clock *) ms_patch_active;
+
+/* Drops the owner's reference and frees the record; NULL is allowed. */
+static void free_active(active_clock *a)
 {
-    PyObject *names = PyList_New(0);
-    for (int t = 0; names != NULL && t < T_COUNT; t++) {
-        if (defs[t] == NULL)
-            continue;
-        PyCFunction f = defs[t]->ml_meth;
-        if (f == chosen[t])
-            continue;
-        if (saved ? f == ms_patch_originals[t] : same_binary(f, siblings[t]->ml_meth))
-            continue;
-        PyObject *name = PyUnicode_FromString(specs[t].name);
-        if (name == NULL || PyList_Append(names, name) < 0)
-            Py_CLEAR(names);
-        Py_XDECREF(name);
+    if (a == NULL)
+        return;
+    Py_DECREF(a->owner);
+    PyMem_RawFree(a);
+}
+
+/* Publishes `next` (may be NULL) and frees the record it replaced, which no
+ * reader can still be copying.  Freed last: its owner's release is the
+ * only step that could run other code. */
+static void publish_active(active_clock *next)
+{
+    free_active(atomic_exchange_explicit(&ms_patch_active, next, memory_order_acq_rel));
+}
+int ms_patch_draw(const active_clock *a, int kind, const char *call, monostamp_stamp *out)
+{
+    int rc = monostamp_draw(a->clock, (unsigned)kind, a->lead_bound_ns, out);
+    if (rc != MONOSTAMP_OK) {
+        /* A Clock's type leads to its module's LeadError; the default
+         * clock (owner None) only ever waits at its bound. */
+        ms_state *st = a->owner != Py_None ? ms_state_of_type(Py_TYPE(a->owner)) : NULL;
+        raise_core(st, rc, NULL, "%s", call);
+        return -1;
     }
-    return names;
+    return 0;
 }
 
 /* ------------------------------------------------------------ the swaps */
 
-int ms_patch_swap_init(void)
-{
-    return find_targets();
-}
-
-/* Ours are in exactly while an active clock is published: the install
- * publishes one, the uninstall takes it away. */
-int ms_patch_installed(void)
+/* 1 while the replacements are in the method tables: ours are in exactly
+ * while an active clock is published (install publishes one, uninstall
+ * takes it away). */
+static int installed(void)
 {
     return atomic_load_explicit(&ms_patch_active, memory_order_acquire) != NULL;
 }
@@ -226,10 +237,10 @@ int ms_patch_installed(void)
  * (one of time-machine's own C functions) and not in the interpreter's.
  * Does nothing while ours are in.  Returns how many targets it took.
  */
-int ms_patch_adopt_originals(PyCFunction witness)
+static int adopt_originals(PyCFunction witness)
 {
     int adopted = 0;
-    if (!ms_patch_installed()) {
+    if (!installed()) {
         PyCFunction now[T_COUNT] = {0};
         int foreign_other = 0;
         for (int t = 0; t < T_COUNT; t++) {
@@ -263,10 +274,14 @@ int ms_patch_adopt_originals(PyCFunction witness)
     return adopted;
 }
 
-int ms_patch_install(active_clock *next)
+/* Takes `next` (a new record, owned): installs the replacements if they
+ * are not in and publishes `next` as the active clock, freeing the record
+ * it replaced, and returns -1.  Or, when another tool has one of the
+ * targets, changes nothing, frees `next` and returns that target. */
+static int install(active_clock *next)
 {
     int conflict = -1;
-    if (!ms_patch_installed()) {
+    if (!installed()) {
         conflict = save_originals();
         /* Ours may still be there: a tool that patched on top of them put
          * them back when it stopped. */
@@ -280,17 +295,154 @@ int ms_patch_install(active_clock *next)
                     defs[t]->ml_meth = chosen[t];
         }
     }
-    /* The record swapped out is freed last: its owner's release is the
-     * only step that could run other code. */
-    ms_patch_free_active(conflict < 0 ? ms_patch_swap_active(next) : next);
+    if (conflict < 0)
+        publish_active(next);
+    else
+        free_active(next);
     return conflict;
 }
 
-void ms_patch_uninstall(void)
+PyDoc_STRVAR(activate_doc,
+"_activate(clock, /)\n--\n\n"
+"Makes `clock` (a monostamp.Clock, or None for the default clock) the one\n"
+"the patched functions draw from, installing them first if they are not.\n"
+"RuntimeError if another tool has replaced one of them, outside the main\n"
+"interpreter, and on free-threaded builds.  Use monostamp.patch(), which\n"
+"keeps the stack of nested patches.");
+
+/* Where a patch may not start, the reason (patch.h: the ml_meth writes
+ * are ordered by the one GIL of the main interpreter only), else NULL. */
+static const char *unsupported_here(void)
 {
-    if (ms_patch_installed())
+#ifdef Py_GIL_DISABLED
+    return "on a free-threaded build (its ml_meth writes would race with other threads' "
+           "calls; not audited or tested there)";
+#else
+    if (PyInterpreterState_Get() != PyInterpreterState_Main())
+        return "outside the main interpreter (the patched method tables are the process's)";
+    return NULL;
+#endif
+}
+
+static PyObject *activate(PyObject *module, PyObject *clock_obj)
+{
+    ms_state *st = (ms_state *)PyModule_GetState(module);
+    monostamp_clock *clock;
+    int64_t bound = 0;
+    const char *reason = unsupported_here();
+    if (reason != NULL)
+        return PyErr_Format(PyExc_RuntimeError, "monostamp.patch() cannot start %s", reason);
+    if (clock_obj == Py_None) {
+        if (st->default_clock == NULL)
+            return ms_default_clock_error(st);
+        ms_clock_core(st->default_clock, &clock);
+        bound = MS_PATCH_MAX_LEAD_NS;
+    } else if (!ms_clock_core(clock_obj, &clock)) {
+        ms_type_error("clock", "a monostamp.Clock or None", clock_obj);
+        return NULL;
+    }
+    active_clock *next = PyMem_RawMalloc(sizeof *next);
+    if (next == NULL)
+        return PyErr_NoMemory();
+    Py_INCREF(clock_obj);
+    *next = (active_clock){clock_obj, clock, PyInterpreterState_Get(), bound};
+
+    int conflict = install(next);
+    if (conflict >= 0) {
+        PyErr_Format(PyExc_RuntimeError,
+                     "monostamp.patch() cannot start: %s is patched by another tool "
+                     "(time-machine?); stop it first",
+                     specs[conflict].name);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(adopt_doc,
+"_adopt(witness, /)\n--\n\n"
+"time-machine before 3.0 leaves its pass-through functions in the tables\n"
+"after its first travel: takes them as the originals, if each lives in the\n"
+"binary of `witness` (a C function of time-machine's).  Returns how many\n"
+"targets were taken; nothing while the patch is installed.");
+
+static PyObject *adopt(PyObject *module, PyObject *witness)
+{
+    (void)module;
+    if (!PyCFunction_Check(witness)) {
+        ms_type_error("_adopt(): witness", "a built-in function", witness);
+        return NULL;
+    }
+    return PyLong_FromLong(adopt_originals(PyCFunction_GetFunction(witness)));
+}
+
+PyDoc_STRVAR(deactivate_doc,
+"_deactivate()\n--\n\n"
+"Puts the original functions back and forgets the active clock.  Every\n"
+"patched value was within the patch's lead bound of real time when it\n"
+"was handed out, so no wait is needed.");
+
+static PyObject *deactivate(PyObject *module, PyObject *unused)
+{
+    (void)module;
+    (void)unused;
+    if (installed())
         for (int t = 0; t < T_COUNT; t++)
             if (defs[t] != NULL && defs[t]->ml_meth == chosen[t])
                 defs[t]->ml_meth = ms_patch_originals[t];
-    ms_patch_free_active(ms_patch_swap_active(NULL));
+    publish_active(NULL);
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(installed_doc,
+"_installed()\n--\n\n"
+"True while the replacements are in the method tables.");
+
+static PyObject *is_installed(PyObject *module, PyObject *unused)
+{
+    (void)module;
+    (void)unused;
+    return PyBool_FromLong(installed());
+}
+
+PyDoc_STRVAR(foreign_doc,
+"_foreign()\n--\n\n"
+"The names of the patchable functions whose C function is neither the\n"
+"original nor monostamp's: another tool (time-machine) has patched them.");
+
+static PyObject *foreign(PyObject *module, PyObject *unused)
+{
+    (void)module;
+    (void)unused;
+    PyObject *names = PyList_New(0);
+    for (int t = 0; names != NULL && t < T_COUNT; t++) {
+        if (defs[t] == NULL)
+            continue;
+        PyCFunction f = defs[t]->ml_meth;
+        if (f == chosen[t])
+            continue;
+        if (saved ? f == ms_patch_originals[t] : same_binary(f, siblings[t]->ml_meth))
+            continue;
+        PyObject *name = PyUnicode_FromString(specs[t].name);
+        if (name == NULL || PyList_Append(names, name) < 0)
+            Py_CLEAR(names);
+        Py_XDECREF(name);
+    }
+    return names;
+}
+
+
+static PyMethodDef patch_functions[] = {
+    {"_activate", activate, METH_O, activate_doc},
+    {"_deactivate", deactivate, METH_NOARGS, deactivate_doc},
+    {"_foreign", foreign, METH_NOARGS, foreign_doc},
+    {"_installed", is_installed, METH_NOARGS, installed_doc},
+    {"_adopt", adopt, METH_O, adopt_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+int ms_patch_exec(PyObject *module)
+{
+    if (ms_patch_datetime_import() < 0 || find_targets() < 0)
+        return -1;
+    return PyModule_AddFunctions(module, patch_functions);
 }
