@@ -27,8 +27,10 @@ BUILD=${1:-build}
 DIST=${2:-dist}
 PYTHONS=${DIST_PYTHONS:-3.10 3.11 3.12 3.13 3.14 3.15}
 ARCHES=${DIST_ARCHES:-x86_64 aarch64}
-# -O3: what CPython's own configure gives its extensions (pyenv's builds too).
-OPT=${DIST_OPT:--O3}
+# The optimization flags: tools/ext_build.py's ZIG_CFLAGS (-O3, what
+# CPython's own configure gives its extensions, and what makes zig's clang
+# compile as setup.py's gcc build does); DIST_OPT replaces them.
+OPT=${DIST_OPT:-$(python3 tools/ext_build.py zig-cflags)}
 . tools/dist-chroot.sh
 . tools/dist-deps.sh
 
@@ -163,7 +165,7 @@ for v in $PYTHONS; do
         read -r -a includes <<<"$(include_dirs "$v" "$arch")" || die "no headers for CPython $v ($arch)"
         ext="$work/_monostamp.cpython-${v/./}-$arch-linux-gnu.so"
         # -fno-sanitize=undefined: zig's clang may add UBSan's trap mode;
-        # the wheel is built as gcc's -O2 build is.
+        # the wheel is built as setup.py's gcc build is.
         "${ZIG[@]}" cc -target "$arch-linux-gnu.2.17" "${CFLAGS_EXT[@]}" -Werror $OPT -DNDEBUG \
             -fno-sanitize=undefined -fPIC -shared "${includes[@]}" -Icsrc -Ibindings/python \
             "${SOURCES[@]}" "${LIBS[@]/#/-l}" -o "$ext" 2>"$work/cc.log" ||

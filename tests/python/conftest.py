@@ -103,6 +103,12 @@ def native_speed_only(why):
                               "%s emulation: %s" % (EMULATED, why))
 
 
+def native_kernel_only(why):
+    """For a test whose answer the emulator, not monostamp, gets wrong."""
+    return pytest.mark.skipif(bool(EMULATED), reason="runs under %s emulation, which %s"
+                              % (EMULATED, why))
+
+
 def shown(path):
     """`path` as messages show it: inside its repr, as Python's own OSError
     messages show a file name (a Windows path's backslashes doubled)."""
