@@ -21,8 +21,9 @@
 # for each CPython and architecture; one with no wheel for it is left out
 # and its tests skip with their reason.  DIST_TEST_PYTHONS and
 # DIST_TEST_ARCHES narrow the run, DIST_TEST_SDIST=0 leaves the sdist out,
-# DIST_TEST_PYTEST_ARGS go to each suite's pytest (CI: -n 2); MONOSTAMP_TEST_SCALE (as in make
-# test-pythons) shortens the heavy tests' loops.  Needs root (the chroots).
+# DIST_TEST_PYTEST_ARGS go to each wheel's suite's pytest (default -n 2);
+# MONOSTAMP_TEST_SCALE (default 0.1, as in make test-pythons) shortens the
+# heavy tests' loops.  Needs root (the chroots).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -31,8 +32,10 @@ DIST=$(cd "${2:-dist}" && pwd)
 PYTHONS=${DIST_TEST_PYTHONS:-3.10 3.11 3.12 3.13 3.14 3.15}
 ARCHES=${DIST_TEST_ARCHES:-x86_64 aarch64}
 FULL_AARCH64=${DIST_AARCH64_FULL:-}
-SCALE=${MONOSTAMP_TEST_SCALE:-1}
-PYTEST_ARGS=${DIST_TEST_PYTEST_ARGS:-}
+# As make test-pythons runs its versions: the heavy tests' loops at a tenth,
+# two xdist workers (the sdist's run, without xdist, takes no -n).
+SCALE=${MONOSTAMP_TEST_SCALE:-0.1}
+PYTEST_ARGS=${DIST_TEST_PYTEST_ARGS:--n 2}
 TEST_REQS="pytest hypothesis pytest-xdist freezegun time-machine mypy"
 . tools/dist-chroot.sh
 . tools/dist-deps.sh
@@ -45,8 +48,10 @@ started=$SECONDS
 dist_root || exit 1
 exec 8>"$DIST_CACHE/test-dist.lock"
 flock -n 8 || { say "waiting for another run's lock on $DIST_CACHE/test-dist.lock"; flock 8; }
-# What a killed run left mounted (no other run holds the lock).
-for m in $(awk -v d="$DIST_CACHE/dist-" 'index($2, d) == 1 { print $2 }' /proc/self/mounts | sort -r); do
+# What a killed run left mounted (no other run holds the lock); not under a
+# NAME.tmp, a chroot that make dist may be building now (its builder, which
+# holds that chroot's lock, unmounts there itself).
+for m in $(awk -v d="$DIST_CACHE/dist-" 'index($2, d) == 1 && $2 !~ /\.tmp\// { print $2 }' /proc/self/mounts | sort -r); do
     umount "$m" 2>/dev/null || umount -l "$m"
 done
 mkdir -p "$BUILD"
