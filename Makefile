@@ -217,11 +217,14 @@ windows-wheel: ## the win_amd64 wheel for CPython 3.13 in dist/, cross-built wit
 # make dist: DIST (dist/) gets the sdist, a manylinux_2_17 wheel for each
 # CPython 3.10-3.15 on x86_64 and aarch64 (zig's clang from the pinned
 # ziglang package, repaired and checked by the pinned auditwheel;
-# tools/dist-build.sh) and the Windows wheel.  make test-dist installs each
-# with pip --no-index --only-binary=:all: where no compiler is reachable and
-# runs the Python suite on the x86_64 ones (3.14/3.15 in a compiler-free
-# forky chroot), a smoke test on the aarch64 ones under qemu-user, and the
-# sdist's suite without pytest-xdist (tools/dist-test.sh).
+# tools/dist-build.sh; nothing under qemu) and the Windows wheel.  make
+# test-dist installs each with pip --no-index --only-binary=:all: where no
+# compiler is reachable and runs the Python suite on the x86_64 ones
+# (3.14/3.15 in a compiler-free forky chroot; DIST_TEST_FULL="3.10 3.15"
+# narrows that, a smoke test for the rest), a smoke test on the aarch64
+# ones under qemu-user (DIST_TEST_ARCHES=x86_64 leaves them and their arm64
+# chroots out), and the sdist's suite without pytest-xdist
+# (tools/dist-test.sh).
 # DIST_AARCH64_FULL=3.13 adds the whole suite on that aarch64 wheel, by hand:
 # about 25 minutes under emulation with MONOSTAMP_TEST_SCALE=0.1
 # and DIST_TEST_PYTEST_ARGS="-n 2".  Both need root (cached chroots).

