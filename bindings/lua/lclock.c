@@ -43,11 +43,7 @@ static monostamp_clock *toclock (lua_State *L) {
   return &p->clock;
 }
 
-/*
-** {======================================================
-** The constructor
-** =======================================================
-*/
+/* ---- The constructor ---- */
 
 static const char *const clock_options[] = {
   "max_lead_ns", "on_lead", "policy", "shared", "source", "start_ns", "trust_group",
@@ -188,14 +184,7 @@ int lms_clock_new (lua_State *L) {
   return 1;
 }
 
-/* }====================================================== */
-
-
-/*
-** {======================================================
-** The calls a clock and the module share
-** =======================================================
-*/
+/* ---- The calls a clock and the module share ---- */
 
 /* As a module function the default clock is upvalue 2 and the arguments
 ** start at 1; as a method (no upvalue 2) the clock is argument 1.  So a
@@ -290,14 +279,7 @@ static int d_unusable (lua_State *L) {
   return fail(L, rc, 1, lua_tostring(L, lua_upvalueindex(1)), NULL);
 }
 
-/* }====================================================== */
-
-
-/*
-** {======================================================
-** The other methods
-** =======================================================
-*/
+/* ---- The other methods ---- */
 
 static int c_source (lua_State *L) {
   lua_pushstring(L, monostamp_source_name(monostamp_clock_source(toclock(L))));
@@ -330,15 +312,9 @@ static int c_stats (lua_State *L) {
   monostamp_clock_stats(toclock(L), &st);
   lua_createtable(L, 0, 9);
 #define SETSTAT(f)	(lua_pushinteger(L, (lua_Integer)st.f), lua_setfield(L, -2, #f))
-  SETSTAT(readings);
-  SETSTAT(backward_steps);
-  SETSTAT(largest_backward_ns);
-  SETSTAT(duplicates);
-  SETSTAT(forced_increments);
-  SETSTAT(lead_ns);
-  SETSTAT(max_lead_ns);
-  SETSTAT(lead_waits);
-  SETSTAT(lead_errors);
+  SETSTAT(readings); SETSTAT(backward_steps); SETSTAT(largest_backward_ns);
+  SETSTAT(duplicates); SETSTAT(forced_increments); SETSTAT(lead_ns);
+  SETSTAT(max_lead_ns); SETSTAT(lead_waits); SETSTAT(lead_errors);
 #undef SETSTAT
   return 1;
 }
@@ -391,9 +367,6 @@ static int c_tostring (lua_State *L) {
   }
   return 1;
 }
-
-/* }====================================================== */
-
 
 /* Methods of clocks; the first NSHARED are the module's functions too. */
 static const luaL_Reg clock_methods[] = {

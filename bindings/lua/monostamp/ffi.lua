@@ -80,7 +80,6 @@ int monostamp_source_from_name(const char *name, monostamp_source *out);
 int monostamp_clock_info_get(int source, monostamp_clock_info *out);
 void monostamp_zone_changed(void);
 const char *monostamp_zone_name(const monostamp_zone *zone);
-int monostamp_zone_suggest(const char *name, char *buf, size_t size);
 const char *monostamp_on_lead_name(int on_lead);
 int monostamp_on_lead_from_name(const char *name, monostamp_on_lead *out);
 void monostamp_options_init(monostamp_options *options);
@@ -104,10 +103,7 @@ int monostamp_manual_set(monostamp_clock *clock, int64_t ns);
 int monostamp_manual_advance(monostamp_clock *clock, int64_t delta_ns);
 void monostamp_clock_stats(const monostamp_clock *clock, monostamp_stats *out);
 int monostamp_default_clock(monostamp_clock **out);
-int monostamp_default_now(monostamp_stamp *out);
 int monostamp_default_time_ns(int64_t *out_ns);
-monostamp_policy monostamp_get_policy(void);
-int monostamp_set_policy(int policy);
 int monostamp_uuid7(monostamp_clock *clock, uint8_t out[16]);
 int monostamp_uuid7_ns(const uint8_t id[16], int64_t *out_ns);
 void monostamp_uuid_format(const uint8_t id[16], char *out);
@@ -115,7 +111,6 @@ int monostamp_uuid_parse(const char *text, size_t len, uint8_t out[16]);
 int monostamp_format_iso8601(char *buf, size_t size, int64_t utc_ns, int32_t offset_s, int digits, int use_z);
 int monostamp_parse_iso8601(const char *text, size_t len, int64_t *out_utc_ns, int32_t *out_offset_s, monostamp_parse_error *error);
 int monostamp_sleep_until(int64_t deadline_ns, int64_t tolerance_ns);
-int monostamp_sleep_for(int64_t duration_ns, int64_t tolerance_ns);
 int64_t monostamp_monotonic_ns(void);
 typedef struct monostamp_sleep_plan {
   int64_t deadline_ns;
@@ -143,7 +138,7 @@ local M = {
   DEFAULT_SLEEP_TOLERANCE_NS = 50000,
 }
 
--- {=================================================== the library
+-- ---- the library ----
 
 -- The rock's copy: this file is <tree>/share/lua/<v>/monostamp/ffi.lua,
 -- the library <tree>/lib/lua/<v>/monostamp/libmonostamp.so.
@@ -229,9 +224,7 @@ for code = -1, -999, -1 do
   if name ~= nil then M[ffi.string(name)] = code end
 end
 
--- }===================================================
-
--- {=================================================== errors and converters
+-- ---- errors and converters ----
 
 -- Raises "bad argument #arg to 'fname' (msg)" at the public function's
 -- caller, as luaL_argerror does: `level` counts this file's frames between
@@ -347,8 +340,6 @@ local function checkpolicy(v, arg, fname, level)
   return policy  -- not a tail call: argerror counts this frame
 end
 
--- }===================================================
-
 -- Scratch for out-parameters: nothing here yields, and a LuaJIT state runs
 -- one coroutine at a time.
 local stamp = ffi.new("monostamp_stamp")
@@ -364,7 +355,7 @@ do
   if C.monostamp_default_clock(out) == 0 then dclock = out[0] end
 end
 
--- {=================================================== free functions
+-- ---- free functions ----
 
 function M.monotonic_ns()
   return C.monostamp_monotonic_ns()
@@ -487,8 +478,6 @@ function M.parse(text)
   end
   return ns_out[0], offset[0]
 end
-
--- }===================================================
 
 M.Clock = require("monostamp.ffi_clock")(M, {
   C = C, argerror = argerror, failure = failure, tons = tons, checkname = checkname,

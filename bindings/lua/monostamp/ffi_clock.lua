@@ -33,7 +33,7 @@ return function(M, I)
   -- which argerror needs to tell a method call.
   local function pass(...) return ... end
 
-  -- {=============================================== the constructor
+  -- ---- the constructor ----
 
   local OPTIONS = {
     max_lead_ns = true, on_lead = true, policy = true, shared = true, source = true,
@@ -103,9 +103,7 @@ return function(M, I)
     return setmetatable({ _p = ffi.gc(out[0], C.monostamp_clock_free) }, Clock)
   end
 
-  -- }===============================================
-
-  -- {=============================================== the calls a clock and the module share
+  -- ---- the calls a clock and the module share ----
 
   -- body(p, context, name, arg, x): `context(rc, call)` names a failure
   -- (MONOSTAMP_SHARED=path too for the default clock); `arg` numbers x as
@@ -175,9 +173,7 @@ return function(M, I)
   end
   M.get_policy, M.policy = M.policy, nil  -- Squeak's `Time clockPolicy`
 
-  -- }===============================================
-
-  -- {=============================================== the other methods
+  -- ---- the other methods ----
 
   local GETTERS = {
     source = function(p) return str(C.monostamp_source_name(C.monostamp_clock_source(p))) end,
@@ -242,8 +238,6 @@ return function(M, I)
     return string.format("%s (%s): %s", TYPE, str(buf, C.monostamp_clock_describe(p, buf, 768)),
                          tostring(p):match("0x%x+") or "?")
   end
-
-  -- }===============================================
 
   return Clock
 end

@@ -46,7 +46,7 @@ local function call_raising(depth, fname, f, ...)
   argerror(depth + 1, fname, r:match("^bad argument #%d+ to '[^']*' %((.*)%)$") or r)
 end
 
--- {==================================================== the strict clock
+-- ---- the strict clock ----
 
 function testing.shared_path()
   local path = os.getenv("MONOSTAMP_SHARED")
@@ -81,9 +81,7 @@ function testing.strict_clock(...)
   return c, path
 end
 
--- }====================================================
-
--- {==================================================== the manual clock
+-- ---- the manual clock ----
 
 -- The binding's clock as `clock`, and its methods: the ones below, and any
 -- other key the clock's method of that name.
@@ -170,9 +168,7 @@ function testing.manual_clock(options)
   return setmetatable({ clock = c }, ManualClock)
 end
 
--- }====================================================
-
--- {==================================================== patch
+-- ---- patch ----
 
 -- Functions drawing from a clock go into the tables' fields; a reference
 -- taken before (`local time = os.time`) keeps the original (docs/lua.md).
@@ -381,7 +377,5 @@ function testing.restore_all()
   end
   return n
 end
-
--- }====================================================
 
 return testing
