@@ -762,6 +762,32 @@ MONOSTAMP_API int monostamp_sleep_begin(monostamp_sleep_plan *plan,
 MONOSTAMP_API int monostamp_sleep_step(monostamp_sleep_plan *plan,
                                        int64_t now_ns);
 
+/* ------------------------------------------------- text for the bindings */
+
+/* The short name of one of the core's own codes ("EINVAL" for
+ * MONOSTAMP_EINVAL, ..., "EEXIST"), or NULL for success, a retired or
+ * unknown code and the MONOSTAMP_EOS codes: a host lists its constants by
+ * asking for -1 down to -(MONOSTAMP_EOS_BASE - 1).  Thread-safe. */
+MONOSTAMP_API const char *monostamp_error_name(int code);
+/* Writes what `clock` was made with, NUL-terminated, into `buf`: "source,
+ * policy, zone 'name'" ('local' for the local zone), then ", max_lead_ns N
+ * action" when it has a lead bound and ", shared" when it shares a state
+ * file; as "manual, monotonicForceNanosecondIncrement, zone 'UTC'".  Returns
+ * the length; MONOSTAMP_ERANGE if cut short to fit `size` (128 bytes plus
+ * the zone's name always fit), MONOSTAMP_EINVAL for a NULL `buf` or a
+ * `size` of 0.  Thread-safe as the clock's getters are. */
+MONOSTAMP_API int monostamp_clock_describe(const monostamp_clock *clock, char *buf,
+                                           size_t size);
+/* Writes the sentence for a zone name monostamp_zone_open refused with
+ * MONOSTAMP_ENOZONE: "zone 'X' is not a zone this machine knows -- did you
+ * mean 'Y'?" with monostamp_zone_suggest's name, else "-- give 'UTC', an
+ * IANA name such as 'Europe/Berlin' or a POSIX TZ string" (an em dash,
+ * UTF-8, for "--").  Returns the length; MONOSTAMP_ERANGE if cut short
+ * (2 * MONOSTAMP_ZONE_NAME_MAX + 128 bytes always fit), MONOSTAMP_EINVAL for
+ * a NULL argument or a `size` of 0.  Walks the zone database as
+ * monostamp_zone_suggest does: for error messages.  Thread-safe. */
+MONOSTAMP_API int monostamp_zone_unknown(const char *name, char *buf, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

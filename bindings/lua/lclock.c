@@ -1,13 +1,8 @@
 /*
-** lclock.c: monostamp.clock{...}, the clock userdata, and the module's
-** functions on the default clock, which run the same method bodies on it.
-**
-** The userdata embeds the core's clock (opaque storage of
-** MONOSTAMP_CLOCK_SIZE bytes) and a flag saying whether it is still open;
-** nothing else.  What the clock was built with (source, zone, lead bound)
-** is asked of the core each time, so there is one truth and no copy to
-** fall out of step with it.  One metatable, made with luaL_newmetatable
-** so errors name the type, with __index, __gc, __close and __tostring.
+** lclock.c: monostamp.clock{...}, the clock userdata (the core's clock
+** and an open flag; what it was built with is asked of the core each
+** time), and the module's functions on the default clock, which are the
+** same C functions with the default clock as an upvalue.
 */
 
 #define lclock_c
@@ -18,23 +13,16 @@
 
 #include "lmonostamp.h"
 
-
-/*
-** The core's clock asks for storage aligned for int64_t, double and
-** pointers that never moves once initialised: Lua's userdata memory is
-** aligned for all three (LUAI_MAXALIGN) and its collector never moves it.
-*/
+/* Lua's userdata memory is aligned for int64_t, double and pointers and
+** never moves: what the core's clock storage needs. */
 typedef struct LClock {
   monostamp_clock clock;
   int open;  /* 0 once closed (by close, __close or __gc) */
 } LClock;
 
-
-/*
-** Argument 1 as a clock, open or closed.  Every method and metamethod has
-** the clock metatable as its upvalue: comparing with it is luaL_checkudata
-** without the registry lookup by name, which is most of a method's cost.
-*/
+/* Argument 1 as a clock, open or closed.  The metatable is upvalue 1 of
+** every method: comparing with it saves luaL_checkudata's lookup by name,
+** most of a method's cost. */
 static LClock *toclockp (lua_State *L) {
   LClock *p = (LClock *)lua_touserdata(L, 1);
   if (p != NULL && lua_getmetatable(L, 1)) {
@@ -48,8 +36,6 @@ static LClock *toclockp (lua_State *L) {
   return NULL;
 }
 
-
-/* The one checked accessor: argument 1 as an open clock. */
 static monostamp_clock *toclock (lua_State *L) {
   LClock *p = toclockp(L);
   if (!p->open)
@@ -57,67 +43,38 @@ static monostamp_clock *toclock (lua_State *L) {
   return &p->clock;
 }
 
-
-/*
-** {======================================================
-** The constructor
-** =======================================================
-*/
-
-/* A table field as a string, or NULL when absent.  The core takes C
-** strings, so one with a NUL inside is refused: "/x/a\0b" would
-** otherwise open "/x/a". */
-static const char *opt_string (lua_State *L, const char *field) {
-  const char *s = NULL;
-  if (lua_getfield(L, 1, field) != LUA_TNIL) {
-    size_t len;
-    if (lua_type(L, -1) != LUA_TSTRING)  /* no numbers: no conversion */
-      luaL_argerror(L, 1, lua_pushfstring(L, "%s: string expected, got %s",
-                                          field, luaL_typename(L, -1)));
-    s = lua_tolstring(L, -1, &len);
-    if (strlen(s) != len)
-      luaL_argerror(L, 1, lua_pushfstring(L, "%s: embedded NUL at byte %d",
-                                          field, (int)strlen(s) + 1));
-  }
-  /* The table still holds the string, so it outlives the pop. */
-  lua_pop(L, 1);
-  return s;
-}
-
-
-/* A table field as nanoseconds; 0 (and *present = 0) when absent. */
-static int64_t opt_ns (lua_State *L, const char *field, int *present) {
-  int64_t ns = 0;
-  *present = (lua_getfield(L, 1, field) != LUA_TNIL);
-  if (*present)
-    ns = lms_tons(L, -1, 1, field);
-  lua_pop(L, 1);
-  return ns;
-}
-
+/* ---- The constructor ---- */
 
 static const char *const clock_options[] = {
   "max_lead_ns", "on_lead", "policy", "shared", "source", "start_ns", "trust_group",
   "zone", NULL
 };
 
-
-/* A table field as a boolean; 0 when absent. */
-static int opt_boolean (lua_State *L, const char *field) {
-  int b = 0;
-  if (lua_getfield(L, 1, field) != LUA_TNIL) {
-    if (lua_type(L, -1) != LUA_TBOOLEAN)
-      luaL_argerror(L, 1, lua_pushfstring(L, "%s: boolean expected, got %s",
-                                          field, luaL_typename(L, -1)));
-    b = lua_toboolean(L, -1);
-  }
-  lua_pop(L, 1);
-  return b;
+/* Pushes a field of the table at 1; 0 when absent.  Of type 't' unless
+** LUA_TNONE, else an argument error: no conversion, not even to string. */
+static int getoption (lua_State *L, const char *field, int t) {
+  int got = lua_getfield(L, 1, field);
+  if (got != LUA_TNIL && got != t && t != LUA_TNONE)
+    luaL_argerror(L, 1, lua_pushfstring(L, "%s: %s expected, got %s", field,
+                                        lua_typename(L, t), luaL_typename(L, -1)));
+  return got != LUA_TNIL;
 }
 
+/* A string option, or NULL; the table keeps it alive after the pop. */
+static const char *opt_string (lua_State *L, const char *field) {
+  const char *s = NULL;
+  size_t len;
+  if (getoption(L, field, LUA_TSTRING)) {
+    s = lua_tolstring(L, -1, &len);
+    if (strlen(s) != len)  /* "/x/a\0b" would open "/x/a" */
+      luaL_argerror(L, 1, lua_pushfstring(L, "%s: embedded NUL at byte %d",
+                                          field, (int)strlen(s) + 1));
+  }
+  lua_pop(L, 1);
+  return s;
+}
 
-/* Refuses fields the constructor does not know: a typo ("polcy") would
-** otherwise build a clock with the default silently. */
+/* A typo ("polcy") would otherwise build a clock with the default. */
 static void check_option_names (lua_State *L) {
   lua_pushnil(L);
   while (lua_next(L, 1)) {
@@ -136,9 +93,8 @@ static void check_option_names (lua_State *L) {
   }
 }
 
-
-/* Pushes the value at 'idx' as a message shows it: strings quoted (a long
-** one cut short, with its length), anything else as tostring does. */
+/* The value at 'idx' as a message shows it: strings quoted (a long one cut
+** short, with its length), anything else as tostring does. */
 static const char *pushshown (lua_State *L, int idx) {
   enum { SHOWN = 40 };
   size_t len;
@@ -153,13 +109,8 @@ static const char *pushshown (lua_State *L, int idx) {
                          (lua_Integer)len);
 }
 
-
-/*
-** Words the one field monostamp_options_check() found wrong, with the value
-** the caller gave it and the core's rule for that field (so each rule is
-** written once, in the core).  Lua's option 'shared' is the core's field
-** 'shared_path'.
-*/
+/* The field monostamp_options_check() refused, with the caller's value and
+** the core's rule for it.  Lua's option 'shared' is the core's 'shared_path'. */
 static const char *options_fault (lua_State *L, const char *field) {
   const char *option = field, *rule;
   if (field == NULL)
@@ -175,16 +126,10 @@ static const char *options_fault (lua_State *L, const char *field) {
                          rule != NULL ? rule : "is not accepted");
 }
 
-
-/*
-** Fills 'o' from the table at 1: types are checked here, values by the
-** core.  A name the core does not know becomes -1, which is no policy,
-** source or action, so monostamp_options_check() names that field.
-*/
+/* Types here, values by the core: a name it does not know becomes -1,
+** which monostamp_options_check() then names. */
 static void tooptions (lua_State *L, monostamp_options *o) {
   const char *s;
-  int present;
-  int64_t lead;
   luaL_checktype(L, 1, LUA_TTABLE);
   check_option_names(L);
   if ((s = opt_string(L, "policy")) != NULL) {
@@ -201,19 +146,18 @@ static void tooptions (lua_State *L, monostamp_options *o) {
   }
   o->zone = opt_string(L, "zone");
   o->shared_path = opt_string(L, "shared");
-  o->trust_group = opt_boolean(L, "trust_group");
-  /* Absent keeps monostamp_options_init's default bound; 0 given is none. */
-  lead = opt_ns(L, "max_lead_ns", &present);
-  if (present)
-    o->max_lead_ns = lead;
-  o->start_ns = opt_ns(L, "start_ns", &o->has_start_ns);
+  if (getoption(L, "trust_group", LUA_TBOOLEAN))
+    o->trust_group = lua_toboolean(L, -1);
+  if (getoption(L, "max_lead_ns", LUA_TNONE))  /* absent: the default bound */
+    o->max_lead_ns = lms_tons(L, -1, 1, "max_lead_ns");
+  if ((o->has_start_ns = getoption(L, "start_ns", LUA_TNONE)))
+    o->start_ns = lms_tons(L, -1, 1, "start_ns");
+  lua_pop(L, 3);
 }
-
 
 int lms_clock_new (lua_State *L) {
   monostamp_options options;
   const char *bad = NULL;
-  const char *context;
   LClock *p;
   int rc;
   monostamp_options_init(&options);
@@ -226,62 +170,34 @@ int lms_clock_new (lua_State *L) {
   p = (LClock *)lms_newuserdata(L, sizeof(LClock));
   memset(p, 0, sizeof *p);  /* no metatable yet: no __gc on failure */
   rc = monostamp_clock_init(&p->clock, &options);
-  if (rc != MONOSTAMP_OK) {
-    if (rc == MONOSTAMP_ENOZONE && options.zone != NULL) {
-      /* The core's "did you mean", as the Python binding shows it. */
-      char near[MONOSTAMP_ZONE_NAME_MAX + 1];
-      const char *why = monostamp_zone_suggest(options.zone, near, sizeof near) == MONOSTAMP_OK
-          ? lua_pushfstring(L, "zone '%s' is not a zone this machine knows \xe2\x80\x94 "
-                               "did you mean '%s'?", options.zone, near)
-          : lua_pushfstring(L, "zone '%s' is not a zone this machine knows \xe2\x80\x94 give "
-                               "'UTC', an IANA name such as 'Europe/Berlin' or a POSIX TZ "
-                               "string", options.zone);
-      return lms_result(L, rc, 0, 0, NULL, why);
-    }
-    if (rc == MONOSTAMP_ENOZONE)
-      context = "local zone";
-    else
-      context = options.shared_path ? options.shared_path : "clock";
-    /* Only EINVAL is the options' fault; the rest is the world's. */
-    return lms_result(L, rc, 0, rc == MONOSTAMP_EINVAL ? 1 : 0, context, NULL);
+  if (rc == MONOSTAMP_ENOZONE && options.zone != NULL) {
+    char why[2 * MONOSTAMP_ZONE_NAME_MAX + 128];
+    monostamp_zone_unknown(options.zone, why, sizeof why);
+    return lms_result(L, rc, 0, 0, NULL, why);
   }
+  if (rc != MONOSTAMP_OK)  /* only EINVAL is the options' fault */
+    return lms_result(L, rc, 0, rc == MONOSTAMP_EINVAL ? 1 : 0,
+                      rc == MONOSTAMP_ENOZONE ? "local zone"
+                      : options.shared_path ? options.shared_path : "clock", NULL);
   p->open = 1;
   luaL_setmetatable(L, LMS_CLOCK_TYPE);
   return 1;
 }
 
-/* }====================================================== */
+/* ---- The calls a clock and the module share ---- */
 
-
-/*
-** {======================================================
-** The calls a clock and the module share
-** =======================================================
-*/
-
-/*
-** now, time_ns, now_us, time_us, uuid7, take, policy and set_policy are
-** both methods of a clock and functions of the module on the default
-** clock: one C function each, registered twice (lms_clock_openmeta).  As a
-** module function it has the default clock as upvalue 2, a light userdata,
-** and its arguments start at 1; as a method the clock is argument 1.  So
-** a bad argument is numbered as the caller wrote it.
-*/
+/* As a module function the default clock is upvalue 2 and the arguments
+** start at 1; as a method (no upvalue 2) the clock is argument 1.  So a
+** bad argument is numbered as the caller wrote it. */
 static monostamp_clock *target (lua_State *L, int *first) {
-  /* A method has no upvalue 2 (NULL); the default clock is never NULL,
-  ** as an unusable one gets d_unusable instead (lms_clock_openmeta). */
   monostamp_clock *clock = (monostamp_clock *)lua_touserdata(L, lua_upvalueindex(2));
   *first = clock != NULL ? 1 : 2;
   return clock != NULL ? clock : toclock(L);
 }
 
-
-/*
-** The context of a failure: the call's name, or for the default clock
-** MONOSTAMP_SHARED=path when the state file is to blame (the core read the
-** variable when it loaded, and standard Lua cannot change the environment
-** since).
-*/
+/* For the default clock, MONOSTAMP_SHARED=path is the context when the
+** state file is to blame (the core read it at load; standard Lua cannot
+** change the environment since). */
 static int fail (lua_State *L, int rc, int first, const char *call, const char *why) {
   const char *path = getenv("MONOSTAMP_SHARED");
   if (first == 1 && path != NULL && path[0] != '\0' && monostamp_state_file_fault(rc))
@@ -289,62 +205,25 @@ static int fail (lua_State *L, int rc, int first, const char *call, const char *
   return lms_result(L, rc, 0, 0, call, why);
 }
 
+/* now, now_us: the stamp and its offset; time_ns, time_us: the stamp. */
+#define STAMP_CALL(name, type, nres, ...) \
+  static int c_##name (lua_State *L) { \
+    int first; \
+    type out; \
+    int rc = monostamp_##name(target(L, &first), &out); \
+    if (rc != MONOSTAMP_OK) \
+      return fail(L, rc, first, #name, NULL); \
+    __VA_ARGS__; \
+    return nres; \
+  }
+STAMP_CALL(now, monostamp_stamp, 2, lua_pushinteger(L, (lua_Integer)out.utc_ns),
+           lua_pushinteger(L, (lua_Integer)out.offset_s))
+STAMP_CALL(now_us, monostamp_stamp, 2, lua_pushinteger(L, (lua_Integer)out.utc_ns),
+           lua_pushinteger(L, (lua_Integer)out.offset_s))
+STAMP_CALL(time_ns, int64_t, 1, lua_pushinteger(L, (lua_Integer)out))
+STAMP_CALL(time_us, int64_t, 1, lua_pushinteger(L, (lua_Integer)out))
 
-/* now and now_us: the stamp and its offset.  The _us calls give the next
-** stamp at whole-µs grain, from the same sequence, still in ns: under the
-** ns policy they follow the µs policy's rule, so they are distinct too
-** (for a value that holds no finer time, such as socket.gettime()'s). */
-static int stamp_result (lua_State *L, int rc, const monostamp_stamp *stamp,
-                         int first, const char *call) {
-  if (rc != MONOSTAMP_OK)
-    return fail(L, rc, first, call, NULL);
-  lua_pushinteger(L, (lua_Integer)stamp->utc_ns);
-  lua_pushinteger(L, (lua_Integer)stamp->offset_s);
-  return 2;
-}
-
-static int ns_result (lua_State *L, int rc, int64_t ns, int first, const char *call) {
-  if (rc != MONOSTAMP_OK)
-    return fail(L, rc, first, call, NULL);
-  lua_pushinteger(L, (lua_Integer)ns);
-  return 1;
-}
-
-
-static int c_now (lua_State *L) {
-  int first;
-  monostamp_stamp stamp;
-  int rc = monostamp_now(target(L, &first), &stamp);
-  return stamp_result(L, rc, &stamp, first, "now");
-}
-
-
-static int c_now_us (lua_State *L) {
-  int first;
-  monostamp_stamp stamp;
-  int rc = monostamp_now_us(target(L, &first), &stamp);
-  return stamp_result(L, rc, &stamp, first, "now_us");
-}
-
-
-static int c_time_ns (lua_State *L) {
-  int first;
-  int64_t ns = 0;
-  int rc = monostamp_time_ns(target(L, &first), &ns);
-  return ns_result(L, rc, ns, first, "time_ns");
-}
-
-
-static int c_time_us (lua_State *L) {
-  int first;
-  int64_t ns = 0;
-  int rc = monostamp_time_us(target(L, &first), &ns);
-  return ns_result(L, rc, ns, first, "time_us");
-}
-
-
-/* uuid7(): the next stamp as an id, its canonical 36-character string
-** (lowercase, so ids of one clock also compare with < as they were made). */
+/* Lowercase text, so ids of one clock compare with < as they were made. */
 static int c_uuid7 (lua_State *L) {
   int first;
   uint8_t id[16];
@@ -357,9 +236,7 @@ static int c_uuid7 (lua_State *L) {
   return 1;
 }
 
-
-/* take(n): n consecutive stamps reserved at once (monostamp_clock_take):
-** first, n, step. */
+/* take(n): first, n, step of n stamps reserved at once. */
 static int c_take (lua_State *L) {
   int first;
   monostamp_clock *clock = target(L, &first);
@@ -371,25 +248,21 @@ static int c_take (lua_State *L) {
   if (rc == MONOSTAMP_ERANGE)
     return luaL_argerror(L, first, lua_pushfstring(L,
         "n=%I stamps would pass the int64 range", (lua_Integer)n));
-  if (rc == MONOSTAMP_EPOLICY)
-    return fail(L, rc, first, "take", lua_pushfstring(L,
+  if (rc != MONOSTAMP_OK)
+    return fail(L, rc, first, "take", rc != MONOSTAMP_EPOLICY ? NULL : lua_pushfstring(L,
         "the clock's policy %s allows equal stamps, so it has no blocks",
         monostamp_policy_name(monostamp_clock_policy(clock))));
-  if (rc != MONOSTAMP_OK)
-    return fail(L, rc, first, "take", NULL);
   lua_pushinteger(L, (lua_Integer)start);
   lua_pushinteger(L, (lua_Integer)n);
   lua_pushinteger(L, (lua_Integer)step);
   return 3;
 }
 
-
 static int c_policy (lua_State *L) {
   int first;
   lua_pushstring(L, monostamp_policy_name(monostamp_clock_policy(target(L, &first))));
   return 1;
 }
-
 
 static int c_set_policy (lua_State *L) {
   int first;
@@ -399,7 +272,6 @@ static int c_set_policy (lua_State *L) {
   return lms_result(L, rc, 1, first, NULL, NULL);
 }
 
-
 /* The default clock's functions when it is unusable: its error, each call. */
 static int d_unusable (lua_State *L) {
   monostamp_clock *clock;
@@ -407,69 +279,53 @@ static int d_unusable (lua_State *L) {
   return fail(L, rc, 1, lua_tostring(L, lua_upvalueindex(1)), NULL);
 }
 
-/* }====================================================== */
-
-
-/*
-** {======================================================
-** The other methods
-** =======================================================
-*/
+/* ---- The other methods ---- */
 
 static int c_source (lua_State *L) {
   lua_pushstring(L, monostamp_source_name(monostamp_clock_source(toclock(L))));
   return 1;
 }
 
-
-/* The zone's name: "" for the local zone. */
+/* "" for the local zone. */
 static int c_zone (lua_State *L) {
   lua_pushstring(L, monostamp_zone_name(monostamp_clock_zone(toclock(L))));
   return 1;
 }
-
 
 static int c_max_lead_ns (lua_State *L) {
   lua_pushinteger(L, (lua_Integer)monostamp_clock_max_lead_ns(toclock(L)));
   return 1;
 }
 
-
 static int c_on_lead (lua_State *L) {
   lua_pushstring(L, monostamp_on_lead_name(monostamp_clock_on_lead(toclock(L))));
   return 1;
 }
-
 
 static int c_is_shared (lua_State *L) {
   lua_pushboolean(L, monostamp_clock_is_shared(toclock(L)));
   return 1;
 }
 
-
 static int c_stats (lua_State *L) {
   monostamp_stats st;
   monostamp_clock_stats(toclock(L), &st);
   lua_createtable(L, 0, 9);
 #define SETSTAT(f)	(lua_pushinteger(L, (lua_Integer)st.f), lua_setfield(L, -2, #f))
-  SETSTAT(readings);
-  SETSTAT(backward_steps);
-  SETSTAT(largest_backward_ns);
-  SETSTAT(duplicates);
-  SETSTAT(forced_increments);
-  SETSTAT(lead_ns);
-  SETSTAT(max_lead_ns);
-  SETSTAT(lead_waits);
-  SETSTAT(lead_errors);
+  SETSTAT(readings); SETSTAT(backward_steps); SETSTAT(largest_backward_ns);
+  SETSTAT(duplicates); SETSTAT(forced_increments); SETSTAT(lead_ns);
+  SETSTAT(max_lead_ns); SETSTAT(lead_waits); SETSTAT(lead_errors);
 #undef SETSTAT
   return 1;
 }
 
-
-/* The result of set/advance: true, or an argument error.  ENOTSUP: the
-** clock (argument 1) is the bad value; ERANGE: the amount (argument 2). */
-static int manual_result (lua_State *L, monostamp_clock *clock, int rc,
-                          const char *what, int64_t ns) {
+/* set and advance: true, or an argument error.  ENOTSUP: the clock
+** (argument 1) is the bad value; ERANGE: the amount (argument 2). */
+static int manual (lua_State *L, const char *what,
+                   int (*f) (monostamp_clock *, int64_t)) {
+  monostamp_clock *clock = toclock(L);
+  int64_t ns = lms_checkns(L, 2);
+  int rc = f(clock, ns);
   lua_pushboolean(L, 1);
   if (rc == MONOSTAMP_ENOTSUP)
     return lms_result(L, rc, 1, 1, NULL, lua_pushfstring(L,
@@ -481,20 +337,13 @@ static int manual_result (lua_State *L, monostamp_clock *clock, int rc,
   return lms_result(L, rc, 1, 2, what, NULL);
 }
 
-
 static int c_set (lua_State *L) {
-  monostamp_clock *clock = toclock(L);
-  int64_t ns = lms_checkns(L, 2);
-  return manual_result(L, clock, monostamp_manual_set(clock, ns), "set", ns);
+  return manual(L, "set", monostamp_manual_set);
 }
-
 
 static int c_advance (lua_State *L) {
-  monostamp_clock *clock = toclock(L);
-  int64_t ns = lms_checkns(L, 2);
-  return manual_result(L, clock, monostamp_manual_advance(clock, ns), "advance", ns);
+  return manual(L, "advance", monostamp_manual_advance);
 }
-
 
 /* close (true), and __close and __gc (whose results Lua drops): idempotent. */
 static int c_close (lua_State *L) {
@@ -507,33 +356,19 @@ static int c_close (lua_State *L) {
   return 1;
 }
 
-
 static int c_tostring (lua_State *L) {
   LClock *p = toclockp(L);
+  char what[MONOSTAMP_ZONE_NAME_MAX + 128];
   if (!p->open)
     lua_pushfstring(L, LMS_CLOCK_TYPE " (closed): %p", (void *)p);
   else {
-    monostamp_clock *c = &p->clock;
-    const char *zone = monostamp_zone_name(monostamp_clock_zone(c));
-    int64_t lead = monostamp_clock_max_lead_ns(c);
-    if (lead > 0)  /* say the bound only when there is one */
-      lua_pushfstring(L, ", max_lead_ns %I %s", (lua_Integer)lead,
-                      monostamp_on_lead_name(monostamp_clock_on_lead(c)));
-    else
-      lua_pushliteral(L, "");
-    lua_pushfstring(L, LMS_CLOCK_TYPE " (%s, %s, zone '%s'%s%s): %p",
-        monostamp_source_name(monostamp_clock_source(c)),
-        monostamp_policy_name(monostamp_clock_policy(c)),
-        zone[0] ? zone : "local", lua_tostring(L, -1),
-        monostamp_clock_is_shared(c) ? ", shared" : "", (void *)p);
+    monostamp_clock_describe(&p->clock, what, sizeof what);
+    lua_pushfstring(L, LMS_CLOCK_TYPE " (%s): %p", what, (void *)p);
   }
   return 1;
 }
 
-/* }====================================================== */
-
-
-/* Methods of clocks; the first eight are the module's functions too. */
+/* Methods of clocks; the first NSHARED are the module's functions too. */
 static const luaL_Reg clock_methods[] = {
   {"now", c_now},
   {"now_us", c_now_us},
@@ -556,19 +391,13 @@ static const luaL_Reg clock_methods[] = {
 };
 #define NSHARED 8
 
-
-/* Metamethods of clocks. */
 static const luaL_Reg clock_metameth[] = {
-  {"__close", c_close},  /* used by Lua 5.4's <close>; harmless in 5.3 */
+  {"__close", c_close},  /* Lua 5.4's <close>; harmless in 5.3 */
   {"__gc", c_close},
   {"__tostring", c_tostring},
   {NULL, NULL}
 };
 
-
-/* The clock metatable, each method's and metamethod's first upvalue; and
-** into the module table below it, the shared calls on the default clock
-** (get_policy is its policy), or where that is unusable its error. */
 void lms_clock_openmeta (lua_State *L, monostamp_clock *dflt) {
   int i;
   luaL_newmetatable(L, LMS_CLOCK_TYPE);  /* also sets __name */

@@ -1,23 +1,8 @@
 /*
-** lmonostamp.c: require "monostamp", unique and monotonic wall-clock
-** stamps that carry the local UTC offset, for Lua 5.4 (and 5.3).
-**
-** A thin layer over the C core (csrc/monostamp.h), in the manner of Lua's
-** own loslib.c and liolib.c: one sorted luaL_Reg per table, no globals.
-** The binding adds no policy and no validation of its own: it checks
-** argument types, converts, calls the core, and turns the core's code into
-** Lua values in one place, lms_result().  This file holds the module: the
-** free functions, and the helpers the clock userdata (lclock.c) shares
-** through lmonostamp.h; the functions on the default clock are the clock
-** methods' bodies, applied to it (lclock.c).
-**
-** Nanoseconds are always lua_Integer (64 bits in Lua 5.3 and 5.4), never
-** lua_Number: a double cannot hold today's instants to the nanosecond.
-**
-** Conventions every function follows (docs/lua.md says them to users):
-**   - bad arguments raise, naming the argument and its value;
-**   - runtime failures return fail, "context: reason", code;
-**   - setters and other calls made for their effect return true.
+** lmonostamp.c: require "monostamp" for Lua 5.3+ (docs/lua.md): the
+** module, its free functions and the converters.  Types and errors only;
+** the core (csrc/monostamp.h) decides.  Nanoseconds are always
+** lua_Integer: a double cannot hold today's instants to the nanosecond.
 */
 
 #define lmonostamp_c
@@ -28,36 +13,12 @@
 
 #include "lmonostamp.h"
 
-
 /*
-** {======================================================
-** Results and errors
-** =======================================================
-*/
-
-/*
-** The one place where core codes become Lua results.  'rc' is the core's
-** code: >= 0 is success, and the caller has pushed 'nres' values.
-**
-** The reason is 'why', or else the core's sentence for 'rc'.  Everything
-** is taken from 'rc' alone: an OS failure carries its errno inside the
-** code (MONOSTAMP_EOS), so no errno is read here, where a Lua call may
-** already have changed it.  monostamp_strerror() may return a per-thread
-** buffer; it is copied onto the stack before anything else runs.
-**
-** Argument errors raise, as luaL_argerror does: EINVAL, ENOTSUP and ERANGE
-** when the caller names the argument 'arg' (> 0) that caused them.
-**
-** Everything else is a runtime failure and returns fail, message, code,
-** as luaL_fileresult does.  The message is "context: reason", where the
-** context says what failed: the path, the zone, MONOSTAMP_SHARED=path, or
-** the call's name when there is nothing more specific.  The code is the
-** OS's error number for an OS failure (positive, as io.open gives it: 2 is
-** ENOENT; on Windows the C runtime's errno for the Windows code, which the
-** core maps: monostamp_errno_of; EINVAL and Windows' own sentence where no
-** errno fits),
-** else the core's own negative code (monostamp.EFOREIGN, ...), so the sign
-** tells the two apart.
+** The code alone says everything (an OS failure carries its errno), so no
+** errno is read here, where a Lua call may have changed it.  A runtime
+** failure's code is the OS's errno (positive, as io.open gives it; on
+** Windows the runtime's for the Windows code, else EINVAL with Windows'
+** own number in the message), else the core's own (negative).
 */
 int lms_result (lua_State *L, int rc, int nres, int arg,
                 const char *context, const char *why) {
@@ -87,13 +48,8 @@ int lms_result (lua_State *L, int rc, int nres, int arg,
   return 3;
 }
 
-
-/*
-** Nanoseconds: an integer, nothing else.  A float (even 1e9) is refused
-** rather than rounded: above 2^53 a double no longer holds every
-** nanosecond, and a silent conversion is the bug this module exists to
-** avoid.  'field' names a table field, NULL for a plain argument.
-*/
+/* A float (even 1e9) is refused rather than rounded: above 2^53 a double
+** no longer holds every nanosecond. */
 int64_t lms_tons (lua_State *L, int idx, int arg, const char *field) {
   if (lua_isinteger(L, idx))
     return (int64_t)lua_tointeger(L, idx);
@@ -107,15 +63,13 @@ int64_t lms_tons (lua_State *L, int idx, int arg, const char *field) {
       "%s%sinteger expected, got %s", pre, sep, luaL_typename(L, idx)));
 }
 
-
 const char *lms_checkname (lua_State *L, int arg) {
   size_t len;
   const char *s = luaL_checklstring(L, arg, &len);
-  if (strlen(s) != len)  /* the core reads C strings: refuse, never cut */
+  if (strlen(s) != len)
     luaL_argerror(L, arg, lua_pushfstring(L, "embedded NUL at byte %d", (int)strlen(s) + 1));
   return s;
 }
-
 
 monostamp_policy lms_checkpolicy (lua_State *L, int arg) {
   const char *name = lms_checkname(L, arg);
@@ -127,27 +81,16 @@ monostamp_policy lms_checkpolicy (lua_State *L, int arg) {
   return policy;
 }
 
-/* }====================================================== */
-
-
-/*
-** {======================================================
-** Free functions
-** =======================================================
-*/
-
 static int ms_monotonic_ns (lua_State *L) {
   lua_pushinteger(L, (lua_Integer)monostamp_monotonic_ns());
   return 1;
 }
-
 
 static int ms_zone_changed (lua_State *L) {
   monostamp_zone_changed();
   lua_pushboolean(L, 1);
   return 1;
 }
-
 
 static int ms_clock_info (lua_State *L) {
   const char *name = lms_checkname(L, 1);
@@ -161,19 +104,13 @@ static int ms_clock_info (lua_State *L) {
   if (rc != MONOSTAMP_OK)  /* a source this platform lacks */
     return lms_result(L, rc, 0, 0, name, NULL);
   lua_createtable(L, 0, 5);
-  lua_pushstring(L, info.name);
-  lua_setfield(L, -2, "name");
-  lua_pushstring(L, info.implementation);
-  lua_setfield(L, -2, "implementation");
-  lua_pushinteger(L, (lua_Integer)info.resolution_ns);
-  lua_setfield(L, -2, "resolution_ns");
-  lua_pushboolean(L, info.adjustable);
-  lua_setfield(L, -2, "adjustable");
-  lua_pushboolean(L, info.monotonic);
-  lua_setfield(L, -2, "monotonic");
+  lua_pushstring(L, info.name), lua_setfield(L, -2, "name");
+  lua_pushstring(L, info.implementation), lua_setfield(L, -2, "implementation");
+  lua_pushinteger(L, (lua_Integer)info.resolution_ns), lua_setfield(L, -2, "resolution_ns");
+  lua_pushboolean(L, info.adjustable), lua_setfield(L, -2, "adjustable");
+  lua_pushboolean(L, info.monotonic), lua_setfield(L, -2, "monotonic");
   return 1;
 }
-
 
 static int ms_isoformat (lua_State *L) {
   char buf[MONOSTAMP_ISO8601_MAX + 1];
@@ -182,7 +119,7 @@ static int ms_isoformat (lua_State *L) {
   lua_Integer digits = luaL_optinteger(L, 3, 9);
   int use_z = lua_toboolean(L, 4);
   int n;
-  /* Range checks the int casts need; the core judges the values. */
+  /* The casts' range only; the core judges the values. */
   luaL_argcheck(L, offset_s >= INT32_MIN && offset_s <= INT32_MAX, 2,
                 lua_pushfstring(L, "offset %I s out of range", offset_s));
   luaL_argcheck(L, digits >= 0 && digits <= 9, 3,
@@ -202,7 +139,6 @@ static int ms_isoformat (lua_State *L) {
   return 1;
 }
 
-
 static int ms_parse (lua_State *L) {
   size_t len;
   const char *text = luaL_checklstring(L, 1, &len);
@@ -219,11 +155,7 @@ static int ms_parse (lua_State *L) {
   return 2;
 }
 
-
-/* uuid7_ns(s): the stamp an id from uuid7() was made of.  A malformed
-** string, another version or variant, or fraction bits no nanosecond
-** gives are bad arguments: the caller passed something that is no id of
-** ours. */
+/* Anything that is no id of ours is a bad argument. */
 static int ms_uuid7_ns (lua_State *L) {
   size_t len;
   const char *text = luaL_checklstring(L, 1, &len);
@@ -239,9 +171,6 @@ static int ms_uuid7_ns (lua_State *L) {
   lua_pushinteger(L, (lua_Integer)ns);
   return 1;
 }
-
-/* }====================================================== */
-
 
 static const luaL_Reg ms_funcs[] = {
   {"_sleep_finish", lms_sleep_finish},
@@ -259,44 +188,26 @@ static const luaL_Reg ms_funcs[] = {
   {NULL, NULL}
 };
 
-
-/* The core's own error codes, as returned third by runtime failures (an OS
-** failure returns the OS's positive error number instead). */
-static void seterrors (lua_State *L) {
-  static const struct { const char *name; int code; } errors[] = {
-    {"EINVAL", MONOSTAMP_EINVAL}, {"ERANGE", MONOSTAMP_ERANGE},
-    {"ENOTSUP", MONOSTAMP_ENOTSUP}, {"ELEAD", MONOSTAMP_ELEAD},
-    {"EFOREIGN", MONOSTAMP_EFOREIGN}, {"EVERSION", MONOSTAMP_EVERSION},
-    {"ENOZONE", MONOSTAMP_ENOZONE}, {"ESYNTAX", MONOSTAMP_ESYNTAX},
-    {"ENOMEM", MONOSTAMP_ENOMEM}, {"EUNSAFE", MONOSTAMP_EUNSAFE},
-    {"EINTR", MONOSTAMP_EINTR}, {"EPOLICY", MONOSTAMP_EPOLICY},
-    {"ENOTV7", MONOSTAMP_ENOTV7}, {"EEXIST", MONOSTAMP_EEXIST},
-  };
-  size_t i;
-  for (i = 0; i < sizeof errors / sizeof errors[0]; i++) {
-    lua_pushinteger(L, errors[i].code);
-    lua_setfield(L, -2, errors[i].name);
-  }
-}
-
-
 LMS_EXPORT int luaopen_monostamp_core (lua_State *L) {
   monostamp_clock *clock = NULL;
+  int code;
   if (monostamp_default_clock(&clock) != MONOSTAMP_OK)
-    clock = NULL;  /* each call then asks the core for its error */
+    clock = NULL;
   lua_createtable(L, 0, 40);
   luaL_setfuncs(L, ms_funcs, 0);
-  /* The core keeps the default clock at one address for the life of the
-  ** process: its functions (lclock.c) hold it as an upvalue. */
-  lms_clock_openmeta(L, clock);
-  lua_pushliteral(L, "monostamp");
-  lua_setfield(L, -2, "_NAME");
-  lua_pushliteral(L, MONOSTAMP_VERSION);
-  lua_setfield(L, -2, "_VERSION");
+  lms_clock_openmeta(L, clock);  /* the core keeps it at one address */
+  lua_pushliteral(L, "monostamp"), lua_setfield(L, -2, "_NAME");
+  lua_pushliteral(L, MONOSTAMP_VERSION), lua_setfield(L, -2, "_VERSION");
   lua_pushstring(L, monostamp_policy_name(MONOSTAMP_DEFAULT_POLICY));
   lua_setfield(L, -2, "DEFAULT_POLICY");
   lua_pushinteger(L, MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS);
   lua_setfield(L, -2, "DEFAULT_SLEEP_TOLERANCE_NS");
-  seterrors(L);
+  for (code = -1; code > -MONOSTAMP_EOS_BASE; code--) {
+    const char *name = monostamp_error_name(code);
+    if (name != NULL) {
+      lua_pushinteger(L, code);
+      lua_setfield(L, -2, name);
+    }
+  }
   return 1;
 }

@@ -1,18 +1,9 @@
 /*
-** lsleep.c: sleep_ns and sleep_until_ns: the core's plan of a sleep
-** (monostamp_sleep_begin/step, csrc/sleep_finish.c: the learned lead, the
-** naps) begun here and carried out by the finish in Lua that monostamp.lua
-** registers (bindings/lua/monostamp/sleep_finish.lua, issue 23): the naps
-** one by one, so that lua.c's Ctrl-C hook runs between them, the reading
-** after the core's part, the warming call and the spin, all in Lua.
-** Without one (monostamp.core required alone), the core sleeps alone, as
-** before the finish.
-**
-** sleep_ns reads the clock before anything else: whatever runs between the
-** caller's call and that reading is lateness the caller sees.
-**
-** The finish is kept in the registry, per Lua state, under the address of
-** a static: one module may serve several states.
+** lsleep.c: sleep_ns and sleep_until_ns.  The core plans each sleep
+** (csrc/sleep_finish.c); the finish monostamp.lua registers
+** (monostamp/sleep_finish.lua) carries the plan out in Lua, so that lua.c's
+** Ctrl-C hook runs between naps.  Without one (monostamp.core alone) the
+** core sleeps alone.  The finish is kept per Lua state, in the registry.
 */
 
 #define lsleep_c
@@ -24,21 +15,16 @@
 
 static const char finish_key = 0;
 
-
-/* The optional tolerance of both sleeps, argument 2. */
 static int64_t opt_tolerance (lua_State *L) {
   return lua_isnoneornil(L, 2) ? MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS
                                : lms_checkns(L, 2);
 }
-
 
 static int bad_tolerance (lua_State *L, int64_t tolerance_ns) {
   return lms_result(L, MONOSTAMP_EINVAL, 0, 2, NULL, lua_pushfstring(L,
       "tolerance_ns must be >= 0, not %I", (lua_Integer)tolerance_ns));
 }
 
-
-/* The core's sleep alone: true, or a runtime failure's results. */
 static int core_sleep (lua_State *L, int64_t deadline_ns, int64_t tolerance_ns,
                        const char *context) {
   int rc = monostamp_sleep_until(deadline_ns, tolerance_ns);
@@ -46,12 +32,8 @@ static int core_sleep (lua_State *L, int64_t deadline_ns, int64_t tolerance_ns,
   return lms_result(L, rc, 1, 0, context, NULL);
 }
 
-
-/* Sleeps to a checked deadline from 'now_ns', the first reading: the
-** plan begun here, carried out by the registered finish, whose results it
-** returns; or the core alone.  A past deadline goes to the finish too,
-** which returns at once: the finish calls sleep_until_ns(0) to warm this
-** path before a sleep's end. */
+/* A past deadline goes to the finish too, which returns at once: the
+** finish calls sleep_until_ns(0) to warm this path before a sleep's end. */
 static int sleep_to (lua_State *L, int64_t deadline_ns, int64_t tolerance_ns,
                      int64_t now_ns, const char *context) {
   monostamp_sleep_plan plan;
@@ -75,14 +57,10 @@ static int sleep_to (lua_State *L, int64_t deadline_ns, int64_t tolerance_ns,
   return lua_gettop(L) - base;
 }
 
-
-/*
-** sleep_ns(ns [, tolerance_ns]).  The unit is in the name because Python's
-** monostamp.sleep() takes float seconds, and a Lua sleep(1) that slept one
-** nanosecond would be the worse surprise for someone who knows both.
-*/
+/* ns, not seconds: a Lua sleep(1) that slept 1 ns would surprise anyone
+** who knows Python's monostamp.sleep(). */
 int lms_sleep_ns (lua_State *L) {
-  int64_t now = monostamp_monotonic_ns();  /* first: see the top of the file */
+  int64_t now = monostamp_monotonic_ns();  /* first: what runs before is lateness */
   int64_t ns = lms_checkns(L, 1);
   int64_t tolerance_ns = opt_tolerance(L);
   if (ns < 0)
@@ -96,9 +74,6 @@ int lms_sleep_ns (lua_State *L) {
   return sleep_to(L, now + ns, tolerance_ns, now, "sleep_ns");
 }
 
-
-/* sleep_until_ns(deadline_ns [, tolerance_ns]): on monotonic_ns()'s scale;
-** a deadline already past returns at once. */
 int lms_sleep_until_ns (lua_State *L) {
   int64_t deadline_ns = lms_checkns(L, 1);
   int64_t tolerance_ns = opt_tolerance(L);
@@ -108,27 +83,19 @@ int lms_sleep_until_ns (lua_State *L) {
                   "sleep_until_ns");
 }
 
-
-/* _sleep_nap(plan): the nap the plan says, in the core: true, or a
-** runtime failure's results.  Private: the finish's. */
+/* _sleep_nap(plan), _sleep_step(plan, now_ns), _sleep_finish(f or nil):
+** private, for monostamp/sleep_finish.lua. */
 int lms_sleep_nap (lua_State *L) {
   monostamp_sleep_plan *plan = luaL_checkudata(L, 1, PLAN_META);
   return core_sleep(L, plan->until_ns, plan->until_tolerance_ns, "sleep_until_ns");
 }
 
-
-/* _sleep_step(plan, now_ns): the plan's next step from a reading taken
-** since its nap.  Private: the finish's. */
 int lms_sleep_step (lua_State *L) {
   monostamp_sleep_plan *plan = luaL_checkudata(L, 1, PLAN_META);
   lua_pushinteger(L, monostamp_sleep_step(plan, lms_checkns(L, 2)));
   return 1;
 }
 
-
-/* _sleep_finish(f): registers f(deadline_ns, tolerance_ns), which both
-** sleeps call with their checked arguments and whose results they return;
-** nil unregisters.  Private: monostamp/sleep_finish.lua. */
 int lms_sleep_finish (lua_State *L) {
   if (!lua_isnil(L, 1))
     luaL_checktype(L, 1, LUA_TFUNCTION);

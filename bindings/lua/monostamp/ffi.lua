@@ -1,31 +1,12 @@
 -- monostamp/ffi.lua: require "monostamp.ffi", monostamp for LuaJIT (and
--- OpenResty) through LuaJIT's FFI over libmonostamp.so.
---
--- Why a second binding: the C module needs Lua 5.3's 64-bit integers, which
--- LuaJIT lacks; LuaJIT has int64_t cdata instead, and calls C functions
--- declared with ffi.cdef directly from compiled traces.  So this file only
--- declares the public API of csrc/monostamp.h, converts arguments, and
--- turns the core's codes into Lua values, with the C module's conventions
--- (docs/lua.md): bad arguments raise "bad argument #n to 'f' (...)";
--- runtime failures return nil, "context: reason", code (the OS's errno,
--- positive, or the core's own code, negative).
---
--- Nanoseconds come back as int64_t cdata (a double cannot hold today's
--- instants to the ns); as arguments, int64_t cdata or a Lua number that is
--- an exact integer (|n| <= 2^53).  Offsets and counts are Lua numbers.
---
--- Which libmonostamp.so is loaded, in order (see find_library below):
---   1. MONOSTAMP_LIBRARY, a path, if set and not empty (and nothing else:
---      a path that does not load is an error, not a reason to try others);
---   2. the one the rock installed beside this module, in its tree;
---   3. the system's, by the dynamic linker's search ("libmonostamp.so",
---      then "libmonostamp.so.0"): `make install` and ldconfig.
+-- OpenResty), whose numbers cannot hold 64-bit integers: LuaJIT's FFI over
+-- libmonostamp.so, with the C module's conventions (docs/lua.md).
+-- Nanoseconds come back as int64_t cdata; as arguments, int64_t cdata or
+-- a number that is an exact integer (|n| <= 2^53).
 local ffi = require "ffi"
 
--- Declarations copied from csrc/monostamp.h (tests/luajit/cdef_spec.lua
--- checks every prototype against the header, and every struct's layout
--- against a C compiler's).  Guarded: ffi.cdef refuses a second definition,
--- and a host may load this file twice (package.loaded cleared).
+-- Copied from csrc/monostamp.h (tests/luajit/cdef_spec.lua holds them to
+-- it).  Guarded: a host may load this file twice, ffi.cdef define once.
 if not pcall(ffi.typeof, "monostamp_options") then
   ffi.cdef [[
 typedef enum monostamp_policy {
@@ -99,7 +80,6 @@ int monostamp_source_from_name(const char *name, monostamp_source *out);
 int monostamp_clock_info_get(int source, monostamp_clock_info *out);
 void monostamp_zone_changed(void);
 const char *monostamp_zone_name(const monostamp_zone *zone);
-int monostamp_zone_suggest(const char *name, char *buf, size_t size);
 const char *monostamp_on_lead_name(int on_lead);
 int monostamp_on_lead_from_name(const char *name, monostamp_on_lead *out);
 void monostamp_options_init(monostamp_options *options);
@@ -123,10 +103,7 @@ int monostamp_manual_set(monostamp_clock *clock, int64_t ns);
 int monostamp_manual_advance(monostamp_clock *clock, int64_t delta_ns);
 void monostamp_clock_stats(const monostamp_clock *clock, monostamp_stats *out);
 int monostamp_default_clock(monostamp_clock **out);
-int monostamp_default_now(monostamp_stamp *out);
 int monostamp_default_time_ns(int64_t *out_ns);
-monostamp_policy monostamp_get_policy(void);
-int monostamp_set_policy(int policy);
 int monostamp_uuid7(monostamp_clock *clock, uint8_t out[16]);
 int monostamp_uuid7_ns(const uint8_t id[16], int64_t *out_ns);
 void monostamp_uuid_format(const uint8_t id[16], char *out);
@@ -134,7 +111,6 @@ int monostamp_uuid_parse(const char *text, size_t len, uint8_t out[16]);
 int monostamp_format_iso8601(char *buf, size_t size, int64_t utc_ns, int32_t offset_s, int digits, int use_z);
 int monostamp_parse_iso8601(const char *text, size_t len, int64_t *out_utc_ns, int32_t *out_offset_s, monostamp_parse_error *error);
 int monostamp_sleep_until(int64_t deadline_ns, int64_t tolerance_ns);
-int monostamp_sleep_for(int64_t duration_ns, int64_t tolerance_ns);
 int64_t monostamp_monotonic_ns(void);
 typedef struct monostamp_sleep_plan {
   int64_t deadline_ns;
@@ -149,6 +125,9 @@ typedef struct monostamp_sleep_plan {
 enum { MONOSTAMP_SLEEP_DONE = 0, MONOSTAMP_SLEEP_NAP = 1, MONOSTAMP_SLEEP_SPIN = 2, MONOSTAMP_SLEEP_WARM = 3 };
 int monostamp_sleep_begin(monostamp_sleep_plan *plan, int64_t deadline_ns, int64_t tolerance_ns, int64_t now_ns, int finish);
 int monostamp_sleep_step(monostamp_sleep_plan *plan, int64_t now_ns);
+const char *monostamp_error_name(int code);
+int monostamp_clock_describe(const monostamp_clock *clock, char *buf, size_t size);
+int monostamp_zone_unknown(const char *name, char *buf, size_t size);
 ]]
 end
 
@@ -157,18 +136,12 @@ local M = {
   _VERSION = "0.1.0",
   DEFAULT_POLICY = "monotonicForceNanosecondIncrement",
   DEFAULT_SLEEP_TOLERANCE_NS = 50000,
-  -- The core's own codes, returned third by runtime failures (an OS
-  -- failure returns the OS's positive errno instead).
-  EINVAL = -1, ERANGE = -2, ENOTSUP = -3, ELEAD = -4, EFOREIGN = -6,
-  EVERSION = -7, ENOZONE = -8, ESYNTAX = -9, ENOMEM = -10, EUNSAFE = -11,
-  EINTR = -12, EPOLICY = -13, ENOTV7 = -14, EEXIST = -15,
 }
 
--- {=================================================== the library
+-- ---- the library ----
 
--- This file's own path, for the rock's layout: the rock installs this file
--- as <tree>/share/lua/<v>/monostamp/ffi.lua and the library as
--- <tree>/lib/lua/<v>/monostamp/libmonostamp.so.
+-- The rock's copy: this file is <tree>/share/lua/<v>/monostamp/ffi.lua,
+-- the library <tree>/lib/lua/<v>/monostamp/libmonostamp.so.
 local function beside_this_file()
   local found = {}
   local source = debug.getinfo(1, "S").source
@@ -190,8 +163,9 @@ local function exists(path)
   return f ~= nil
 end
 
--- Loads the library; returns it and the name it was loaded by, or raises
--- an error that says what was tried.
+-- The library and the name it was loaded by: MONOSTAMP_LIBRARY (a path,
+-- and nothing else if set), the rock's copy, or the system's; else an error
+-- that says what was tried.
 local function find_library()
   local env = os.getenv("MONOSTAMP_LIBRARY")
   if env ~= nil and env ~= "" then
@@ -228,14 +202,14 @@ end
 local C, library = find_library()
 M.library = library
 
--- An older library lacks functions this file declares: say which, now,
--- rather than at the first call that needs one.
+-- An older library: say what it lacks now, not at the first call.
 do
   local missing = {}
   for _, name in ipairs { "monostamp_clock_new", "monostamp_clock_free", "monostamp_now",
       "monostamp_clock_take", "monostamp_uuid7", "monostamp_uuid_format",
       "monostamp_options_rule", "monostamp_now_us", "monostamp_os_errno",
-      "monostamp_errno_of", "monostamp_state_file_fault" } do
+      "monostamp_errno_of", "monostamp_state_file_fault", "monostamp_error_name",
+      "monostamp_clock_describe", "monostamp_zone_unknown" } do
     if not pcall(function() return C[name] end) then missing[#missing + 1] = name end
   end
   if #missing > 0 then
@@ -244,17 +218,21 @@ do
   end
 end
 
--- }===================================================
+-- The core's own codes, returned third by runtime failures.
+for code = -1, -999, -1 do
+  local name = C.monostamp_error_name(code)
+  if name ~= nil then M[ffi.string(name)] = code end
+end
 
--- {=================================================== errors
+-- ---- errors and converters ----
 
--- Raises "bad argument #arg to 'fname' (msg)" at the caller of the public
--- function, as luaL_argerror does: `level` is how many of this file's
--- frames lie between the public function and the caller of argerror (0:
--- the public function).  Called as a method (c:set(x)), self is not
--- counted, and a fault of self itself is "calling 'f' on bad self".
+-- Raises "bad argument #arg to 'fname' (msg)" at the public function's
+-- caller, as luaL_argerror does: `level` counts this file's frames between
+-- the public function and argerror's caller (0: it is the public function).
+-- Called as a method, self is not counted, and a bad self is "calling 'f'
+-- on bad self".
 local function argerror(arg, fname, msg, level)
-  local lvl = 3 + (level or 0)  -- error()'s level of the public function's caller
+  local lvl = 3 + (level or 0)
   local info = debug.getinfo(lvl - 1, "n")
   if info and info.namewhat == "method" then
     arg = arg - 1
@@ -263,17 +241,15 @@ local function argerror(arg, fname, msg, level)
   error(string.format("bad argument #%d to '%s' (%s)", arg, fname, msg), lvl)
 end
 
--- The core's code as a runtime failure: nil, "context: reason", code, the
--- code the OS's errno (positive, the core's mapping on Windows) if the core
--- carried one, else its own.
+-- nil, "context: reason", code: the OS's errno if the core carried one.
 local function failure(rc, context, why)
   why = why or ffi.string(C.monostamp_strerror(rc))
   local os_errno = C.monostamp_errno_of(rc)
   return nil, context .. ": " .. why, os_errno ~= 0 and os_errno or rc
 end
 
--- The context of a default-clock failure: MONOSTAMP_SHARED=path when the
--- state file is to blame, else the call (as the C module's default_context).
+-- A default-clock failure names MONOSTAMP_SHARED=path when the file is to
+-- blame, else the call.
 local function default_context(rc, call)
   local path = os.getenv("MONOSTAMP_SHARED")
   if path == nil or path == "" or C.monostamp_state_file_fault(rc) == 0 then
@@ -282,18 +258,11 @@ local function default_context(rc, call)
   return "MONOSTAMP_SHARED=" .. path
 end
 
--- }===================================================
-
--- {=================================================== converters
-
 local int64_t = ffi.typeof("int64_t")
 local TWO53 = 2 ^ 53
 
--- Nanoseconds: int64_t cdata, or a number that is an exact integer.  A
--- float is refused rather than rounded, and so is an integer-valued number
--- beyond 2^53, where a double no longer holds every nanosecond (the value
--- may already have been rounded).  `level`: this file's frames between
--- the public function and this one (default 1: called by it directly).
+-- A float is refused rather than rounded, and so is a number beyond 2^53,
+-- which may already have been rounded.  `level` as for argerror, plus one.
 local function tons(v, arg, fname, field, level)
   local pre = field and (field .. ": ") or ""
   level = level or 1
@@ -312,18 +281,17 @@ local function tons(v, arg, fname, field, level)
   argerror(arg, fname, pre .. "integer expected, got " .. got, level)
 end
 
--- An int64_t cdata or number as a message shows it: -1, not -1LL.
+-- -1, not -1LL.
 local function nstr(v)
   return (tostring(v):gsub("[LU]+$", ""))
 end
 
--- A string for the core, which reads C strings: one with a NUL inside is
--- refused, never cut short.
+-- A string for the core: one with a NUL inside is refused, never cut.  A
+-- plain argument takes a number as its text (as luaL_checklstring), a
+-- table field does not (as the C module's options).
 local function checkname(v, arg, fname, field, level)
   local pre = field and (field .. ": ") or ""
   level = level or 1
-  -- A plain argument takes a number as its text, as luaL_checklstring
-  -- does; a table field does not, as the C module's options do not.
   if type(v) == "number" and not field then v = tostring(v) end
   if type(v) ~= "string" then
     argerror(arg, fname, pre .. "string expected, got " .. type(v), level)
@@ -333,7 +301,7 @@ local function checkname(v, arg, fname, field, level)
   return v
 end
 
--- A small integer (an offset, a digit count), as luaL_checkinteger takes it.
+-- As luaL_checkinteger takes it.
 local function checkinteger(v, arg, fname)
   if type(v) == "string" then v = tonumber(v) or v end
   if type(v) ~= "number" then
@@ -345,7 +313,7 @@ local function checkinteger(v, arg, fname)
   return v
 end
 
--- A value as a message shows it: strings quoted, a long one cut short.
+-- Strings quoted, a long one cut short.
 local function shown(v)
   if type(v) ~= "string" then return tostring(v) end
   if #v <= 40 then return "'" .. v .. "'" end
@@ -356,40 +324,49 @@ local policy_out = ffi.new("monostamp_policy[1]")
 local source_out = ffi.new("monostamp_source[1]")
 local on_lead_out = ffi.new("monostamp_on_lead[1]")
 
--- A policy name as the core's number; raises the core's rule otherwise.
-local function checkpolicy(v, arg, fname, level)
+-- A policy or source name as the core's number, else its rule raised.
+local function checkenum(what, from_name, out, v, arg, fname, level)
   level = level or 1
   v = checkname(v, arg, fname, nil, level + 1)
-  if C.monostamp_policy_from_name(v, policy_out) ~= 0 then
-    argerror(arg, fname, "policy='" .. v .. "' " .. ffi.string(C.monostamp_options_rule("policy")), level)
+  if from_name(v, out) ~= 0 then
+    argerror(arg, fname, what .. "='" .. v .. "' " .. ffi.string(C.monostamp_options_rule(what)), level)
   end
-  return tonumber(policy_out[0])
+  return tonumber(out[0])
 end
 
--- }===================================================
+local function checkpolicy(v, arg, fname, level)
+  local policy = checkenum("policy", C.monostamp_policy_from_name, policy_out, v, arg, fname,
+                           (level or 1) + 1)
+  return policy  -- not a tail call: argerror counts this frame
+end
 
--- Per-module scratch for out-parameters: a LuaJIT state runs one
--- coroutine at a time and nothing here yields, so one of each will do.
+-- Scratch for out-parameters: nothing here yields, and a LuaJIT state runs
+-- one coroutine at a time.
 local stamp = ffi.new("monostamp_stamp")
 local ns_out = ffi.new("int64_t[1]")
 local ns_out2 = ffi.new("int64_t[1]")
-local iso_buf = ffi.new("char[?]", 36)
+local text_buf = ffi.new("char[?]", 768)
 local uuid_bytes = ffi.new("uint8_t[16]")
-local uuid_text = ffi.new("char[?]", 37)
 
--- {=================================================== the default clock
-
--- Looked up once (the core keeps it at one address for the process's
--- life); nil if unusable, when each call returns the core's error.  Its
--- functions are the clock methods' bodies (ffi_clock.lua).
+-- The default clock (one address for the process's life), nil if unusable.
 local dclock
 do
   local out = ffi.new("monostamp_clock *[1]")
   if C.monostamp_default_clock(out) == 0 then dclock = out[0] end
 end
 
--- uuid7_ns(text): the stamp a monostamp UUIDv7 was made from.  Text that
--- is no id of ours is a bad argument, as in the C module.
+-- ---- free functions ----
+
+function M.monotonic_ns()
+  return C.monostamp_monotonic_ns()
+end
+
+function M.zone_changed()
+  C.monostamp_zone_changed()
+  return true
+end
+
+-- Anything that is no id of ours is a bad argument.
 function M.uuid7_ns(text)
   if type(text) == "number" then text = tostring(text) end
   if type(text) ~= "string" then
@@ -405,20 +382,6 @@ function M.uuid7_ns(text)
   return ns_out[0]
 end
 
-
--- }===================================================
-
--- {=================================================== free functions
-
-function M.monotonic_ns()
-  return C.monostamp_monotonic_ns()
-end
-
-function M.zone_changed()
-  C.monostamp_zone_changed()
-  return true
-end
-
 local function tolerance(v, fname)
   if v == nil then return M.DEFAULT_SLEEP_TOLERANCE_NS end
   local t = tons(v, 2, fname, nil, 2)
@@ -426,10 +389,7 @@ local function tolerance(v, fname)
   return t
 end
 
--- Every sleep follows the core's plan (csrc/sleep_finish.c), carried out
--- by the Lua finish (monostamp/sleep_finish.lua, docs/sleep.md): the core
--- sleeps to a learned lead before the deadline, a Lua spin does the rest,
--- so that the caller's code runs on time and not only the core's.
+-- The core's plan carried out by the Lua finish (monostamp/sleep_finish.lua).
 local function core_sleep(deadline_ns, tolerance_ns)
   local rc = C.monostamp_sleep_until(deadline_ns, tolerance_ns)
   if rc ~= 0 then return failure(rc, "sleep_until_ns") end
@@ -439,9 +399,9 @@ local sleep_finish = require("monostamp.sleep_finish").new(
   function() return C.monostamp_monotonic_ns() end,
   function(plan) return core_sleep(plan.until_ns, plan.until_tolerance_ns) end,
   function(plan, now) return C.monostamp_sleep_step(plan, now) end,
-  function() M.sleep_until_ns(0) end)  -- the path a sleep's end takes, warmed
+  function() M.sleep_until_ns(0) end)
 local plan_t = ffi.typeof("monostamp_sleep_plan")
-local begun = plan_t()  -- a plan begun; a copy of its own when it has naps
+local begun = plan_t()  -- copied when it has naps: a plan of its own
 local NAP = C.MONOSTAMP_SLEEP_NAP
 
 local function sleep_to(deadline_ns, tolerance_ns, now)
@@ -451,9 +411,7 @@ end
 local NS_MAX = ffi.new("int64_t", 9223372036854775807LL)
 
 function M.sleep_ns(ns, tolerance_ns)
-  -- The clock first: whatever runs before this reading is lateness the
-  -- caller sees.
-  local now = C.monostamp_monotonic_ns()
+  local now = C.monostamp_monotonic_ns()  -- first: what runs before is lateness
   ns = tons(ns, 1, "sleep_ns")
   local tol = tolerance(tolerance_ns, "sleep_ns")
   if ns < 0 then argerror(1, "sleep_ns", "ns must be >= 0, not " .. nstr(ns)) end
@@ -469,12 +427,10 @@ function M.sleep_until_ns(deadline_ns, tolerance_ns)
 end
 
 function M.clock_info(name)
-  name = checkname(name, 1, "clock_info")
-  if C.monostamp_source_from_name(name, source_out) ~= 0 then
-    argerror(1, "clock_info", "source='" .. name .. "' " .. ffi.string(C.monostamp_options_rule("source")))
-  end
+  local source = checkenum("source", C.monostamp_source_from_name, source_out, name, 1,
+                           "clock_info", 1)
   local info = ffi.new("monostamp_clock_info")
-  local rc = C.monostamp_clock_info_get(source_out[0], info)
+  local rc = C.monostamp_clock_info_get(source, info)
   if rc ~= 0 then return failure(rc, name) end
   return {
     name = ffi.string(info.name),
@@ -495,7 +451,7 @@ function M.isoformat(utc_ns, offset_s, digits, use_z)
   if digits < 0 or digits > 9 then
     argerror(3, "isoformat", "digits must be 0..9, not " .. digits)
   end
-  local n = C.monostamp_format_iso8601(iso_buf, 36, utc_ns, offset_s, digits, use_z and 1 or 0)
+  local n = C.monostamp_format_iso8601(text_buf, 36, utc_ns, offset_s, digits, use_z and 1 or 0)
   if n == M.EINVAL then
     argerror(2, "isoformat", "offset " .. offset_s .. " s cannot be written as +hh:mm")
   elseif n == M.ERANGE then
@@ -504,7 +460,7 @@ function M.isoformat(utc_ns, offset_s, digits, use_z)
   elseif n < 0 then
     return failure(n, "isoformat")
   end
-  return ffi.string(iso_buf, n)
+  return ffi.string(text_buf, n)
 end
 
 function M.parse(text)
@@ -523,15 +479,12 @@ function M.parse(text)
   return ns_out[0], offset[0]
 end
 
--- }===================================================
-
-local internals = {
-  C = C, argerror = argerror, failure = failure, tons = tons,
-  checkname = checkname, checkpolicy = checkpolicy, shown = shown, nstr = nstr,
-  stamp = stamp, ns_out = ns_out, ns_out2 = ns_out2, uuid_bytes = uuid_bytes,
-  uuid_text = uuid_text, source_out = source_out, policy_out = policy_out,
-  on_lead_out = on_lead_out, dclock = dclock, default_context = default_context,
-}
-M.Clock = require("monostamp.ffi_clock")(M, internals)
+M.Clock = require("monostamp.ffi_clock")(M, {
+  C = C, argerror = argerror, failure = failure, tons = tons, checkname = checkname,
+  checkpolicy = checkpolicy, shown = shown, nstr = nstr, stamp = stamp, ns_out = ns_out,
+  ns_out2 = ns_out2, uuid_bytes = uuid_bytes, text_buf = text_buf, source_out = source_out,
+  policy_out = policy_out, on_lead_out = on_lead_out, dclock = dclock,
+  default_context = default_context,
+})
 
 return M

@@ -1,29 +1,23 @@
--- monostamp/ffi_clock.lua: the clocks of monostamp.ffi (LuaJIT), and the
--- module's functions on the default clock, generated from the same
--- method bodies.  Not for require by users: monostamp.ffi loads it and
--- hands it its internals; it sets M.clock and M's default-clock functions
--- and returns the Clock metatable.
---
--- A clock is a table holding the core's clock pointer, made by
--- monostamp_clock_new() (the header's contract for FFI hosts is new/free)
--- and freed by close() or, through ffi.gc, by the collector.  What the
--- clock was made with is asked of the core each time, as the C module's
--- userdata does: one truth, no copy.
+-- monostamp/ffi_clock.lua: the clocks of monostamp.ffi, and the module's
+-- functions on the default clock, made from the same bodies.  Loaded by
+-- monostamp.ffi with its internals; sets M.clock and the default clock's
+-- functions, and returns the Clock metatable.  A clock is a table holding
+-- the core's clock pointer (monostamp_clock_new, freed by close() or the
+-- collector); what it was made with is asked of the core each time.
 local ffi = require "ffi"
 
 return function(M, I)
   local C = I.C
   local argerror, failure = I.argerror, I.failure
-  local tons, checkname, shown, nstr = I.tons, I.checkname, I.shown, I.nstr
-  local stamp, ns_out, ns_out2 = I.stamp, I.ns_out, I.ns_out2
+  local tons, nstr = I.tons, I.nstr
+  local stamp, ns_out, ns_out2, buf = I.stamp, I.ns_out, I.ns_out2, I.text_buf
   local str = ffi.string
 
-  local Clock = { __name = "monostamp.Clock" }
-  Clock.__index = Clock
   local TYPE = "monostamp.Clock"
+  local Clock = { __name = TYPE }
+  Clock.__index = Clock
 
-  -- The one checked accessor: self as an open clock's pointer.  Raises at
-  -- the caller of the method (two frames up from here: the method).
+  -- Self as an open clock's pointer; raises at the method's caller.
   local function toclock(self, fname)
     if getmetatable(self) ~= Clock then
       local got = type(self)
@@ -35,15 +29,18 @@ return function(M, I)
     return p
   end
 
-  -- {=============================================== the constructor
+  -- Returns its arguments: `return pass(f())` keeps the frame that calls f,
+  -- which argerror needs to tell a method call.
+  local function pass(...) return ... end
+
+  -- ---- the constructor ----
 
   local OPTIONS = {
     max_lead_ns = true, on_lead = true, policy = true, shared = true, source = true,
     start_ns = true, trust_group = true, zone = true,
   }
-  -- The named options, each with its core lookup; a name the core does not
-  -- know becomes -1, which is no policy, source or action, so
-  -- monostamp_options_check() names that field.
+  -- A name the core does not know becomes -1, which monostamp_options_check
+  -- then names.
   local LOOKUPS = {
     policy = { C.monostamp_policy_from_name, I.policy_out },
     source = { C.monostamp_source_from_name, I.source_out },
@@ -52,8 +49,7 @@ return function(M, I)
   local out = ffi.new("monostamp_clock *[1]")
   local bad_field = ffi.new("const char *[1]")
 
-  -- Fills `o` from the table `t`: types here, values by the core.  Called
-  -- from M.clock (so argument errors are level 1).
+  -- Types here, values by the core.
   local function tooptions(t, o)
     if type(t) ~= "table" then
       argerror(1, "clock", "table expected, got " .. type(t), 1)
@@ -66,7 +62,7 @@ return function(M, I)
       end
     end
     for _, field in ipairs { "policy", "source", "on_lead", "zone", "shared" } do
-      if t[field] ~= nil then checkname(t[field], 1, "clock", field, 2) end
+      if t[field] ~= nil then I.checkname(t[field], 1, "clock", field, 2) end
     end
     if t.trust_group ~= nil and type(t.trust_group) ~= "boolean" then
       argerror(1, "clock", "trust_group: boolean expected, got " .. type(t.trust_group), 1)
@@ -84,7 +80,6 @@ return function(M, I)
     end
   end
 
-  -- clock{...}: as the C module's, from monostamp_clock_new.
   function M.clock(t)
     local o = ffi.new("monostamp_options")
     C.monostamp_options_init(o)
@@ -95,35 +90,24 @@ return function(M, I)
       if field == nil then argerror(1, "clock", str(C.monostamp_strerror(rc))) end
       local rule = C.monostamp_options_rule(field)
       local option = field == "shared_path" and "shared" or field
-      argerror(1, "clock", option .. "=" .. shown(t and t[option]) .. " "
+      argerror(1, "clock", option .. "=" .. I.shown(t and t[option]) .. " "
                .. (rule ~= nil and str(rule) or "is not accepted"))
     end
     rc = C.monostamp_clock_new(o, out)
-    if rc ~= 0 then
-      if rc == M.EINVAL then argerror(1, "clock", str(C.monostamp_strerror(rc))) end
-      if rc == M.ENOZONE and t and t.zone then
-        -- The core's "did you mean", worded as the C module words it.
-        local near = ffi.new("char[256]")
-        local said = "zone '" .. t.zone .. "' is not a zone this machine knows \u{2014} "
-        if C.monostamp_zone_suggest(t.zone, near, 256) == 0 then
-          said = said .. "did you mean '" .. str(near) .. "'?"
-        else
-          said = said .. "give 'UTC', an IANA name such as 'Europe/Berlin' or a POSIX TZ string"
-        end
-        return nil, said, rc
-      end
+    if rc == M.EINVAL then argerror(1, "clock", str(C.monostamp_strerror(rc))) end
+    if rc == M.ENOZONE and t and t.zone then
+      return nil, str(buf, C.monostamp_zone_unknown(t.zone, buf, 768)), rc
+    elseif rc ~= 0 then
       return failure(rc, rc == M.ENOZONE and "local zone" or t and t.shared or "clock")
     end
     return setmetatable({ _p = ffi.gc(out[0], C.monostamp_clock_free) }, Clock)
   end
 
-  -- }===============================================
+  -- ---- the calls a clock and the module share ----
 
-  -- {=============================================== the calls a clock and the module share
-
-  -- Each body takes the clock's pointer and `context(rc, call)`, the
-  -- failure's context: the call's name for a clock, MONOSTAMP_SHARED=path
-  -- too for the default clock (I.default_context).
+  -- body(p, context, name, arg, x): `context(rc, call)` names a failure
+  -- (MONOSTAMP_SHARED=path too for the default clock); `arg` numbers x as
+  -- the caller wrote it: 2 for a method, 1 for a module function.
   local function stamp_call(fn)
     return function(p, context, name)
       local rc = fn(p, stamp)
@@ -138,89 +122,58 @@ return function(M, I)
       return ns_out[0]
     end
   end
+  local function policy_name(p)
+    return str(C.monostamp_policy_name(C.monostamp_clock_policy(p)))
+  end
   local SHARED = {
     now = stamp_call(C.monostamp_now),
     now_us = stamp_call(C.monostamp_now_us),
     time_ns = ns_call(C.monostamp_time_ns),
     time_us = ns_call(C.monostamp_time_us),
+    policy = policy_name,
     uuid7 = function(p, context)
       local rc = C.monostamp_uuid7(p, I.uuid_bytes)
       if rc ~= 0 then return failure(rc, context(rc, "uuid7")) end
-      C.monostamp_uuid_format(I.uuid_bytes, I.uuid_text)
-      return str(I.uuid_text, 36)
+      C.monostamp_uuid_format(I.uuid_bytes, buf)
+      return str(buf, 36)
     end,
-    policy = function(p)
-      return str(C.monostamp_policy_name(C.monostamp_clock_policy(p)))
+    -- first (int64_t cdata), n and step of n stamps reserved at once.
+    take = function(p, context, _, arg, n)
+      n = tons(n, arg, "take", nil, 2)
+      if n < 1 then argerror(arg, "take", "n=" .. nstr(n) .. " must be >= 1", 1) end
+      local rc = C.monostamp_clock_take(p, n, ns_out, ns_out2)
+      if rc == M.ERANGE then
+        argerror(arg, "take", "n=" .. nstr(n) .. " stamps would pass the int64 range", 1)
+      elseif rc ~= 0 then
+        return failure(rc, context(rc, "take"), rc == M.EPOLICY and "the clock's policy "
+                       .. policy_name(p) .. " allows equal stamps, so it has no blocks" or nil)
+      end
+      return ns_out[0], tonumber(n), tonumber(ns_out2[0])
+    end,
+    set_policy = function(p, context, _, arg, name)
+      local rc = C.monostamp_clock_set_policy(p, I.checkpolicy(name, arg, "set_policy", 2))
+      if rc ~= 0 then return failure(rc, context(rc, "set_policy")) end
+      return true
     end,
   }
-  -- The bodies that take an argument number it as the caller wrote it:
-  -- `arg` 2 for a method, 1 for a module function.
-  -- take(n): n consecutive stamps reserved at once; returns the first
-  -- (int64_t cdata), n and the step (1, or 1000 under the µs policy), as
-  -- the C module's does.
-  local function take(p, context, n, arg)
-    n = tons(n, arg, "take", nil, 2)
-    if n < 1 then argerror(arg, "take", "n=" .. nstr(n) .. " must be >= 1", 1) end
-    local rc = C.monostamp_clock_take(p, n, ns_out, ns_out2)
-    if rc == M.ERANGE then
-      argerror(arg, "take", "n=" .. nstr(n) .. " stamps would pass the int64 range", 1)
-    elseif rc == M.EPOLICY then
-      return failure(rc, context(rc, "take"), "the clock's policy "
-                     .. str(C.monostamp_policy_name(C.monostamp_clock_policy(p)))
-                     .. " allows equal stamps, so it has no blocks")
-    elseif rc ~= 0 then
-      return failure(rc, context(rc, "take"))
-    end
-    return ns_out[0], tonumber(n), tonumber(ns_out2[0])
-  end
-  local function set_policy(p, context, name, arg)
-    local rc = C.monostamp_clock_set_policy(p, I.checkpolicy(name, arg, "set_policy", 2))
-    if rc ~= 0 then return failure(rc, context(rc, "set_policy")) end
-    return true
-  end
 
   local function own_context(_, call) return call end
   local dclock, default_context = I.dclock, I.default_context
-  -- The default clock's error, when it is unusable.
-  local function unusable(call)
-    local rc = C.monostamp_default_time_ns(ns_out)
-    return failure(rc, default_context(rc, call))
-  end
-
   for name, body in pairs(SHARED) do
-    Clock[name] = function(self) return body(toclock(self, name), own_context, name) end
-    M[name] = function()
-      if dclock == nil then return unusable(name) end
-      return body(dclock, default_context, name)
+    Clock[name] = function(self, x)
+      return pass(body(toclock(self, name), own_context, name, 2, x))
+    end
+    M[name] = function(x)
+      if dclock == nil then  -- the default clock's error, each call
+        local rc = C.monostamp_default_time_ns(ns_out)
+        return failure(rc, default_context(rc, name))
+      end
+      return pass(body(dclock, default_context, name, 1, x))
     end
   end
   M.get_policy, M.policy = M.policy, nil  -- Squeak's `Time clockPolicy`
-  -- Not `return body(...)`: a tail call would drop the frame that tells
-  -- argerror this was called as a method.
-  function Clock:take(n)
-    local first, count, step = take(toclock(self, "take"), own_context, n, 2)
-    return first, count, step
-  end
-  function M.take(n)
-    if dclock == nil then return unusable("take") end
-    local first, count, step = take(dclock, default_context, n, 1)
-    return first, count, step
-  end
-  function Clock:set_policy(name)
-    local ok, msg, code = set_policy(toclock(self, "set_policy"), own_context, name, 2)
-    if ok then return true end
-    return ok, msg, code
-  end
-  function M.set_policy(name)
-    if dclock == nil then return unusable("set_policy") end
-    local ok, msg, code = set_policy(dclock, default_context, name, 1)
-    if ok then return true end
-    return ok, msg, code
-  end
 
-  -- }===============================================
-
-  -- {=============================================== the other methods
+  -- ---- the other methods ----
 
   local GETTERS = {
     source = function(p) return str(C.monostamp_source_name(C.monostamp_clock_source(p))) end,
@@ -248,7 +201,7 @@ return function(M, I)
   end
 
   -- set/advance: true, or an argument error (ENOTSUP: the clock is the bad
-  -- value; ERANGE: the amount).  Not a tail call from the methods: see take.
+  -- value; ERANGE: the amount).
   local function manual(self, what, fn, ns)
     local p = toclock(self, what)
     ns = tons(ns, 2, what, nil, 2)
@@ -264,11 +217,7 @@ return function(M, I)
     return true
   end
   for what, fn in pairs { set = C.monostamp_manual_set, advance = C.monostamp_manual_advance } do
-    Clock[what] = function(self, ns)
-      local ok, msg, code = manual(self, what, fn, ns)
-      if ok then return true end
-      return ok, msg, code
-    end
+    Clock[what] = function(self, ns) return pass(manual(self, what, fn, ns)) end
   end
 
   -- close(): true; frees the clock now (idempotent).  Later calls raise.
@@ -286,15 +235,9 @@ return function(M, I)
   function Clock:__tostring()
     local p = self._p
     if p == nil then return TYPE .. " (closed)" end
-    local zone = GETTERS.zone(p)
-    local lead = C.monostamp_clock_max_lead_ns(p)
-    return string.format("%s (%s, %s, zone '%s'%s%s): %s", TYPE, GETTERS.source(p),
-      SHARED.policy(p), zone ~= "" and zone or "local",
-      lead > 0 and (", max_lead_ns " .. nstr(lead) .. " " .. GETTERS.on_lead(p)) or "",
-      GETTERS.is_shared(p) and ", shared" or "", tostring(p):match("0x%x+") or "?")
+    return string.format("%s (%s): %s", TYPE, str(buf, C.monostamp_clock_describe(p, buf, 768)),
+                         tostring(p):match("0x%x+") or "?")
   end
-
-  -- }===============================================
 
   return Clock
 end

@@ -1,23 +1,8 @@
--- monostamp/testing.lua: require "monostamp.testing", clocks for busted.
---
--- The Lua counterpart of the pytest plugin, in pure Lua over the binding:
---
---   testing.strict_clock()     the run's strict clock: unique, increasing
---                              stamps, joined to MONOSTAMP_SHARED when set,
---                              so pytest workers, Lua subprocesses and this
---                              process draw from one sequence
---   testing.manual_clock{...}  a manual clock for deterministic tests: start
---                              2000-01-01T00:00:00Z, zone "UTC", with set,
---                              advance and step_back
---   testing.patch(clock)       os.time(), os.date(fmt) and LuaSocket's
---                              socket.gettime() drawn from a clock until the
---                              restore function it returns is called
---
--- It adds no policy of its own; the core decides every stamp.  Unlike the
--- binding, whose runtime failures return nil, message, code, these helpers
--- raise on every failure: in a test's setup there is nothing to fall back
--- to, and an error at the caller's line is what one wants to read.  Their
--- setters return true, as the binding's do.
+-- monostamp/testing.lua: require "monostamp.testing", clocks for busted
+-- (docs/lua.md): strict_clock(), manual_clock{...} and patch(clock) of
+-- os.time, os.date and socket.gettime.  Pure Lua over the binding, no
+-- policy of its own.  Every failure raises: in a test's setup there is
+-- nothing to fall back to.
 local monostamp = require "monostamp"
 
 local testing = {
@@ -31,23 +16,19 @@ local testing = {
 
 local STRICT = testing.STRICT_POLICY
 
--- Raises `bad argument #1 to 'fname' (why)`, as luaL_argerror words it, at
--- the line that called the public function: `depth` is how many of this
--- module's functions stand between (1: argerror's caller is that function).
+-- Raises `bad argument #1 to 'fname' (why)` at the public function's
+-- caller: `depth` 1 when argerror's caller is the public function.
 local function argerror(depth, fname, why)
   error(string.format("bad argument #1 to '%s' (%s)", fname, why), depth + 2)
 end
 
--- `v` as integer nanoseconds or, if `text_ok`, an instant in ISO 8601 text
--- (its offset only locates the instant: the clock's zone gives the stamps'
--- offsets); else an argument error of `fname` at depth 2, the reason
--- prefixed by `what` for an option ("start: ...").
+-- Integer ns or, if `text_ok`, ISO 8601 text (its offset only locates the
+-- instant); else an argument error at depth 2, prefixed by `what`.
 local function ns_or_raise(fname, what, v, text_ok)
   if math.type(v) == "integer" then
     return v
   elseif text_ok and type(v) == "string" then
     local ns, err = monostamp.parse(v)
-    -- The text itself is the better context than parse's name.
     if ns then return ns end
     argerror(2, fname, string.format("%s%q: %s", what, v, (err:gsub("^parse: ", ""))))
   end
@@ -56,9 +37,8 @@ local function ns_or_raise(fname, what, v, text_ok)
                                    text_ok and " or ISO 8601 text" or "", got))
 end
 
--- Calls the binding's `f`; re-raises its argument error (whose C function
--- carries no position, and numbers the clock's argument too) as one of
--- `fname` at the user's line, keeping its reason.  `depth` as for argerror.
+-- Calls the binding's `f`; its argument error (no position, and the clock
+-- counted) is raised again as one of `fname` at the user's line.
 local function call_raising(depth, fname, f, ...)
   local ok, r, err = pcall(f, ...)
   if ok then return r, err end
@@ -66,21 +46,14 @@ local function call_raising(depth, fname, f, ...)
   argerror(depth + 1, fname, r:match("^bad argument #%d+ to '[^']*' %((.*)%)$") or r)
 end
 
+-- ---- the strict clock ----
 
--- {==================================================== the strict clock
-
--- MONOSTAMP_SHARED's path, or nil when it is unset or empty.
 function testing.shared_path()
   local path = os.getenv("MONOSTAMP_SHARED")
-  if path == nil or path == "" then
-    return nil
-  end
-  return path
+  return path ~= "" and path or nil
 end
 
--- One strict clock per process and state file: every strict_clock() of a
--- busted run returns the same clock, so stamps are unique across tests even
--- without MONOSTAMP_SHARED (two private clocks would be two sequences).
+-- One per process and state file: two private clocks would be two sequences.
 local strict_clocks = {}
 
 function testing.strict_clock(...)
@@ -90,8 +63,7 @@ function testing.strict_clock(...)
   local path = testing.shared_path()
   local key = path or ""
   local c = strict_clocks[key]
-  -- A test that closed it, or changed its policy, spoils it for the rest of
-  -- the run: repair it here rather than hand out a broken clock.
+  -- A test that closed it, or changed its policy, must not spoil the run.
   if c ~= nil and tostring(c):find("(closed)", 1, true) then
     c = nil
   end
@@ -99,7 +71,6 @@ function testing.strict_clock(...)
     local err
     c, err = monostamp.clock{ policy = STRICT, shared = path }
     if c == nil then
-      -- The file, or (rarely) a local zone the core cannot read.
       local what = (path and err:sub(1, #path + 1) == path .. ":") and "MONOSTAMP_SHARED=" or ""
       error("monostamp.testing.strict_clock: " .. what .. err, 2)
     end
@@ -110,14 +81,10 @@ function testing.strict_clock(...)
   return c, path
 end
 
--- }====================================================
+-- ---- the manual clock ----
 
-
--- {==================================================== the manual clock
-
--- A manual clock: a table holding the binding's clock as `clock`.  Its own
--- methods below; every other key is the clock's method of that name, so
--- mc:now(), mc:policy(), mc:stats(), mc:close() ... work as on the clock.
+-- The binding's clock as `clock`, and its methods: the ones below, and any
+-- other key the clock's method of that name.
 local ManualClock = { __name = "monostamp.testing.ManualClock" }
 local methods = {}
 
@@ -141,20 +108,18 @@ function ManualClock.__close(self)
   self.clock:close()
 end
 
--- Sets the reading: integer ns, or ISO 8601 text.
 function methods.set(self, t)
   call_raising(1, "set", self.clock.set, self.clock, ns_or_raise("set", "", t, true))
   return true
 end
 
--- Moves the reading by `delta_ns` (negative: back).
 function methods.advance(self, delta_ns)
   delta_ns = ns_or_raise("advance", "", delta_ns)
   call_raising(1, "advance", self.clock.advance, self.clock, delta_ns)
   return true
 end
 
--- Moves the reading back by `ns` (>= 0): an NTP step, a VM restore.
+-- An NTP step, a VM restore.
 function methods.step_back(self, ns)
   ns = ns_or_raise("step_back", "", ns)
   if ns < 0 then
@@ -169,11 +134,7 @@ local manual_options = {
   start = true, zone = true, policy = true, max_lead_ns = true, on_lead = true,
 }
 
--- testing.manual_clock{ start =, zone =, policy =, max_lead_ns =, on_lead = }:
--- every field optional; start (integer ns or ISO 8601 text) defaults to
--- EPOCH_2000_NS, zone to "UTC", max_lead_ns to 0 (no bound: the test draws
--- as fast as it likes; steps back need none, the core goes on from the last
--- stamp either way), the rest to monostamp.clock's defaults.
+-- max_lead_ns defaults to 0, no bound: a test draws as fast as it likes.
 function testing.manual_clock(options)
   if options == nil then
     options = {}
@@ -207,23 +168,14 @@ function testing.manual_clock(options)
   return setmetatable({ clock = c }, ManualClock)
 end
 
--- }====================================================
+-- ---- patch ----
 
-
--- {==================================================== patch
-
--- Code under test calls os.time(), os.date() and socket.gettime() itself,
--- not monostamp: patch() puts functions drawing from a clock in their
--- tables' fields, and its restore function puts back what was there.  Lua
--- cannot swap a C function in place, so a reference taken before (`local
--- time = os.time`) keeps the original: that is the limit of this approach,
--- and the docs say so.
-
--- The patches in force, outermost first.  Each is a record:
--- { saved = { {tbl, key, value}, ... }, where = "file:line", restored = bool }.
+-- Functions drawing from a clock go into the tables' fields; a reference
+-- taken before (`local time = os.time`) keeps the original (docs/lua.md).
+-- The patches in force, outermost first: { saved = { {tbl, key, value},
+-- ... }, where = "file:line", restored = bool }.
 local active = {}
 
--- Puts back what the innermost patch replaced, and drops it.
 local function undo_top()
   local record = active[#active]
   for i = #record.saved, 1, -1 do
@@ -234,13 +186,11 @@ local function undo_top()
   active[#active] = nil
 end
 
--- Seconds of a stamp, floored (before 1970 too).
 local NS_PER_S = 1000000000
 
--- %z and %Z of an offset: "+hhmm" as strftime writes it (seconds
--- dropped), and the zone abbreviation.  The core's zones carry no
--- abbreviations, so it is written as tzdata writes zones that have none:
--- "+01", "+0530", "-03"; and "UTC" at offset 0.
+-- %z ("+hhmm", seconds dropped) and %Z of an offset.  The core's zones
+-- carry no abbreviations: as tzdata writes zones that have none ("+01",
+-- "+0530"), and "UTC" at 0.
 local function offset_texts(offset)
   local a = offset < 0 and -offset or offset
   local hh = string.format("%s%02d", offset < 0 and "-" or "+", a // 3600)
@@ -248,9 +198,7 @@ local function offset_texts(offset)
   return hh .. mm, offset == 0 and "UTC" or mm == "00" and hh or hh .. mm
 end
 
--- `fmt` (a local format, no "!") with %z and %Z written out for `offset`,
--- every other conversion left for os.date.  Pairs are taken left to right,
--- so "%%z" stays the literal text "%z".
+-- %z and %Z written out, the rest left for os.date ("%%z" stays "%z").
 local function local_format(fmt, offset)
   if not fmt:find("%", 1, true) then
     return fmt
@@ -261,12 +209,9 @@ local function local_format(fmt, offset)
   end))
 end
 
--- Calls the original `f` (os.`name`) and returns its one result.  Called
--- directly from here, the original's errors would point at this module's
--- line; called through pcall, an argument error names no function ('?').
--- So it is called through pcall, its argument error named as Lua names it
--- unpatched, and re-raised at the line that called the patched function
--- (which must not tail-call this, or that line is gone).
+-- The original os.`name`'s one result; its error raised again at the line
+-- that called the patched function (which must not tail-call this), named
+-- as unpatched (through pcall it names no function: '?').
 local function call_original(name, f, ...)
   local ok, r = pcall(f, ...)
   if ok then
@@ -278,15 +223,12 @@ local function call_original(name, f, ...)
   error(r, 3)
 end
 
--- A clock's stamp or a raise: the patched functions have no nil, message
--- to return (os.time() never fails), so a refused stamp (the lead bound's
--- "error" action, the end of int64) is an error at the caller's line.
+-- os.time() never fails: a refused stamp raises at the caller's line.
 local function stamp_failed(what, msg)
   error("monostamp.testing.patch: " .. what .. ": " .. tostring(msg), 3)
 end
 
--- The clock argument of patch(): nil (the default clock), the binding's
--- clock, or a testing.manual_clock (its `clock`).
+-- nil (the default clock), the binding's clock or a manual clock.
 local function patch_clock(c)
   if c == nil then
     return nil
@@ -304,8 +246,7 @@ local function patch_clock(c)
   return c
 end
 
--- The LuaSocket tables loaded now ("socket" and "socket.core" are usually
--- one table), each once.
+-- "socket" and "socket.core" (usually one table), each once.
 local function socket_tables()
   local out, seen = {}, {}
   for _, name in ipairs{ "socket", "socket.core" } do
@@ -318,12 +259,9 @@ local function socket_tables()
   return out
 end
 
--- testing.patch([clock]) -> restore: see docs/lua.md, "Patching os.time,
--- os.date and socket.gettime".
 function testing.patch(clock)
   local c = patch_clock(clock)
-  -- One call shape for both: the default clock's functions ignore their
-  -- argument, so f(c) is monostamp.time_ns() when c is nil.
+  -- The default clock's functions ignore their argument: f(c) for both.
   local time_ns, now, time_us
   if c == nil then
     time_ns, now, time_us = monostamp.time_ns, monostamp.now, monostamp.time_us
@@ -331,16 +269,12 @@ function testing.patch(clock)
     time_ns, now, time_us = c.time_ns, c.now, c.time_us
   end
 
-  -- What is there now: the originals, or an outer patch's functions.
   local os_tables = { os }
   if package.loaded.os ~= os and type(package.loaded.os) == "table" then
     os_tables[2] = package.loaded.os
   end
   local time, date = os.time, os.date
 
-  -- os.time(): whole seconds of the next stamp.  Monotonic under the
-  -- forcing policies and monotonicAllowDuplicates, never unique: every
-  -- stamp within one second gives the same value.
   local function patched_time(t, ...)
     if t ~= nil then
       local r = call_original("time", time, t, ...)
@@ -351,10 +285,8 @@ function testing.patch(clock)
     return ns // NS_PER_S
   end
 
-  -- os.date(fmt): the next stamp's whole second, formatted by the original
-  -- os.date.  "!" formats are UTC; local ones are the stamp's own local
-  -- time (its offset added, then formatted as UTC), so the clock's zone
-  -- decides, not the C library's; %z and %Z are written from the offset.
+  -- Local formats are the stamp's local time formatted as UTC: the clock's
+  -- zone decides, not the C library's.
   local function patched_date(fmt, t, ...)
     if t ~= nil then
       local r = call_original("date", date, fmt, t, ...)
@@ -379,8 +311,7 @@ function testing.patch(clock)
     if ns == nil then stamp_failed("os.date()", offset) end
     local wall = ns // NS_PER_S + offset
     if f == "*t" then
-      -- The core's zones do not say whether an offset is daylight time:
-      -- isdst is left nil, and os.time(t) lets mktime decide, as for -1.
+      -- isdst unknown: nil, and os.time(t) lets mktime decide.
       local fields = call_original("date", date, "!*t", wall)
       fields.isdst = nil
       return fields
@@ -400,9 +331,8 @@ function testing.patch(clock)
     swap(tbl, "date", patched_date)
   end
 
-  -- socket.gettime(): seconds as a float from a whole-µs stamp.  Near
-  -- today a double holds instants some 240 ns apart, so distinct µs stamps
-  -- stay distinct floats; ns // 1000 is exact, and one rounding follows.
+  -- From a whole-µs stamp: distinct µs stay distinct doubles (~240 ns apart
+  -- today), with one rounding.
   local socks = socket_tables()
   if #socks > 0 then
     local function patched_gettime()
@@ -439,9 +369,7 @@ function testing.patch(clock)
   end
 end
 
--- Restores every active patch, innermost first (for an after_each that
--- must not let one test's forgotten patch leak into the next); returns
--- how many there were.
+-- For an after_each: every patch undone, innermost first; how many.
 function testing.restore_all()
   local n = #active
   for _ = 1, n do
@@ -449,7 +377,5 @@ function testing.restore_all()
   end
   return n
 end
-
--- }====================================================
 
 return testing

@@ -1,0 +1,58 @@
+/* host_text.c: text the bindings show, written once here so that the C
+ * module and the FFI module (and any host) say the same: the names of the
+ * core's codes, a clock's summary and the sentence for an unknown zone. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+/* snprintf's result as the core's: the length, or MONOSTAMP_ERANGE when it
+ * was cut short (or could not be written). */
+static int written(char *buf, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    if (buf == NULL || size == 0)
+        return MONOSTAMP_EINVAL;
+    va_start(ap, fmt);
+    n = vsnprintf(buf, size, fmt, ap);
+    va_end(ap);
+    return n < 0 || (size_t)n >= size ? MONOSTAMP_ERANGE : n;
+}
+
+const char *monostamp_error_name(int code)
+{
+    static const char *const names[] = {
+        NULL, "EINVAL", "ERANGE", "ENOTSUP", "ELEAD", NULL /* -5 retired */, "EFOREIGN",
+        "EVERSION", "ENOZONE", "ESYNTAX", "ENOMEM", "EUNSAFE", "EINTR", "EPOLICY",
+        "ENOTV7", "EEXIST",
+    };
+    return code < 0 && code > -(int)(sizeof names / sizeof names[0]) ? names[-code] : NULL;
+}
+
+int monostamp_clock_describe(const monostamp_clock *clock, char *buf, size_t size)
+{
+    const char *zone = monostamp_zone_name(monostamp_clock_zone(clock));
+    int64_t lead = monostamp_clock_max_lead_ns(clock);
+    char bound[64] = "";
+    if (lead > 0)  /* the bound only when there is one */
+        snprintf(bound, sizeof bound, ", max_lead_ns %lld %s", (long long)lead,
+                 monostamp_on_lead_name(monostamp_clock_on_lead(clock)));
+    return written(buf, size, "%s, %s, zone '%s'%s%s",
+                   monostamp_source_name(monostamp_clock_source(clock)),
+                   monostamp_policy_name(monostamp_clock_policy(clock)),
+                   zone[0] != '\0' ? zone : "local", bound,
+                   monostamp_clock_is_shared(clock) ? ", shared" : "");
+}
+
+int monostamp_zone_unknown(const char *name, char *buf, size_t size)
+{
+    char near[MONOSTAMP_ZONE_NAME_MAX + 1];
+    if (name == NULL)
+        return MONOSTAMP_EINVAL;
+    if (monostamp_zone_suggest(name, near, sizeof near) == MONOSTAMP_OK)
+        return written(buf, size, "zone '%s' is not a zone this machine knows "
+                       "\xe2\x80\x94 did you mean '%s'?", name, near);
+    return written(buf, size, "zone '%s' is not a zone this machine knows \xe2\x80\x94 give "
+                   "'UTC', an IANA name such as 'Europe/Berlin' or a POSIX TZ string", name);
+}

@@ -1,0 +1,101 @@
+/* test_host_text.c: the text the bindings show, from the core
+ * (host_text.c): every code's name, a clock's summary in each shape (local
+ * or named zone, lead bound or none, shared or not), the unknown-zone
+ * sentence with and without a suggestion, and short buffers. */
+#include <string.h>
+
+#include "check.h"
+#include "monostamp.h"
+#include "pinned_zones.h"
+
+static void test_error_names(void)
+{
+    int code, named = 0;
+    CHECK_STR_EQ(monostamp_error_name(MONOSTAMP_EINVAL), "EINVAL");
+    CHECK_STR_EQ(monostamp_error_name(MONOSTAMP_ENOZONE), "ENOZONE");
+    CHECK_STR_EQ(monostamp_error_name(MONOSTAMP_EEXIST), "EEXIST");
+    CHECK(monostamp_error_name(MONOSTAMP_OK) == NULL);
+    CHECK(monostamp_error_name(-5) == NULL);  /* retired */
+    CHECK(monostamp_error_name(MONOSTAMP_EEXIST - 1) == NULL);
+    CHECK(monostamp_error_name(MONOSTAMP_EOS(2)) == NULL);
+    CHECK(monostamp_error_name(1) == NULL);
+    for (code = -1; code > -MONOSTAMP_EOS_BASE; code--)
+        named += monostamp_error_name(code) != NULL;
+    CHECK_EQ(named, 14);
+}
+
+static int make(monostamp_clock *c, const char *zone, int64_t lead, int on_lead)
+{
+    monostamp_options o;
+    monostamp_options_init(&o);
+    o.source = MONOSTAMP_SOURCE_MANUAL;
+    o.zone = zone;
+    o.max_lead_ns = lead;
+    o.on_lead = on_lead;
+    return monostamp_clock_init(c, &o);
+}
+
+static void test_clock_describe(void)
+{
+    monostamp_clock c;
+    char buf[256], small[8];
+    CHECK_OK(make(&c, "UTC", 0, MONOSTAMP_ON_LEAD_WAIT));
+    CHECK_EQ(monostamp_clock_describe(&c, buf, sizeof buf),
+             strlen("manual, monotonicForceNanosecondIncrement, zone 'UTC'"));
+    CHECK_STR_EQ(buf, "manual, monotonicForceNanosecondIncrement, zone 'UTC'");
+    CHECK_RC(monostamp_clock_describe(&c, small, sizeof small), MONOSTAMP_ERANGE);
+    CHECK_STR_EQ(small, "manual,");
+    CHECK_RC(monostamp_clock_describe(&c, buf, 0), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_clock_describe(&c, NULL, 8), MONOSTAMP_EINVAL);
+    monostamp_clock_destroy(&c);
+    CHECK_OK(make(&c, NULL, 1500, MONOSTAMP_ON_LEAD_ERROR));
+    CHECK_OK(monostamp_clock_set_policy(&c, MONOSTAMP_ACCEPT_PLATFORM_TIME));
+    CHECK_GT(monostamp_clock_describe(&c, buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "manual, acceptPlatformTime, zone 'local', max_lead_ns 1500 error");
+    monostamp_clock_destroy(&c);
+}
+
+static void test_clock_describe_shared(void)
+{
+    char dir[256], path[300], buf[256];
+    monostamp_clock c;
+    monostamp_options o;
+    monostamp_options_init(&o);
+    CHECK_EQ(check_make_temp_dir(dir, sizeof dir, "host-text"), 0);
+    snprintf(path, sizeof path, "%s/state", dir);
+    o.shared_path = path;
+    o.zone = "UTC";
+    CHECK_OK(monostamp_clock_init(&c, &o));
+    CHECK_GT(monostamp_clock_describe(&c, buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "realtime, monotonicForceNanosecondIncrement, zone 'UTC', "
+                      "max_lead_ns 1000000000 wait, shared");
+    monostamp_clock_destroy(&c);
+    check_remove_tree(dir);
+}
+
+static void test_zone_unknown(void)
+{
+    char buf[2 * MONOSTAMP_ZONE_NAME_MAX + 128], small[10];
+#ifndef _WIN32
+    CHECK_GT(monostamp_zone_unknown("Europe/Berln", buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "zone 'Europe/Berln' is not a zone this machine knows \xe2\x80\x94 "
+                      "did you mean 'Europe/Berlin'?");
+#endif
+    CHECK_GT(monostamp_zone_unknown("Mars/Olympus_Mons", buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "zone 'Mars/Olympus_Mons' is not a zone this machine knows \xe2\x80\x94 "
+                      "give 'UTC', an IANA name such as 'Europe/Berlin' or a POSIX TZ string");
+    CHECK_RC(monostamp_zone_unknown("Mars/Olympus_Mons", small, sizeof small), MONOSTAMP_ERANGE);
+    CHECK_STR_EQ(small, "zone 'Mar");
+    CHECK_RC(monostamp_zone_unknown(NULL, buf, sizeof buf), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_zone_unknown("x", buf, 0), MONOSTAMP_EINVAL);
+}
+
+int main(void)
+{
+    if (pin_zones() != 0) return 1;
+    RUN(test_error_names);
+    RUN(test_clock_describe);
+    RUN(test_clock_describe_shared);
+    RUN(test_zone_unknown);
+    return check_summary();
+}
