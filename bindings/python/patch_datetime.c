@@ -1,13 +1,8 @@
 /*
- * patch_datetime.c: the replacements for datetime.datetime.now(),
- * datetime.datetime.utcnow() and datetime.date.today() (which
- * datetime.today() inherits).  The wall fields of a stamp are computed
- * here by the core's calendar, never by gmtime or localtime, so a stamp's
- * own offset (its clock's zone) decides the local time.
- *
- * datetime.h gives each file that includes it a static PyDateTimeAPI of
- * its own, so this file imports it for itself
- * (ms_patch_datetime_import) and lends patch.c the types' method tables.
+ * patch_datetime.c: the replacements for datetime.now(), utcnow() and
+ * date.today() (datetime.today() inherits it).  The wall fields come from
+ * the core's calendar at the stamp's own offset (its clock's zone), never
+ * from gmtime or localtime.
  */
 #include "patch.h"
 
@@ -25,9 +20,7 @@ PyMethodDef *ms_patch_datetime_table(int t)
                         : PyDateTimeAPI->DateTimeType->tp_methods;
 }
 
-/* The fold (PEP 495) of the naive local time of the stamp `s` of `clock`:
- * the core's, from its zone's transitions (it cannot fail on a clock's
- * zone, which lives as long as the clock). */
+/* PEP 495's fold of the stamp's naive local time (cannot fail). */
 static int fold_of(monostamp_clock *clock, const monostamp_stamp *s)
 {
     int fold = 0;
@@ -35,9 +28,7 @@ static int fold_of(monostamp_clock *clock, const monostamp_stamp *s)
     return fold;
 }
 
-/* A `cls` (datetime or a subclass) of the fields with tzinfo `tz`
- * (Py_None: naive) and `fold`.  Subclasses are built by calling them, as
- * the stdlib does, so their __new__ runs. */
+/* A `cls` of the fields; a subclass is called, as the stdlib does. */
 static PyObject *new_datetime(PyObject *cls, const monostamp_wall *f, PyObject *tz, int fold)
 {
     int us = f->nanosecond / 1000;
@@ -57,15 +48,9 @@ static PyObject *new_datetime(PyObject *cls, const monostamp_wall *f, PyObject *
     return result;
 }
 
-/* --------------------------------------------- the datetime replacements */
-
-/*
- * datetime.now(tz=None), a class method: naive local wall time of the
- * stamp at the stamp's own offset (the clock's zone), with the fold the
- * stdlib gives it, or, with tz, the
- * stdlib's tz.fromutc(<the UTC fields with tzinfo=tz>).  Arguments the
- * stdlib would refuse go to the original, which raises its own error.
- */
+/* datetime.now(tz=None): naive local wall time with its fold, or
+ * tz.fromutc(the UTC fields with tzinfo=tz), as the stdlib.  Arguments
+ * it would refuse go to the original, which raises. */
 PyObject *ms_patch_now(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     PyObject *tz = nargs == 1 ? args[0] : NULL;
@@ -130,8 +115,7 @@ PyObject *ms_patch_utcnow(PyObject *cls, PyObject *unused)
     return new_datetime(cls, &f, Py_None, 0);
 }
 
-/* date.today(), also datetime.today() (inherited): the local wall date (and
- * time and fold, for datetimes) of the stamp at its own offset. */
+/* date.today(), and datetime.today() with time and fold. */
 PyObject *ms_patch_today(PyObject *cls, PyObject *unused)
 {
     active_clock a;
