@@ -440,6 +440,9 @@ static int manual_step_back(monostamp_clock *clock, int64_t ns)
     return ns < 0 ? MONOSTAMP_EINVAL : monostamp_manual_advance(clock, -ns);
 }
 
+#define MANUAL(fn, name, op) \
+    static PyObject *fn(PyObject *self, PyObject *arg) { return clock_manual(self, arg, name, op); }
+
 PyDoc_STRVAR(clock_set_doc,
 "set($self, ns, /)\n--\n\n"
 "Manual clocks: sets the source's reading to ns: int ns since the epoch\n"
@@ -449,29 +452,20 @@ PyDoc_STRVAR(clock_set_doc,
 "Stamps still follow the policy: setting it back does not make them go\n"
 "back unless the policy is acceptPlatformTime.");
 
-static PyObject *clock_set(PyObject *op, PyObject *arg)
-{
-    return clock_manual(op, arg, "set", monostamp_manual_set);
-}
+MANUAL(clock_set, "set", monostamp_manual_set)
 
 PyDoc_STRVAR(clock_advance_doc,
 "advance($self, ns, /)\n--\n\n"
 "Manual clocks: moves the source's reading by ns (negative steps back).");
 
-static PyObject *clock_advance(PyObject *op, PyObject *arg)
-{
-    return clock_manual(op, arg, "advance", monostamp_manual_advance);
-}
+MANUAL(clock_advance, "advance", monostamp_manual_advance)
 
 PyDoc_STRVAR(clock_step_back_doc,
 "step_back($self, ns, /)\n--\n\n"
 "Manual clocks: moves the source's reading back by ns >= 0, as a wall\n"
 "clock set back (advance(-ns), said the way a test means it).");
 
-static PyObject *clock_step_back(PyObject *op, PyObject *arg)
-{
-    return clock_manual(op, arg, "step_back", manual_step_back);
-}
+MANUAL(clock_step_back, "step_back", manual_step_back)
 
 PyDoc_STRVAR(clock_stats_doc,
 "stats($self, /)\n--\n\n"

@@ -75,30 +75,20 @@ PyObject *raise_core(ms_state *st, int code, PyObject *filename, const char *fmt
     } else if (code == MONOSTAMP_EEXIST) {
         raise_os_error(EEXIST, 0, message, filename);
     } else {
-        PyObject *type;
-        switch (code) {
-        case MONOSTAMP_EINVAL:
-        case MONOSTAMP_ERANGE:
-        case MONOSTAMP_ENOTSUP:
-        case MONOSTAMP_EFOREIGN:
-        case MONOSTAMP_EVERSION:
-        case MONOSTAMP_ENOZONE:
-        case MONOSTAMP_ESYNTAX:
-        case MONOSTAMP_EPOLICY:
-        case MONOSTAMP_ENOTV7:
-            type = PyExc_ValueError;
-            break;
-        case MONOSTAMP_ELEAD:
-            /* LeadError is a RuntimeError, which stands in without state. */
-            type = st != NULL ? st->lead_error : PyExc_RuntimeError;
-            break;
-        case MONOSTAMP_ENOMEM:
-            type = PyExc_MemoryError;
-            break;
-        default:
-            type = PyExc_RuntimeError;
-            break;
-        }
+        /* The arguments' fault, ValueError; else the clock's or the machine's. */
+        static const int value_errors[] = {
+            MONOSTAMP_EINVAL,   MONOSTAMP_ERANGE, MONOSTAMP_ENOTSUP, MONOSTAMP_EFOREIGN,
+            MONOSTAMP_EVERSION, MONOSTAMP_ENOZONE, MONOSTAMP_ESYNTAX, MONOSTAMP_EPOLICY,
+            MONOSTAMP_ENOTV7,
+        };
+        /* LeadError is a RuntimeError, which stands in without state; a
+         * code newer than this binding is RuntimeError too. */
+        PyObject *type = code == MONOSTAMP_ENOMEM ? PyExc_MemoryError : PyExc_RuntimeError;
+        if (code == MONOSTAMP_ELEAD && st != NULL)
+            type = st->lead_error;
+        for (size_t i = 0; i < sizeof value_errors / sizeof value_errors[0]; i++)
+            if (code == value_errors[i])
+                type = PyExc_ValueError;
         PyErr_SetObject(type, message);
     }
     Py_DECREF(message);

@@ -241,43 +241,33 @@ static int ms_exec(PyObject *module)
     return 0;
 }
 
+/* The state's references, each visited and cleared. */
+#define REFS(X) X(stamp_type) X(clock_type) X(default_clock) X(lead_error) X(policy_type) \
+    X(str_utcoffset) X(str_fromutc) X(tz_by_offset) X(zones) X(sleep_finish)
+#define VISIT(field) Py_VISIT(st->field);
+#define CLEAR(field) Py_CLEAR(st->field);
+
 static int ms_traverse(PyObject *module, visitproc visit, void *arg)
 {
     ms_state *st = STATE(module);
-    Py_VISIT(st->stamp_type);
-    Py_VISIT(st->clock_type);
-    Py_VISIT(st->default_clock);
-    Py_VISIT(st->lead_error);
-    Py_VISIT(st->policy_type);
+    REFS(VISIT)
     for (int p = 0; p < MS_POLICY_COUNT; p++)
         Py_VISIT(st->policies[p]);
-    Py_VISIT(st->tz_by_offset);
-    Py_VISIT(st->zones);
     for (int i = 0; i < MS_TZ_QUARTERS; i++)
         Py_VISIT(st->tz_quarter[i]);
     Py_VISIT(st->sleep_plan_type);
-    Py_VISIT(st->sleep_finish);
     return ms_ids_traverse(st, visit, arg);
 }
 
 static int ms_clear(PyObject *module)
 {
     ms_state *st = STATE(module);
-    Py_CLEAR(st->stamp_type);
-    Py_CLEAR(st->clock_type);
-    Py_CLEAR(st->default_clock);
-    Py_CLEAR(st->lead_error);
-    Py_CLEAR(st->policy_type);
+    REFS(CLEAR)
     for (int p = 0; p < MS_POLICY_COUNT; p++)
         Py_CLEAR(st->policies[p]);
-    Py_CLEAR(st->str_utcoffset);
-    Py_CLEAR(st->str_fromutc);
-    Py_CLEAR(st->tz_by_offset);
-    Py_CLEAR(st->zones);
     for (int i = 0; i < MS_TZ_QUARTERS; i++)
         Py_CLEAR(st->tz_quarter[i]);
     ms_sleep_clear(st);
-    Py_CLEAR(st->sleep_finish);
     ms_ids_clear(st);
     return 0;
 }

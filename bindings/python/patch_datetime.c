@@ -20,12 +20,19 @@ PyMethodDef *ms_patch_datetime_table(int t)
                         : PyDateTimeAPI->DateTimeType->tp_methods;
 }
 
-/* PEP 495's fold of the stamp's naive local time (cannot fail). */
-static int fold_of(monostamp_clock *clock, const monostamp_stamp *s)
+/* The next stamp of `a` (released here) as wall fields at its offset
+ * (none under DRAW_TIME_US) and, if `fold` is not NULL, PEP 495's fold of
+ * that naive local time: 0, or -1 with the error. */
+static int draw_wall(active_clock *a, int kind, const char *call, int *fold, monostamp_wall *f)
 {
-    int fold = 0;
-    monostamp_zone_fold(monostamp_clock_zone(clock), s->utc_ns, &fold);
-    return fold;
+    monostamp_stamp s;
+    int rc = ms_patch_draw(a, kind, call, &s);
+    if (rc == 0 && fold != NULL) /* cannot fail on a live clock's zone */
+        monostamp_zone_fold(monostamp_clock_zone(a->clock), s.utc_ns, fold);
+    RELEASE(a);
+    if (rc == 0)
+        monostamp_wall_fields(s.utc_ns, s.offset_s, f);
+    return rc;
 }
 
 /* A `cls` of the fields; a subclass is called, as the stdlib does. */
@@ -67,20 +74,15 @@ PyObject *ms_patch_now(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, P
         return ORIGINAL_FAST_KW(T_NOW)(cls, args, nargs, kwnames);
 
     active_clock a;
-    monostamp_stamp s;
     monostamp_wall f;
+    int fold = 0;
     if (!acquire(&a))
         return ORIGINAL_FAST_KW(T_NOW)(cls, args, nargs, kwnames);
-    int rc = ms_patch_draw(&a, tz == NULL ? DRAW_NOW_US : DRAW_TIME_US, "datetime.now()", &s);
-    int fold = rc == 0 && tz == NULL ? fold_of(a.clock, &s) : 0;
-    RELEASE(&a);
-    if (rc < 0)
+    if (draw_wall(&a, tz == NULL ? DRAW_NOW_US : DRAW_TIME_US, "datetime.now()",
+                  tz == NULL ? &fold : NULL, &f) < 0)
         return NULL;
-    if (tz == NULL) {
-        monostamp_wall_fields(s.utc_ns, s.offset_s, &f);
+    if (tz == NULL)
         return new_datetime(cls, &f, Py_None, fold);
-    }
-    monostamp_wall_fields(s.utc_ns, 0, &f);
     PyObject *utc = new_datetime(cls, &f, tz, 0);
     if (utc == NULL)
         return NULL;
@@ -93,7 +95,6 @@ PyObject *ms_patch_now(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, P
 PyObject *ms_patch_utcnow(PyObject *cls, PyObject *unused)
 {
     active_clock a;
-    monostamp_stamp s;
     monostamp_wall f;
     if (!acquire(&a))
         return ORIGINAL(T_UTCNOW)(cls, unused);
@@ -107,11 +108,8 @@ PyObject *ms_patch_utcnow(PyObject *cls, PyObject *unused)
         return NULL;
     }
 #endif
-    int rc = ms_patch_draw(&a, DRAW_TIME_US, "datetime.utcnow()", &s);
-    RELEASE(&a);
-    if (rc < 0)
+    if (draw_wall(&a, DRAW_TIME_US, "datetime.utcnow()", NULL, &f) < 0)
         return NULL;
-    monostamp_wall_fields(s.utc_ns, 0, &f);
     return new_datetime(cls, &f, Py_None, 0);
 }
 
@@ -119,18 +117,13 @@ PyObject *ms_patch_utcnow(PyObject *cls, PyObject *unused)
 PyObject *ms_patch_today(PyObject *cls, PyObject *unused)
 {
     active_clock a;
-    monostamp_stamp s;
     monostamp_wall f;
     if (!acquire(&a))
         return ORIGINAL(T_TODAY)(cls, unused);
-    int rc = ms_patch_draw(&a, DRAW_NOW_US, "date.today()", &s);
-    int is_datetime =
+    int fold = 0, is_datetime =
         PyType_Check(cls) && PyType_IsSubtype((PyTypeObject *)cls, PyDateTimeAPI->DateTimeType);
-    int fold = rc == 0 && is_datetime ? fold_of(a.clock, &s) : 0;
-    RELEASE(&a);
-    if (rc < 0)
+    if (draw_wall(&a, DRAW_NOW_US, "date.today()", is_datetime ? &fold : NULL, &f) < 0)
         return NULL;
-    monostamp_wall_fields(s.utc_ns, s.offset_s, &f);
     if (is_datetime)
         return new_datetime(cls, &f, Py_None, fold);
     if (cls == (PyObject *)PyDateTimeAPI->DateType)

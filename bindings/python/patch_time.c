@@ -9,27 +9,28 @@
 
 #include <time.h>
 
+/* time(), time_ns(), clock_gettime(_ns)(CLOCK_REALTIME) from `a`, released
+ * here.  Whole µs apart near today are distinct doubles. */
+static PyObject *realtime(active_clock *a, int ns, const char *call)
+{
+    monostamp_stamp s;
+    int rc = ms_patch_draw(a, ns ? DRAW_TIME_NS : DRAW_TIME_US, call, &s);
+    RELEASE(a);
+    if (rc < 0)
+        return NULL;
+    return ns ? PyLong_FromLongLong(s.utc_ns) : PyFloat_FromDouble((double)s.utc_ns / 1e9);
+}
+
 PyObject *ms_patch_time(PyObject *self, PyObject *unused)
 {
     active_clock a;
-    monostamp_stamp s;
-    if (!acquire(&a))
-        return ORIGINAL(T_TIME)(self, unused);
-    int rc = ms_patch_draw(&a, DRAW_TIME_US, "time.time()", &s);
-    RELEASE(&a);
-    /* Whole µs apart near today are distinct doubles. */
-    return rc < 0 ? NULL : PyFloat_FromDouble((double)s.utc_ns / 1e9);
+    return acquire(&a) ? realtime(&a, 0, "time.time()") : ORIGINAL(T_TIME)(self, unused);
 }
 
 PyObject *ms_patch_time_ns(PyObject *self, PyObject *unused)
 {
     active_clock a;
-    monostamp_stamp s;
-    if (!acquire(&a))
-        return ORIGINAL(T_TIME_NS)(self, unused);
-    int rc = ms_patch_draw(&a, DRAW_TIME_NS, "time.time_ns()", &s);
-    RELEASE(&a);
-    return rc < 0 ? NULL : PyLong_FromLongLong(s.utc_ns);
+    return acquire(&a) ? realtime(&a, 1, "time.time_ns()") : ORIGINAL(T_TIME_NS)(self, unused);
 }
 
 /* 1 if `id` is the int CLOCK_REALTIME; anything else goes to the original. */
@@ -51,17 +52,6 @@ static int is_realtime(PyObject *id)
 #endif
 }
 
-/* clock_gettime(_ns)(CLOCK_REALTIME) from `a`, released here. */
-static PyObject *realtime(active_clock *a, int ns, const char *call)
-{
-    monostamp_stamp s;
-    int rc = ms_patch_draw(a, ns ? DRAW_TIME_NS : DRAW_TIME_US, call, &s);
-    RELEASE(a);
-    if (rc < 0)
-        return NULL;
-    return ns ? PyLong_FromLongLong(s.utc_ns) : PyFloat_FromDouble((double)s.utc_ns / 1e9);
-}
-
 /* `arg` is what the original takes (the tuple, or id for METH_O); `id`
  * is NULL unless one argument.  The arguments are tested first, running
  * no Python code, then the active clock taken. */
@@ -79,25 +69,13 @@ static PyObject *single(PyObject *args)
     return PyTuple_GET_SIZE(args) == 1 ? PyTuple_GET_ITEM(args, 0) : NULL;
 }
 
-PyObject *ms_patch_clock_gettime(PyObject *self, PyObject *args)
-{
-    return clock_gettime_of(self, single(args), args, 0);
-}
-
-PyObject *ms_patch_clock_gettime_ns(PyObject *self, PyObject *args)
-{
-    return clock_gettime_of(self, single(args), args, 1);
-}
-
-PyObject *ms_patch_clock_gettime_o(PyObject *self, PyObject *id)
-{
-    return clock_gettime_of(self, id, id, 0);
-}
-
-PyObject *ms_patch_clock_gettime_ns_o(PyObject *self, PyObject *id)
-{
-    return clock_gettime_of(self, id, id, 1);
-}
+/* The METH_VARARGS and METH_O spellings. */
+#define GETTIME(name, id, ns) \
+    PyObject *name(PyObject *self, PyObject *arg) { return clock_gettime_of(self, id, arg, ns); }
+GETTIME(ms_patch_clock_gettime, single(arg), 0)
+GETTIME(ms_patch_clock_gettime_ns, single(arg), 1)
+GETTIME(ms_patch_clock_gettime_o, arg, 0)
+GETTIME(ms_patch_clock_gettime_ns_o, arg, 1)
 
 /* 1 if the METH_VARARGS `args` ask for "now" (no argument, or None). */
 static int asks_now(PyObject *args)
@@ -136,20 +114,11 @@ static PyObject *of_seconds(int t, PyObject *self, PyObject *args, const char *c
     return ORIGINAL(t)(self, args);
 }
 
-PyObject *ms_patch_gmtime(PyObject *self, PyObject *args)
-{
-    return of_seconds(T_GMTIME, self, args, "time.gmtime()");
-}
-
-PyObject *ms_patch_localtime(PyObject *self, PyObject *args)
-{
-    return of_seconds(T_LOCALTIME, self, args, "time.localtime()");
-}
-
-PyObject *ms_patch_ctime(PyObject *self, PyObject *args)
-{
-    return of_seconds(T_CTIME, self, args, "time.ctime()");
-}
+#define OF_SECONDS(name, t, call) \
+    PyObject *name(PyObject *self, PyObject *args) { return of_seconds(t, self, args, call); }
+OF_SECONDS(ms_patch_gmtime, T_GMTIME, "time.gmtime()")
+OF_SECONDS(ms_patch_localtime, T_LOCALTIME, "time.localtime()")
+OF_SECONDS(ms_patch_ctime, T_CTIME, "time.ctime()")
 
 /* original `t`(first..., localtime(stamp seconds)), `a` released. */
 static PyObject *with_stamp_localtime(int t, PyObject *self, active_clock *a, PyObject *first,
