@@ -788,6 +788,48 @@ MONOSTAMP_API int monostamp_clock_describe(const monostamp_clock *clock, char *b
  * monostamp_zone_suggest does: for error messages.  Thread-safe. */
 MONOSTAMP_API int monostamp_zone_unknown(const char *name, char *buf, size_t size);
 
+/* ------------------------------------------------- rules at a binding's edge */
+
+/* The name of `value` for the options field `field` ("policy": its Squeak
+ * name, "source", "on_lead"), as monostamp_policy_name and its kin give it;
+ * NULL past the last value or for another field.  A binding lists a
+ * field's names for a message with value 0, 1, ... up to the NULL.
+ * Thread-safe. */
+MONOSTAMP_API const char *monostamp_option_name(const char *field, int value);
+/* The value the name `name` gives the options field `field`: one of
+ * monostamp_option_name's names, or for "policy" also its constant's name
+ * ("MONOTONIC_FORCE_NANOSECOND_INCREMENT", monostamp_policy_constant), the
+ * name a binding's enumeration gives it.  0 and *out, or MONOSTAMP_EINVAL
+ * for an unknown name or field.  Thread-safe. */
+MONOSTAMP_API int monostamp_option_from_name(const char *field, const char *name, int *out);
+
+/* 0 if `offset_s` seconds east of UTC is an offset a stamp may carry:
+ * strictly within a day (|offset_s| < 86400); else MONOSTAMP_ERANGE.
+ * Pure; thread-safe. */
+MONOSTAMP_API int monostamp_offset_check(int64_t offset_s);
+/* The UTC offset a zone applied to make wall time `local` of the instant
+ * whose UTC wall time is `utc`: 0 and *out_offset_s, or MONOSTAMP_EINVAL
+ * unless the two share their nanosecond and differ by an offset
+ * monostamp_offset_check accepts.  Pure; thread-safe. */
+MONOSTAMP_API int monostamp_wall_offset(const monostamp_wall *local, const monostamp_wall *utc,
+                                        int32_t *out_offset_s);
+/* The instant of wall time `w` (year .. second and nanosecond) at
+ * `offset_s`, as int64 ns since the epoch: monostamp_wall_seconds less the
+ * offset, then monostamp_ns_from_seconds (MONOSTAMP_ERANGE outside int64
+ * ns, MONOSTAMP_EINVAL for a nanosecond outside 0..999999999 or a NULL
+ * `w`).  Pure; thread-safe. */
+MONOSTAMP_API int monostamp_wall_instant(const monostamp_wall *w, int32_t offset_s,
+                                         int64_t *out_ns);
+
+/* What to add to a message for `code`, from a call given the state file
+ * `path`: when the code is ENOENT and the directory part of `path` does
+ * not exist, "its directory does not exist -- create the directory first;
+ * ..." (static text, " -- " a dash), since a state file is created if
+ * absent but its directory is not; else NULL.  NULL on Windows, whose own
+ * sentence for a missing directory says so.  Reads the file system (one
+ * stat); thread-safe. */
+MONOSTAMP_API const char *monostamp_state_file_hint(int code, const char *path);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,26 +1,13 @@
 /*
- * clock.c: monostamp.Clock, a core clock embedded in a Python object.
+ * clock.c: monostamp.Clock, a core clock embedded in a Python object (it
+ * never moves, so the clock is never copied).  What the clock was made
+ * with is asked of the core; only the shared= argument is kept here.
  *
- * The object never moves, so the core clock inside it (which must not be
- * copied once initialised) lives exactly as long as the object.  What the
- * clock was built with is asked of the core, never mirrored here; the one
- * thing kept beside it is the shared= argument as the caller gave it.
- *
- * Its arguments are converted (TypeError for a wrong type) and then
- * checked by the core's monostamp_options_check, which names the one bad
- * field; that name becomes a ValueError naming the argument and its value.
- *
- * The default clock.  One Clock object per module (made by the exec slot:
- * ms_clock_default_new) wraps the core's default clock instead of one of
- * its own; if that is unusable (a bad MONOSTAMP_SHARED file) there is none,
- * and each function on it raises the core's error.  monostamp.now(),
- * time_ns(), time(), now_datetime(), uuid7() and take() are the Clock's
- * own C functions, listed again in the module's table (ms_default_functions)
- * with the module as their self: the Clock's code is the only code.  Not
- * bound methods (as random.py binds random = _inst.random): a bound
- * method's name is the type's, "Clock.now()", in the interpreter's own
- * messages ("now() takes no keyword arguments"), and the docstrings say
- * what the functions are, the default clock's.
+ * The module's functions on the default clock are these methods again
+ * (ms_default_functions), with the module as self: not bound methods,
+ * whose messages would name "Clock.now()" where the module's function is
+ * meant.  One Clock object wraps the core's default clock; none if that
+ * is unusable, and each function then raises the core's error.
  */
 #include "module.h"
 
@@ -29,23 +16,18 @@
 
 typedef struct {
     PyObject_HEAD
-    /* The clock every method uses: &clock, or for the default clock object
-     * the core's default clock. */
-    monostamp_clock *core;
-    PyObject *shared;      /* the shared= argument (or state file), or None */
-    /* The module's Stamp type, held so that now() (the hot path) needs no
-     * module-state lookup: a METH_NOARGS call with nothing else to find. */
-    PyTypeObject *stamp_type;
-    int is_default;        /* the module's default clock object */
-    monostamp_clock clock; /* initialised once, never moved; unused by the default */
+    monostamp_clock *core;    /* &clock, or the core's default clock */
+    PyObject *shared;         /* the shared= argument (or state file), or None */
+    PyTypeObject *stamp_type; /* held: now() needs no module state */
+    int is_default;
+    monostamp_clock clock;    /* unused by the default clock's object */
 } ClockObject;
 
 #define CLOCK(op) ((ClockObject *)(op))
 #define STATE_OF(op) ms_state_of_type(Py_TYPE(op))
 
-/* The Clock behind a method's self: self itself, or the module's default
- * Clock when the method is called as the module's function; NULL with the
- * default clock's error if it is unusable.  Inline: now() starts here. */
+/* The Clock behind a method's self: self, or the default clock for the
+ * module; NULL with the error if that is unusable. */
 static inline PyObject *clock_self(PyObject *self)
 {
     if (!PyModule_CheckExact(self))
@@ -54,31 +36,17 @@ static inline PyObject *clock_self(PyObject *self)
     return st->default_clock != NULL ? st->default_clock : ms_default_clock_error(st);
 }
 
-/* A method's name in messages: the default clock's are the module's
- * functions ("take()"), a Clock's its own ("Clock.take()"). */
 #define CALL_NAME(op, name) (CLOCK(op)->is_default ? name : "Clock." name)
 
 /* ------------------------------------------------------------ the waiter */
 
-/*
- * What a Python thread does around each nap of a lead wait.
- *
- * A stamp that leads its source by more than max_lead_ns may wait for it
- * (on_lead='wait'): the core naps in steps of at most 10 ms.  Every clock
- * the binding makes, and the default clock, carries this waiter: before a
- * nap it lets the GIL go, so that other threads run while this one waits;
- * after it, it takes the GIL back and runs the signal handlers, so that
- * Ctrl-C ends the wait (the stamp then fails with MONOSTAMP_EINTR, the
- * state unchanged, and raise_core raises the handler's exception).
- *
- * A stamp that does not wait never calls the waiter: the common call keeps
- * the GIL for its few nanoseconds, with no release and no re-take.
- */
+/* A stamp that waits for its lead bound lets the GIL go around each nap
+ * and runs the signal handlers after it, so that Ctrl-C ends the wait
+ * (MONOSTAMP_EINTR, and raise_core raises the handler's exception).  A
+ * stamp that does not wait never calls the waiter. */
 
-/* Whether this thread holds the GIL (is attached to its thread state).
- * The core's default clock may be stamped by a thread that does not: one
- * inside another stamp's nap cannot be, but C code of the embedding
- * application could.  Such a thread has nothing to let go of. */
+/* C code of the embedding application may stamp the default clock
+ * without the GIL: such a thread has nothing to let go of. */
 static int holding_the_gil(void)
 {
 #if PY_VERSION_HEX >= 0x030D0000
@@ -110,8 +78,7 @@ static int take_the_gil_back(void *unused, void *token)
 
 static const monostamp_waiter waiter = {let_the_gil_go, take_the_gil_back, NULL};
 
-/* How many module objects set the waiter on the default clock: the core
- * has one default clock per process, and the last module freed clears it. */
+/* Module objects using the core's one default clock: the last clears it. */
 static atomic_int default_clock_users;
 
 static void waiter_on_default_clock(monostamp_clock *clock)
@@ -128,8 +95,7 @@ static void waiter_off_default_clock(monostamp_clock *clock)
 
 /* ------------------------------------------------------ Clock()'s arguments */
 
-/* The constructor's arguments: as given (borrowed, NULL where not given)
- * and as the core's options. */
+/* As given (borrowed, NULL: not given) and as the core's options. */
 typedef struct {
     PyObject *policy, *source, *zone, *max_lead_ns, *on_lead, *shared, *start_ns, *trust_group;
     PyObject *shared_bytes; /* owned: keeps options.shared_path alive */
@@ -137,8 +103,7 @@ typedef struct {
     monostamp_options options;
 } clock_args;
 
-/* Reads the arguments and converts each, checking types and what Python
- * alone can check.  On failure ca->shared_bytes may still need a DECREF. */
+/* On failure too, the caller releases shared_bytes and zone_key. */
 static int clock_args_parse(ms_state *st, PyObject *args, PyObject *kwds, clock_args *ca)
 {
     static char *keywords[] = {"policy", "source", "zone", "max_lead_ns", "on_lead",
@@ -160,11 +125,13 @@ static int clock_args_parse(ms_state *st, PyObject *args, PyObject *kwds, clock_
         ca->start_ns = NULL;
 
     if ((ca->policy != NULL && ms_policy_arg(st, ca->policy, "Clock(): policy", &o->policy) < 0) ||
-        (ca->source != NULL && ms_source_arg(ca->source, "Clock(): source", &o->source) < 0) ||
+        (ca->source != NULL &&
+         ms_option_arg(ca->source, "Clock(): source", "source", "str", &o->source) < 0) ||
         (ca->zone != NULL && (o->zone = ms_zone_name_arg(ca->zone, &ca->zone_key)) == NULL) ||
         (ca->max_lead_ns != NULL &&
          ms_int64_arg(ca->max_lead_ns, "Clock(): max_lead_ns", &o->max_lead_ns) < 0) ||
-        (ca->on_lead != NULL && ms_on_lead_arg(ca->on_lead, "Clock(): on_lead", &o->on_lead) < 0) ||
+        (ca->on_lead != NULL &&
+         ms_option_arg(ca->on_lead, "Clock(): on_lead", "on_lead", "str", &o->on_lead) < 0) ||
         (ca->start_ns != NULL &&
          ms_instant_ns_arg(st, ca->start_ns, "Clock(): start_ns", &o->start_ns) < 0) ||
         (ca->trust_group != NULL &&
@@ -180,15 +147,12 @@ static int clock_args_parse(ms_state *st, PyObject *args, PyObject *kwds, clock_
     return 0;
 }
 
-/* Asks the core whether the options make a clock; if not, raises the
- * ValueError naming the one argument it names, with its value and the
- * core's rule for it. */
+/* The core's check; its bad field becomes the argument, value and rule. */
 static int clock_args_check(const clock_args *ca)
 {
     const char *field = NULL;
     if (monostamp_options_check(&ca->options, &field) == MONOSTAMP_OK)
         return 0;
-    /* The Python argument behind each of the core's fields. */
     const struct { const char *field, *argument; PyObject *value; } args[] = {
         {"policy", "policy", ca->policy},       {"source", "source", ca->source},
         {"zone", "zone", ca->zone},             {"max_lead_ns", "max_lead_ns", ca->max_lead_ns},
@@ -209,13 +173,13 @@ static int clock_args_check(const clock_args *ca)
     return -1;
 }
 
-/* Raises for a failed monostamp_clock_init: the zone or the shared file
- * named with the reason, since the options themselves were checked. */
+/* The options were checked: the zone or the shared file failed. */
 static void clock_init_error(ms_state *st, int rc, const clock_args *ca)
 {
     if (rc == MONOSTAMP_ENOZONE)
         ms_zone_error("Clock()", ca->zone != NULL ? ca->zone : Py_None, ca->options.zone);
-    else if (ca->shared != NULL && ms_missing_directory("Clock(): shared", rc, ca->shared))
+    else if (ca->shared != NULL &&
+             ms_state_file_hint("Clock(): shared", rc, ca->shared, ca->options.shared_path))
         return;
     else if (ca->shared != NULL && monostamp_state_file_fault(rc))
         raise_core(st, rc, ca->shared, "Clock(shared=%R)", ca->shared);
@@ -241,7 +205,6 @@ PyDoc_STRVAR(clock_doc,
 
 static PyObject *clock_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
-    /* Clock cannot be subclassed: `type` is this module's own. */
     ms_state *st = ms_state_of_type(type);
     ClockObject *self = NULL;
     clock_args ca;
@@ -249,8 +212,6 @@ static PyObject *clock_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 
     if (st == NULL)
         return NULL;
-    /* Every argument is converted and checked before the core opens
-     * anything: a zone file, a shared file. */
     if (clock_args_parse(st, args, kwds, &ca) < 0 || clock_args_check(&ca) < 0)
         goto done;
     self = (ClockObject *)PyType_GenericAlloc(type, 0);
@@ -258,8 +219,7 @@ static PyObject *clock_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         goto done;
     rc = monostamp_clock_init(&self->clock, &ca.options);
     if (rc != MONOSTAMP_OK) {
-        /* A failed init needs no destroy, and the zeroed storage makes the
-         * destroy in dealloc a no-op whatever init left behind. */
+        /* Zeroed, the destroy in dealloc is a no-op. */
         memset(&self->clock, 0, sizeof self->clock);
         clock_init_error(st, rc, &ca);
         Py_CLEAR(self);
@@ -270,9 +230,6 @@ static PyObject *clock_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     Py_INCREF(self->shared);
     self->stamp_type = st->stamp_type;
     Py_INCREF(self->stamp_type);
-    /* A stamp that waits for the lead bound lets the GIL go while it naps
-     * and runs the signal handlers after each nap (the waiter); one that
-     * does not wait keeps the GIL for its few ns. */
     (void)monostamp_clock_set_waiter(&self->clock, &waiter);
 done:
     Py_XDECREF(ca.shared_bytes);
@@ -290,8 +247,7 @@ static int clock_traverse(PyObject *op, visitproc visit, void *arg)
 
 static int clock_clear(PyObject *op)
 {
-    /* Only Python references: the core clock lives until dealloc, so a
-     * clock reached during cycle collection still works. */
+    /* The core clock lives until dealloc: it works during collection. */
     Py_CLEAR(CLOCK(op)->shared);
     Py_CLEAR(CLOCK(op)->stamp_type);
     return 0;
@@ -303,7 +259,7 @@ static void clock_dealloc(PyObject *op)
     PyObject_GC_UnTrack(op);
     if (CLOCK(op)->is_default)
         waiter_off_default_clock(CLOCK(op)->core);
-    else if (!CLOCK(op)->is_default)
+    else
         monostamp_clock_destroy(&CLOCK(op)->clock);
     Py_CLEAR(CLOCK(op)->shared);
     Py_CLEAR(CLOCK(op)->stamp_type);
@@ -334,9 +290,6 @@ PyDoc_STRVAR(clock_now_doc,
 "The clock's next Stamp.  LeadError under on_lead='error' (and on manual\n"
 "clocks) when the stamp would lead the source by more than max_lead_ns.");
 
-/* now() and time_ns() are METH_NOARGS: the cheapest call there is.  Clock
- * cannot be subclassed, so Py_TYPE(self) finds the module on the error
- * path; the success path needs only the Stamp type the clock holds. */
 static PyObject *clock_now(PyObject *op, PyObject *unused)
 {
     monostamp_stamp stamp;
@@ -363,8 +316,7 @@ static PyObject *clock_time_ns(PyObject *op, PyObject *unused)
 
 int ms_clock_core(PyObject *obj, monostamp_clock **out)
 {
-    /* Clock cannot be subclassed, and no other type has our tp_new: this
-     * tells a Clock apart without module state. */
+    /* Clock cannot be subclassed: its tp_new tells it apart. */
     if (Py_TYPE(obj)->tp_new != clock_new)
         return 0;
     *out = CLOCK(obj)->core;
@@ -387,8 +339,7 @@ static PyObject *clock_time(PyObject *self, PyObject *unused)
     int rc = monostamp_time_us(CLOCK(op)->core, &ns);
     if (rc != MONOSTAMP_OK)
         return raise_core(STATE_OF(op), rc, NULL, "time()");
-    /* Whole µs apart near today are distinct doubles (the ulp is ~238 ns):
-     * unique stamps give unique floats. */
+    /* Whole µs apart near today are distinct doubles. */
     return PyFloat_FromDouble((double)ns / 1e9);
 }
 
@@ -410,7 +361,6 @@ static PyObject *clock_now_datetime(PyObject *self, PyObject *const *args, Py_ss
     int rc = monostamp_now_us(CLOCK(op)->core, &stamp);
     if (rc != MONOSTAMP_OK)
         return raise_core(STATE_OF(op), rc, NULL, "now_datetime()");
-    /* A whole-µs stamp: the datetime holds all of it. */
     PyObject *dt = ms_datetime_from_stamp(STATE_OF(op), stamp.utc_ns, stamp.offset_s);
     if (dt == NULL || tz == NULL || tz == Py_None)
         return dt;
@@ -445,8 +395,7 @@ static PyObject *clock_take(PyObject *self, PyObject *arg)
     return ms_draw_take(STATE_OF(op), CLOCK(op)->core, arg, CALL_NAME(op, "take()"));
 }
 
-/* set() and advance(): ENOTSUP and ERANGE are their only failures, never
- * ELEAD, so they need no module state. */
+/* set(), advance(), step_back(): never ELEAD, so no module state. */
 static PyObject *clock_manual(PyObject *self, PyObject *arg, const char *name,
                               int (*op)(monostamp_clock *, int64_t))
 {
@@ -455,7 +404,6 @@ static PyObject *clock_manual(PyObject *self, PyObject *arg, const char *name,
     monostamp_clock *core = CLOCK(self)->core;
     snprintf(what, sizeof what, "Clock.%s(): ns", name);
     if (op == monostamp_manual_set) {
-        /* An instant: int ns, an aware datetime or a Stamp. */
         if (ms_instant_ns_arg(STATE_OF(self), arg, what, &ns) < 0)
             return NULL;
     } else if (PyFloat_Check(arg)) {
@@ -492,6 +440,9 @@ static int manual_step_back(monostamp_clock *clock, int64_t ns)
     return ns < 0 ? MONOSTAMP_EINVAL : monostamp_manual_advance(clock, -ns);
 }
 
+#define MANUAL(fn, name, op) \
+    static PyObject *fn(PyObject *self, PyObject *arg) { return clock_manual(self, arg, name, op); }
+
 PyDoc_STRVAR(clock_set_doc,
 "set($self, ns, /)\n--\n\n"
 "Manual clocks: sets the source's reading to ns: int ns since the epoch\n"
@@ -501,29 +452,20 @@ PyDoc_STRVAR(clock_set_doc,
 "Stamps still follow the policy: setting it back does not make them go\n"
 "back unless the policy is acceptPlatformTime.");
 
-static PyObject *clock_set(PyObject *op, PyObject *arg)
-{
-    return clock_manual(op, arg, "set", monostamp_manual_set);
-}
+MANUAL(clock_set, "set", monostamp_manual_set)
 
 PyDoc_STRVAR(clock_advance_doc,
 "advance($self, ns, /)\n--\n\n"
 "Manual clocks: moves the source's reading by ns (negative steps back).");
 
-static PyObject *clock_advance(PyObject *op, PyObject *arg)
-{
-    return clock_manual(op, arg, "advance", monostamp_manual_advance);
-}
+MANUAL(clock_advance, "advance", monostamp_manual_advance)
 
 PyDoc_STRVAR(clock_step_back_doc,
 "step_back($self, ns, /)\n--\n\n"
 "Manual clocks: moves the source's reading back by ns >= 0, as a wall\n"
 "clock set back (advance(-ns), said the way a test means it).");
 
-static PyObject *clock_step_back(PyObject *op, PyObject *arg)
-{
-    return clock_manual(op, arg, "step_back", manual_step_back);
-}
+MANUAL(clock_step_back, "step_back", manual_step_back)
 
 PyDoc_STRVAR(clock_stats_doc,
 "stats($self, /)\n--\n\n"
@@ -545,8 +487,7 @@ static PyObject *clock_stats(PyObject *op, PyObject *unused)
                          "lead_waits", (ull)s.lead_waits, "lead_errors", (ull)s.lead_errors);
 }
 
-/* What the clock was made with, as Clock(...) would make it again; the
- * default clock says it is that one (Clock(...) would make another). */
+/* As Clock(...) would make it again; the default clock says it is one. */
 static PyObject *clock_repr(PyObject *op)
 {
     const monostamp_clock *clock = CLOCK(op)->core;
@@ -565,8 +506,7 @@ static PyObject *clock_repr(PyObject *op)
                                 CLOCK(op)->is_default ? ">" : "");
 }
 
-/* Getters have no defining class: the instance's type is ours (Clock
- * cannot be subclassed), and leads to the same module state. */
+/* Getters have no defining class, but Clock's type is the module's own. */
 static PyObject *clock_get_policy(PyObject *op, void *closure)
 {
     (void)closure;
@@ -593,51 +533,37 @@ static int clock_set_policy(PyObject *op, PyObject *value, void *closure)
     return 0;
 }
 
-/* The read-only attributes, each the core's answer for the clock. */
-static PyObject *clock_get_source(PyObject *op, void *closure)
+/* The read-only attributes, the closure saying which. */
+enum { GET_SOURCE, GET_ZONE, GET_SHARED, GET_MAX_LEAD_NS, GET_ON_LEAD };
+
+static PyObject *clock_get(PyObject *op, void *closure)
 {
-    (void)closure;
-    return PyUnicode_FromString(monostamp_source_name(monostamp_clock_source(CLOCK(op)->core)));
+    const monostamp_clock *clock = CLOCK(op)->core;
+    const char *zone = monostamp_zone_name(monostamp_clock_zone(clock));
+    switch ((int)(intptr_t)closure) {
+    case GET_SOURCE:
+        return PyUnicode_FromString(monostamp_source_name(monostamp_clock_source(clock)));
+    case GET_ZONE:
+        return zone != NULL && zone[0] != '\0' ? PyUnicode_FromString(zone) : Py_NewRef(Py_None);
+    case GET_MAX_LEAD_NS:
+        return PyLong_FromLongLong(monostamp_clock_max_lead_ns(clock));
+    case GET_ON_LEAD:
+        return PyUnicode_FromString(monostamp_on_lead_name(monostamp_clock_on_lead(clock)));
+    default: /* shared: NULL only after tp_clear */
+        return Py_NewRef(CLOCK(op)->shared != NULL ? CLOCK(op)->shared : Py_None);
+    }
 }
 
-static PyObject *clock_get_zone(PyObject *op, void *closure)
-{
-    (void)closure;
-    const char *name = monostamp_zone_name(monostamp_clock_zone(CLOCK(op)->core));
-    if (name == NULL || name[0] == '\0')
-        Py_RETURN_NONE;
-    return PyUnicode_FromString(name);
-}
-
-static PyObject *clock_get_shared(PyObject *op, void *closure)
-{
-    (void)closure;
-    /* NULL only after tp_clear, during a cycle's collection. */
-    PyObject *shared = CLOCK(op)->shared != NULL ? CLOCK(op)->shared : Py_None;
-    Py_INCREF(shared);
-    return shared;
-}
-
-static PyObject *clock_get_max_lead_ns(PyObject *op, void *closure)
-{
-    (void)closure;
-    return PyLong_FromLongLong(monostamp_clock_max_lead_ns(CLOCK(op)->core));
-}
-
-static PyObject *clock_get_on_lead(PyObject *op, void *closure)
-{
-    (void)closure;
-    return PyUnicode_FromString(monostamp_on_lead_name(monostamp_clock_on_lead(CLOCK(op)->core)));
-}
+#define GETTER(name, which, doc) {name, clock_get, NULL, doc, (void *)(intptr_t)(which)}
 
 static PyGetSetDef clock_getset[] = {
     {"policy", clock_get_policy, clock_set_policy,
      "The clock's Policy; assign a Policy or its name to change it.", NULL},
-    {"source", clock_get_source, NULL, "The source's name.", NULL},
-    {"zone", clock_get_zone, NULL, "The zone's name, or None for the local zone.", NULL},
-    {"shared", clock_get_shared, NULL, "The shared state file given, or None.", NULL},
-    {"max_lead_ns", clock_get_max_lead_ns, NULL, "The lead bound in ns (0: none).", NULL},
-    {"on_lead", clock_get_on_lead, NULL, "'wait' or 'error'.", NULL},
+    GETTER("source", GET_SOURCE, "The source's name."),
+    GETTER("zone", GET_ZONE, "The zone's name, or None for the local zone."),
+    GETTER("shared", GET_SHARED, "The shared state file given, or None."),
+    GETTER("max_lead_ns", GET_MAX_LEAD_NS, "The lead bound in ns (0: none)."),
+    GETTER("on_lead", GET_ON_LEAD, "'wait' or 'error'."),
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -687,14 +613,13 @@ int ms_clock_default_new(ms_state *st, PyObject **out)
 {
     monostamp_clock *core;
     *out = NULL;
-    /* Asked once: the core's answer never changes. */
     if (monostamp_default_clock(&core) != MONOSTAMP_OK)
         return 0;
     ClockObject *self = (ClockObject *)PyType_GenericAlloc(st->clock_type, 0);
     if (self == NULL)
         return -1;
     if ((self->shared = shared_env()) == NULL) {
-        Py_DECREF(self); /* not default yet: its dealloc touches no clock */
+        Py_DECREF(self); /* not default yet: dealloc touches no clock */
         return -1;
     }
     self->core = core;
@@ -705,11 +630,8 @@ int ms_clock_default_new(ms_state *st, PyObject **out)
     return 0;
 }
 
-
 /* ------------------------------------------------------ the default clock */
 
-/* Raises the error that makes the default clock unusable (a bad
- * MONOSTAMP_SHARED file, named from the environment) and returns NULL. */
 PyObject *ms_default_clock_error(ms_state *st)
 {
     monostamp_clock *clock;
@@ -750,9 +672,8 @@ static PyObject *share_default(PyObject *module, PyObject *arg)
     Py_RETURN_NONE;
 }
 
-/* The module's now() and time_ns(), the hottest calls: the Clock's own
- * methods, tail-called on the default clock, so that Clock.now() itself
- * never asks whether its self is the module. */
+/* now() and time_ns(), the hottest: tail calls, so that Clock.now()
+ * itself never asks whether its self is the module. */
 static PyObject *default_now(PyObject *module, PyObject *unused)
 {
     PyObject *op = clock_self(module);

@@ -1,13 +1,5 @@
-/*
- * convert.c: Python values to the core's, and back.
- *
- * The converters check types (TypeError) and the ranges Python knows
- * about (ValueError naming the argument and its value).  `what` is the
- * argument as the caller shows it, context included ("Clock(): policy").
- * Whether a value suits the core (a policy name, a source name) the core
- * decides, through its name lookups, and the names a message lists are
- * the core's: no table of names is kept here.
- */
+/* convert.c: Python values to the core's, and back.  Whether a name suits
+ * the core, and the names a message lists, the core decides. */
 #include "module.h"
 
 #include <stdio.h>
@@ -67,36 +59,36 @@ int ms_seconds_arg(PyObject *obj, const char *what, int64_t *out)
     return 0;
 }
 
-/* The UTF-8 of a name argument, or NULL with TypeError.  A name with a NUL
- * in it cannot match any of the core's names; *known says whether the core
- * may be asked at all. */
-static const char *name_arg(PyObject *obj, const char *what, const char *expected, int *known)
-{
-    Py_ssize_t len;
-    if (!PyUnicode_Check(obj)) {
-        ms_type_error(what, expected, obj);
-        return NULL;
-    }
-    const char *name = ms_utf8_arg(obj, what, 0, &len);
-    *known = name != NULL && strlen(name) == (size_t)len;
-    return name;
-}
-
 /* Raises ValueError "<what>=<obj> must be one of 'a', 'b', ...", listing
- * the core's own names: name_of(0), name_of(1), ... up to its NULL. */
-static int unknown_name(const char *what, PyObject *obj, const char *(*name_of)(int))
+ * the core's names for `field`. */
+static int unknown_name(const char *what, PyObject *obj, const char *field)
 {
     char names[256] = "";
     size_t used = 0;
-    for (int i = 0; name_of(i) != NULL; i++) {
+    for (int i = 0; monostamp_option_name(field, i) != NULL; i++) {
         int n = snprintf(names + used, sizeof names - used, "%s'%s'", i > 0 ? ", " : "",
-                         name_of(i));
+                         monostamp_option_name(field, i));
         if (n < 0 || (size_t)n >= sizeof names - used)
             break; /* cannot happen with the core's short names; keep what fits */
         used += (size_t)n;
     }
     PyErr_Format(PyExc_ValueError, "%s=%R must be one of %s", what, obj, names);
     return -1;
+}
+
+int ms_option_arg(PyObject *obj, const char *what, const char *field, const char *expected,
+                  int *out)
+{
+    Py_ssize_t len;
+    if (!PyUnicode_Check(obj))
+        return ms_type_error(what, expected, obj);
+    const char *name = ms_utf8_arg(obj, what, 0, &len);
+    if (name == NULL)
+        return -1;
+    /* A name with a NUL in it matches none of the core's. */
+    if (strlen(name) != (size_t)len || monostamp_option_from_name(field, name, out) != MONOSTAMP_OK)
+        return unknown_name(what, obj, field);
+    return 0;
 }
 
 int ms_policy_arg(ms_state *st, PyObject *obj, const char *what, int *out)
@@ -108,48 +100,7 @@ int ms_policy_arg(ms_state *st, PyObject *obj, const char *what, int *out)
             return 0;
         }
     }
-    int known;
-    monostamp_policy policy;
-    const char *name = name_arg(obj, what, "a Policy or str", &known);
-    if (name == NULL)
-        return -1;
-    /* A member's name ('MONOTONIC_FORCE_NANOSECOND_INCREMENT') as its value. */
-    for (int p = 0; known && p < MS_POLICY_COUNT; p++) {
-        if (strcmp(monostamp_policy_constant(p), name) == 0) {
-            *out = p;
-            return 0;
-        }
-    }
-    if (!known || monostamp_policy_from_name(name, &policy) != MONOSTAMP_OK)
-        return unknown_name(what, obj, monostamp_policy_name);
-    *out = (int)policy;
-    return 0;
-}
-
-int ms_source_arg(PyObject *obj, const char *what, int *out)
-{
-    int known;
-    monostamp_source source;
-    const char *name = name_arg(obj, what, "str", &known);
-    if (name == NULL)
-        return -1;
-    if (!known || monostamp_source_from_name(name, &source) != MONOSTAMP_OK)
-        return unknown_name(what, obj, monostamp_source_name);
-    *out = (int)source;
-    return 0;
-}
-
-int ms_on_lead_arg(PyObject *obj, const char *what, int *out)
-{
-    int known;
-    monostamp_on_lead on_lead;
-    const char *name = name_arg(obj, what, "str", &known);
-    if (name == NULL)
-        return -1;
-    if (!known || monostamp_on_lead_from_name(name, &on_lead) != MONOSTAMP_OK)
-        return unknown_name(what, obj, monostamp_on_lead_name);
-    *out = (int)on_lead;
-    return 0;
+    return ms_option_arg(obj, what, "policy", "a Policy or str", out);
 }
 
 int ms_bool_arg(PyObject *obj, const char *what, int *out)
@@ -180,7 +131,6 @@ int ms_path_arg(PyObject *obj, const char *what, PyObject **out_bytes)
 PyObject *ms_policy_object(ms_state *st, int policy)
 {
     if (policy < 0 || policy >= MS_POLICY_COUNT) {
-        /* The core only ever holds one of the four. */
         PyErr_Format(PyExc_SystemError, "monostamp: policy %d out of range", policy);
         return NULL;
     }

@@ -1,11 +1,7 @@
 /*
  * errors.c: the one mapping from the core's error codes to exceptions.
- *
- * Every failed core call in the binding ends here, with a context saying
- * what was being done and with which values; the core adds why it failed.
- * The core carries an OS failure's errno inside the code
- * (MONOSTAMP_EOS(err)), so nothing here reads the global errno, which any
- * Python call in between could have changed.
+ * The core carries an OS failure's errno inside the code, so nothing here
+ * reads the global errno, which any Python call could have changed.
  */
 #include "module.h"
 
@@ -23,13 +19,8 @@ int ms_type_error(const char *what, const char *expected, PyObject *obj)
     return -1;
 }
 
-/* Raises OSError(err, message[, filename]): calling the class, rather than
- * setting it, picks the errno's subclass (FileNotFoundError, ...) as
- * PyErr_SetFromErrno does, and fills errno, strerror and filename.
- * `winerror` (Windows only, else 0) is a Windows error code instead:
- * OSError maps it to its errno itself (ERROR_PATH_NOT_FOUND is ENOENT, so
- * FileNotFoundError, where errno 3 would be ProcessLookupError) and keeps
- * it as .winerror, as the os module's own errors do. */
+/* Calling OSError picks the errno's subclass (FileNotFoundError ...).  A
+ * `winerror` (Windows) OSError maps to its errno itself, as os's do. */
 static void raise_os_error(int err, int winerror, PyObject *message, PyObject *filename)
 {
     PyObject *exc;
@@ -48,12 +39,10 @@ static void raise_os_error(int err, int winerror, PyObject *message, PyObject *f
 
 PyObject *raise_core(ms_state *st, int code, PyObject *filename, const char *fmt, ...)
 {
-    /* A wait cut short by a signal handler's exception: that exception is
-     * the one to raise (KeyboardInterrupt, say). */
+    /* A wait cut short by a signal handler's exception: raise that one. */
     if (code == MONOSTAMP_EINTR && PyErr_Occurred())
         return NULL;
-    /* The OS's number and the reason first, before any call could reuse
-     * the core's per-thread buffer behind monostamp_strerror. */
+    /* First, before a call could reuse monostamp_strerror's buffer. */
     int err = monostamp_os_errno(code);
     PyObject *reason = PyUnicode_DecodeLocale(monostamp_strerror(code), "surrogateescape");
     PyObject *context, *message;
@@ -82,39 +71,24 @@ PyObject *raise_core(ms_state *st, int code, PyObject *filename, const char *fmt
         raise_os_error(err, 0, message, filename);
 #endif
     } else if (code == MONOSTAMP_EUNSAFE) {
-        /* A file another user could write: a permission matter, so
-         * PermissionError (EACCES), with the file named. */
         raise_os_error(EACCES, 0, message, filename);
     } else if (code == MONOSTAMP_EEXIST) {
         raise_os_error(EEXIST, 0, message, filename);
     } else {
-        PyObject *type;
-        switch (code) {
-        case MONOSTAMP_EINVAL:
-        case MONOSTAMP_ERANGE:
-        case MONOSTAMP_ENOTSUP:
-        case MONOSTAMP_EFOREIGN:
-        case MONOSTAMP_EVERSION:
-        case MONOSTAMP_ENOZONE:
-        case MONOSTAMP_ESYNTAX:
-        case MONOSTAMP_EPOLICY:
-        case MONOSTAMP_ENOTV7:
-            type = PyExc_ValueError;
-            break;
-        case MONOSTAMP_ELEAD:
-            /* The clock's state is at fault, not the arguments: LeadError
-             * is a RuntimeError, which stands in should a caller have no
-             * state (a bug: the header says who may pass NULL). */
-            type = st != NULL ? st->lead_error : PyExc_RuntimeError;
-            break;
-        case MONOSTAMP_ENOMEM:
-            type = PyExc_MemoryError;
-            break;
-        default:
-            /* A code newer than this binding: not the caller's fault. */
-            type = PyExc_RuntimeError;
-            break;
-        }
+        /* The arguments' fault, ValueError; else the clock's or the machine's. */
+        static const int value_errors[] = {
+            MONOSTAMP_EINVAL,   MONOSTAMP_ERANGE, MONOSTAMP_ENOTSUP, MONOSTAMP_EFOREIGN,
+            MONOSTAMP_EVERSION, MONOSTAMP_ENOZONE, MONOSTAMP_ESYNTAX, MONOSTAMP_EPOLICY,
+            MONOSTAMP_ENOTV7,
+        };
+        /* LeadError is a RuntimeError, which stands in without state; a
+         * code newer than this binding is RuntimeError too. */
+        PyObject *type = code == MONOSTAMP_ENOMEM ? PyExc_MemoryError : PyExc_RuntimeError;
+        if (code == MONOSTAMP_ELEAD && st != NULL)
+            type = st->lead_error;
+        for (size_t i = 0; i < sizeof value_errors / sizeof value_errors[0]; i++)
+            if (code == value_errors[i])
+                type = PyExc_ValueError;
         PyErr_SetObject(type, message);
     }
     Py_DECREF(message);
@@ -143,7 +117,6 @@ PyObject *ms_raise(PyObject *type, const char *fmt, ...)
     va_end(va);
     if (text == NULL)
         return NULL;
-    /* PyUnicode_FromFormat takes ASCII only: the dash is written " -- ". */
     PyObject *message = dashed(text);
     Py_DECREF(text);
     if (message != NULL) {
@@ -166,35 +139,18 @@ PyObject *ms_zone_error(const char *call, PyObject *zone, const char *name)
                     "POSIX TZ string such as 'CET-1CEST,M3.5.0,M10.5.0/3'", call, zone);
 }
 
-int ms_missing_directory(const char *what, int code, PyObject *path)
+int ms_state_file_hint(const char *what, int code, PyObject *path, const char *path_bytes)
 {
-    if (monostamp_os_errno(code) != ENOENT)
+    const char *hint = monostamp_state_file_hint(code, path_bytes);
+    if (hint == NULL)
         return 0;
-    PyObject *os_path = PyImport_ImportModule("os.path"), *dir = NULL, *isdir = NULL;
-    int missing = 0;
-    if (os_path != NULL && (dir = PyObject_CallMethod(os_path, "dirname", "O", path)) != NULL &&
-        (isdir = PyObject_CallMethod(os_path, "isdir", "O",
-                                     PyObject_IsTrue(dir) == 1 ? dir : Py_None)) != NULL)
-        missing = isdir == Py_False && PyObject_IsTrue(dir) == 1;
-    if (os_path == NULL || dir == NULL || isdir == NULL)
-        PyErr_Clear(); /* the plain FileNotFoundError is then raised */
-    if (missing) {
-        /* The state file is created if absent; its directory is not. */
-        PyObject *message = PyUnicode_FromFormat(
-            "%s=%R: its directory does not exist -- create the directory first; the state "
-            "file itself is created if absent", what, path);
-        PyObject *text = message != NULL ? dashed(message) : NULL;
-        /* Without a filename: the path is in the message once. */
-        PyObject *exc = text != NULL ? PyObject_CallFunction(PyExc_OSError, "iO", ENOENT, text)
-                                     : NULL;
-        if (exc != NULL)
-            PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
-        Py_XDECREF(exc);
-        Py_XDECREF(text);
-        Py_XDECREF(message);
-    }
-    Py_XDECREF(isdir);
-    Py_XDECREF(dir);
-    Py_XDECREF(os_path);
-    return missing;
+    PyObject *text = PyUnicode_FromFormat("%s=%R: %s", what, path, hint);
+    PyObject *message = text != NULL ? dashed(text) : NULL;
+    /* OSError(ENOENT, message) is FileNotFoundError, without a filename:
+     * the path is in the message once. */
+    if (message != NULL)
+        raise_os_error(ENOENT, 0, message, NULL);
+    Py_XDECREF(message);
+    Py_XDECREF(text);
+    return 1;
 }

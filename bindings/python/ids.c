@@ -1,15 +1,9 @@
 /*
- * ids.c: UUIDv7 ids as stdlib uuid.UUID objects, their stamps back, and
- * blocks of stamps as range objects.  The core makes the ids and the
- * blocks (csrc/uuid7.c, monostamp_clock_take); this file only converts.
- *
- * A uuid.UUID is built here without calling UUID.__init__ (which parses
- * its arguments in Python and costs ~500 ns): the instance is allocated
- * with the class's own tp_alloc and its two slots, `int` and `is_safe`,
- * are set by object.__setattr__ (PyObject_GenericSetAttr: UUID's own
- * __setattr__ refuses every write), as CPython 3.14's UUID._from_int does
- * in Python.  The object is then an ordinary UUID: equal, hashable,
- * picklable, and its version and variant read from `int`.
+ * ids.c: UUIDv7 ids as uuid.UUID objects and back, blocks of stamps as
+ * ranges; the core makes the ids and the blocks.  A UUID is built without
+ * UUID.__init__ (which parses in Python, slowly): allocated by the class
+ * and its slots `int` and `is_safe` set through object.__setattr__, as
+ * CPython 3.14's UUID._from_int does.
  */
 #include "module.h"
 
@@ -60,9 +54,7 @@ static ms_uuid_refs *import_refs(void)
     return refs;
 }
 
-/* The module's refs, imported by the first caller.  Two threads may both
- * import; the first to publish wins and the other frees its copy, so
- * readers only ever see a whole struct (release/acquire). */
+/* Imported by the first caller; of two racing, the first to publish wins. */
 static ms_uuid_refs *uuid_refs(ms_state *st)
 {
     ms_uuid_refs *refs = atomic_load_explicit(&st->uuid_refs, memory_order_acquire);
@@ -93,8 +85,7 @@ void ms_ids_clear(ms_state *st)
     free_refs(atomic_exchange_explicit(&st->uuid_refs, NULL, memory_order_acq_rel));
 }
 
-/* The 128-bit integer of an id, parsed from 32 hex digits: one object.
- * (Shifting and or-ing two 64-bit halves makes four, and measured slower.) */
+/* The 128-bit integer of an id, from 32 hex digits: one object made. */
 static PyObject *id_int(const uint8_t id[16])
 {
     static const char digits[] = "0123456789abcdef";
@@ -172,7 +163,6 @@ PyObject *ms_uuid7_ns(PyObject *module, PyObject *arg)
             ms_type_error("uuid7_ns() argument", "uuid.UUID or str", arg);
             return NULL;
         }
-        /* UUID.bytes is the big-endian 16 bytes of .int. */
         PyObject *bytes = PyObject_GetAttrString(arg, "bytes");
         if (bytes == NULL)
             return NULL;
@@ -220,9 +210,7 @@ static int count_arg(PyObject *arg, const char *fname, int64_t *out)
     return 0;
 }
 
-/* range(first, first + n * step, step); the stop may pass int64 by up to
- * a step (the block's last stamp is within it), so it is built as a
- * Python int. */
+/* range(first, first + n * step, step); the stop may pass int64. */
 static PyObject *block_range(int64_t first, int64_t n, int64_t step)
 {
     PyObject *start = PyLong_FromLongLong(first);

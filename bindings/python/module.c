@@ -1,17 +1,8 @@
 /*
- * module.c: the _monostamp module: its functions, its exec slot and its
- * definition, in the manner of CPython's Modules/xxlimited.c (multi-phase
- * init, module state, heap types from specs).
- *
- * The package (monostamp/__init__.py) re-exports these objects as they
- * are: now() and time_ns() are METH_NOARGS functions, so a call is one C
- * call into the core and, for now(), one allocation.  The functions on the
- * default clock are its Clock object's methods (clock.c).
- *
- * The other files: stamp.c and clock.c (the two types; Stamp's datetime
- * conversions in stamp_datetime.c), ids.c (UUIDv7 and take()), convert.c
- * (arguments), errors.c (the one error mapping), sleep.c, and patch*.c
- * (monostamp.patch()'s C half, whose story patch.h tells).
+ * module.c: the _monostamp module (multi-phase init, module state, heap
+ * types): its own functions, the exec slot and the definition.  The
+ * package re-exports these objects as they are: now() is one C call into
+ * the core and one allocation.
  */
 #include "module.h"
 #include "patch.h"
@@ -31,7 +22,7 @@ static PyObject *ms_clock_info(PyObject *module, PyObject *arg)
     ms_state *st = STATE(module);
     monostamp_clock_info info;
     int source;
-    if (ms_source_arg(arg, "clock_info(): source", &source) < 0)
+    if (ms_option_arg(arg, "clock_info(): source", "source", "str", &source) < 0)
         return NULL;
     int rc = monostamp_clock_info_get(source, &info);
     if (rc == MONOSTAMP_ENOTSUP)
@@ -80,12 +71,11 @@ static PyObject *ms_create_state_file(PyObject *module, PyObject *args, PyObject
         ms_path_arg(path, "create_state_file(): path", &bytes) < 0)
         return NULL;
     int rc = monostamp_state_file_create(PyBytes_AsString(bytes), trust_group);
+    if (rc != MONOSTAMP_OK &&
+        !ms_state_file_hint("create_state_file(): path", rc, path, PyBytes_AsString(bytes)))
+        raise_core(STATE(module), rc, path, "create_state_file(%R)", path);
     Py_DECREF(bytes);
-    if (rc != MONOSTAMP_OK && ms_missing_directory("create_state_file(): path", rc, path))
-        return NULL;
-    if (rc != MONOSTAMP_OK)
-        return raise_core(STATE(module), rc, path, "create_state_file(%R)", path);
-    Py_RETURN_NONE;
+    return rc == MONOSTAMP_OK ? Py_NewRef(Py_None) : NULL;
 }
 
 PyDoc_STRVAR(monotonic_ns_doc,
@@ -141,14 +131,8 @@ PyDoc_STRVAR(policy_doc,
 "MONOTONIC_FORCE_NANOSECOND_INCREMENT: r if greater than last, else\n"
 "    last + 1 ns: strictly increasing (the default).");
 
-/*
- * Makes monostamp.Policy, a (str, enum.Enum) class, with enum's functional
- * API: the members are then ready before any getter can return one, so a
- * policy always comes back as a member.  Members and values come from the
- * core's names (monostamp_policy_constant and _name).  str() and format()
- * give the value, as
- * the Squeak name is what users print.
- */
+/* monostamp.Policy, a (str, enum.Enum) of the core's names: constants as
+ * members, Squeak names as values, which str() and format() give. */
 static PyObject *make_policy_type(void)
 {
 #define MEMBER(p) monostamp_policy_constant(p), monostamp_policy_name(p)
@@ -179,17 +163,13 @@ static PyObject *make_policy_type(void)
     return cls;
 }
 
-/* Policy and its members by monostamp_policy, into the state, made on
- * first use: the enum module costs more to import than datetime, and most
- * processes that import monostamp (a child patched at startup) never ask
- * for a Policy.  Made under the GIL; enum's code may release it, so a
- * thread that finds the type made by another meanwhile keeps that one.
- * Returns 0, or -1 with an exception set. */
+/* Made on first use: enum costs more to import than datetime, and most
+ * processes never ask for a Policy.  enum's code may release the GIL: a
+ * type made by another thread meanwhile is kept. */
 int ms_policy_ready(ms_state *st)
 {
     if (st->policy_type != NULL)
         return 0;
-    /* An Enum iterates over its members in their order: the policies'. */
     PyObject *cls = make_policy_type(), *members = cls != NULL ? PySequence_Tuple(cls) : NULL;
     if (members != NULL && st->policy_type == NULL) { /* else another thread made it meanwhile */
         for (int p = 0; p < MS_POLICY_COUNT; p++)
@@ -217,9 +197,8 @@ PyDoc_STRVAR(lead_error_doc,
 "clock's on_lead is 'error' (manual clocks always error).  A RuntimeError:\n"
 "it is the clock's state, not the call's arguments, that is at fault.");
 
-/* The functions are monostamp's (re-exported by the package): the
- * interpreter's own messages ("now() takes no keyword arguments") name
- * them through __module__, which would otherwise be this private one. */
+/* The interpreter's messages ("monostamp.now() takes no keyword
+ * arguments") name a function by its __module__: the public one. */
 static int public_module_name(PyObject *module)
 {
     PyObject *dict = PyModule_GetDict(module), *key, *value;
@@ -247,8 +226,6 @@ static int ms_exec(PyObject *module)
         exec_type(module, &ms_clock_spec, &st->clock_type) < 0 ||
         exec_type(module, &ms_sleep_plan_spec, &st->sleep_plan_type) < 0 || ms_patch_exec(module) < 0)
         return -1;
-    /* The functions on the default clock (clock.c) need it made
-     * before any thread can see the module. */
     if (ms_clock_default_new(st, &st->default_clock) < 0 ||
         PyModule_AddObjectRef(module, "default_clock",
                               st->default_clock != NULL ? st->default_clock : Py_None) < 0 ||
@@ -264,43 +241,33 @@ static int ms_exec(PyObject *module)
     return 0;
 }
 
+/* The state's references, each visited and cleared. */
+#define REFS(X) X(stamp_type) X(clock_type) X(default_clock) X(lead_error) X(policy_type) \
+    X(str_utcoffset) X(str_fromutc) X(tz_by_offset) X(zones) X(sleep_finish)
+#define VISIT(field) Py_VISIT(st->field);
+#define CLEAR(field) Py_CLEAR(st->field);
+
 static int ms_traverse(PyObject *module, visitproc visit, void *arg)
 {
     ms_state *st = STATE(module);
-    Py_VISIT(st->stamp_type);
-    Py_VISIT(st->clock_type);
-    Py_VISIT(st->default_clock);
-    Py_VISIT(st->lead_error);
-    Py_VISIT(st->policy_type);
+    REFS(VISIT)
     for (int p = 0; p < MS_POLICY_COUNT; p++)
         Py_VISIT(st->policies[p]);
-    Py_VISIT(st->tz_by_offset);
-    Py_VISIT(st->zones);
     for (int i = 0; i < MS_TZ_QUARTERS; i++)
         Py_VISIT(st->tz_quarter[i]);
     Py_VISIT(st->sleep_plan_type);
-    Py_VISIT(st->sleep_finish);
     return ms_ids_traverse(st, visit, arg);
 }
 
 static int ms_clear(PyObject *module)
 {
     ms_state *st = STATE(module);
-    Py_CLEAR(st->stamp_type);
-    Py_CLEAR(st->clock_type);
-    Py_CLEAR(st->default_clock);
-    Py_CLEAR(st->lead_error);
-    Py_CLEAR(st->policy_type);
+    REFS(CLEAR)
     for (int p = 0; p < MS_POLICY_COUNT; p++)
         Py_CLEAR(st->policies[p]);
-    Py_CLEAR(st->str_utcoffset);
-    Py_CLEAR(st->str_fromutc);
-    Py_CLEAR(st->tz_by_offset);
-    Py_CLEAR(st->zones);
     for (int i = 0; i < MS_TZ_QUARTERS; i++)
         Py_CLEAR(st->tz_quarter[i]);
     ms_sleep_clear(st);
-    Py_CLEAR(st->sleep_finish);
     ms_ids_clear(st);
     return 0;
 }
@@ -310,23 +277,12 @@ static void ms_free(void *module)
     ms_clear((PyObject *)module);
 }
 
-/*
- * What was audited, and so declared:
- *
- * Several interpreters sharing one GIL: the core's only process-wide
- * state is the default clock (lock-free, holding no Python object), the
- * module state is per module object, and monostamp.patch() starts in the
- * main interpreter only.  Not a GIL per interpreter: the patch's ml_meth
- * writes (patch.h) would race with other interpreters' calls.
- *
- * No GIL (free-threaded builds, 3.13+): the core is lock-free, the state
- * is read-only after exec but for its dicts, objects hold no mutable
- * Python state (a Clock's policy is the core's atomic), and uuid7()'s
- * lazily imported references are published atomically (ids.c).
- * monostamp.patch() refuses to start there (patch.c).  This is
- * an audit by reading only: free-threaded CPython is not available where
- * the extension is built and tested.
- */
+/* Audited by reading (free-threaded CPython is not tested here): the
+ * core's only process-wide state, the default clock, is lock-free and
+ * holds no Python object; the module state is per module and read-only
+ * after exec but for its dicts; patch() starts in the main interpreter
+ * only, never without a GIL.  Not a GIL per interpreter: the patch's
+ * ml_meth writes would race. */
 static PyModuleDef_Slot ms_slots[] = {
     {Py_mod_exec, ms_exec},
 #ifdef Py_mod_multiple_interpreters /* 3.12+ */
@@ -353,9 +309,7 @@ static struct PyModuleDef ms_module = {
     .m_free = ms_free,
 };
 
-/* The one exported symbol: the core and the binding are built with
- * -fvisibility=hidden, and PyMODINIT_FUNC says "default" only on some
- * versions' headers. */
+/* The one export: PyMODINIT_FUNC says "default" only on some versions. */
 PyMODINIT_FUNC PyInit__monostamp(void);
 
 #if defined(__GNUC__)

@@ -1,16 +1,8 @@
 /*
- * patch.c: switching monostamp.patch() on and off.  The table of targets
- * and their replacements; finding each target's PyMethodDef in its method
- * table; telling a genuine original from another tool's replacement;
- * saving the originals; writing ml_meth, ours in and the originals back;
- * the active clock the replacements draw from; and the module functions
- * monostamp/_patching.py calls (_activate, _deactivate, _installed,
- * _foreign, _adopt).  patch.h tells the whole story.
- *
- * No lock here: the patch state (which patches are started, and whether
- * ours should be in) is monostamp/_patching.py's, which calls in under its
- * lock; each call runs with the GIL held and never lets it go, so a switch
- * is one step for every other thread (patch.h says why that is enough).
+ * patch.c: switching monostamp.patch() on and off: the targets, finding
+ * their method table entries, telling a genuine original from another
+ * tool's function, writing ml_meth, the active clock, and the functions
+ * monostamp/_patching.py calls under its lock (patch.h).
  */
 #include "patch.h"
 
@@ -22,21 +14,18 @@
 
 PyCFunction ms_patch_originals[T_COUNT];
 
-/* The method table entries (found by the first exec); the originals are
- * saved by the first activation. */
+/* Found by the first exec; the originals saved by the first activation. */
 static PyMethodDef *defs[T_COUNT];
-/* The replacement chosen for the flags each def has (see `specs`). */
+/* The replacement for the flags each def has. */
 static PyCFunction chosen[T_COUNT];
 static int saved;
 
-/* -------------------------------------------------------- the table */
-
 typedef struct {
-    const char *name;   /* for messages: "time.time" */
-    const char *method; /* its name in the method table */
-    int flags;          /* the ml_flags the replacement is written for */
+    const char *name;   /* "time.time" */
+    const char *method; /* in the method table */
+    int flags;          /* the ml_flags of `replacement` */
     PyCFunction replacement;
-    int alt_flags;      /* another spelling some versions use, or -1 */
+    int alt_flags;      /* another version's spelling, or -1 */
     PyCFunction alt_replacement;
 } target_spec;
 
@@ -54,7 +43,6 @@ static const target_spec specs[T_COUNT] = {
     [T_CTIME] = {"time.ctime", "ctime", METH_VARARGS, ms_patch_ctime, -1, NULL},
     [T_ASCTIME] = {"time.asctime", "asctime", METH_VARARGS, ms_patch_asctime, -1, NULL},
     [T_STRFTIME] = {"time.strftime", "strftime", METH_VARARGS, ms_patch_strftime, -1, NULL},
-    /* Not to draw a stamp: to tell the zone engine at once (patch_time.c). */
     [T_TZSET] = {"time.tzset", "tzset", METH_NOARGS, ms_patch_tzset, -1, NULL},
     [T_NOW] = {"datetime.datetime.now", "now", METH_FASTCALL | METH_KEYWORDS | METH_CLASS,
                FN(ms_patch_now), -1, NULL},
@@ -64,15 +52,6 @@ static const target_spec specs[T_COUNT] = {
                  NULL},
 };
 
-/* A target the interpreter may not have: time.tzset() exists only where
- * the C library has a working tzset() (not on Windows).  A missing one is
- * left out (its defs[] entry NULL), never an error. */
-static int optional(int t)
-{
-    return t == T_TZSET;
-}
-
-/* The PyMethodDef called `name` in the NULL-terminated `table`. */
 static PyMethodDef *find_def(PyMethodDef *table, const char *name)
 {
     for (PyMethodDef *d = table; d != NULL && d->ml_name != NULL; d++)
@@ -81,27 +60,18 @@ static PyMethodDef *find_def(PyMethodDef *table, const char *name)
     return NULL;
 }
 
-/* The entry called `method` of the table where target `t` lives. */
 static PyMethodDef *table_entry(PyModuleDef *time_def, int t, const char *method)
 {
-    PyMethodDef *table = t == T_NOW || t == T_UTCNOW || t == T_TODAY ? ms_patch_datetime_table(t)
-                                                                     : time_def->m_methods;
-    return find_def(table, method);
+    return find_def(t >= T_NOW ? ms_patch_datetime_table(t) : time_def->m_methods, method);
 }
 
-/* Per target, a function of the same table that no tool patches: its C
- * code lives in the same binary as the target's genuine original. */
+/* Per target, a function no tool patches, in the genuine original's binary. */
 static PyMethodDef *siblings[T_COUNT];
 
-/*
- * Finds the method tables' entries and checks their calling conventions,
- * once per process.  The entries are found in the tables themselves (the
- * `time` module's definition, the C datetime types' tp_methods), never
- * through module attributes, which another tool (freezegun) may have
- * replaced.  The C functions in them are saved later, by the first
- * activation (save_originals), so that a time-machine travelling when this
- * module is imported is not taken for the original.
- */
+/* Finds the entries in the tables themselves, never through module
+ * attributes (freezegun replaces those), once per process.  Their
+ * functions are saved by the first activation, so that a time-machine
+ * travelling at import is not taken for the original. */
 static int find_targets(void)
 {
     if (defs[0] != NULL)
@@ -119,10 +89,9 @@ static int find_targets(void)
     for (int t = 0; t < T_COUNT; t++) {
         found[t] = table_entry(time_def, t, specs[t].method);
         sibling[t] = table_entry(time_def, t, t < T_NOW ? "monotonic" : "fromtimestamp");
-        /* A function this platform's module lacks (Windows has no
-         * time.clock_gettime nor time.tzset) is no target: defs[t] stays
-         * NULL.  time.time() itself must be there. */
-        if (found[t] == NULL && (optional(t) || (sibling[t] != NULL && t != T_TIME)))
+        /* What this platform lacks (Windows: clock_gettime, tzset) is no
+         * target; time.time() must be there. */
+        if (found[t] == NULL && (t == T_TZSET || (sibling[t] != NULL && t != T_TIME)))
             continue;
         if (found[t] == NULL || sibling[t] == NULL) {
             PyErr_Format(PyExc_RuntimeError, "monostamp.patch: %s is not in its method table",
@@ -147,13 +116,11 @@ static int find_targets(void)
     return 0;
 }
 
-/* 1 if `f` is in the same loaded binary as `sibling` (where the dynamic
- * linker can tell; else 1). */
+/* 1 if `f` is in the binary of `sibling`, or if that cannot be told. */
 static int same_binary(PyCFunction f, PyCFunction sibling)
 {
 #ifdef MS_HAVE_DLADDR
     Dl_info a, b;
-    /* POSIX lets function addresses be handled as object addresses. */
     if (dladdr((void *)(uintptr_t)f, &a) == 0 || dladdr((void *)(uintptr_t)sibling, &b) == 0)
         return 1;
     return a.dli_fbase == b.dli_fbase;
@@ -164,9 +131,8 @@ static int same_binary(PyCFunction f, PyCFunction sibling)
 #endif
 }
 
-/* Before the first install: saves the C functions now
- * in the tables as the originals, or returns the first target that is
- * neither a genuine original nor ours (another tool has it), else -1. */
+/* Saves the tables' functions as the originals, or returns the first
+ * target another tool has; -1 when saved. */
 static int save_originals(void)
 {
     if (saved)
@@ -181,14 +147,8 @@ static int save_originals(void)
     return -1;
 }
 
-/* ------------------------------------------------------ the active clock */
-
-/* Readers copy the record with acquire() (patch.h), which takes a
- * reference to its owner, so that a swap cannot free the clock under a
- * draw. */
 _Atomic(active_clock *) ms_patch_active;
 
-/* Drops the owner's reference and frees the record; NULL is allowed. */
 static void free_active(active_clock *a)
 {
     if (a == NULL)
@@ -197,9 +157,8 @@ static void free_active(active_clock *a)
     PyMem_RawFree(a);
 }
 
-/* Publishes `next` (may be NULL) and frees the record it replaced, which no
- * reader can still be copying.  Freed last: its owner's release is the
- * only step that could run other code. */
+/* Publishes `next` (or NULL), then frees the record it replaced: its
+ * owner's release is the only step that could run other code. */
 static void publish_active(active_clock *next)
 {
     free_active(atomic_exchange_explicit(&ms_patch_active, next, memory_order_acq_rel));
@@ -208,8 +167,7 @@ int ms_patch_draw(const active_clock *a, int kind, const char *call, monostamp_s
 {
     int rc = monostamp_draw(a->clock, (unsigned)kind, a->lead_bound_ns, out);
     if (rc != MONOSTAMP_OK) {
-        /* A Clock's type leads to its module's LeadError; the default
-         * clock (owner None) only ever waits at its bound. */
+        /* The default clock (owner None) only waits: never LeadError. */
         ms_state *st = a->owner != Py_None ? ms_state_of_type(Py_TYPE(a->owner)) : NULL;
         raise_core(st, rc, NULL, "%s", call);
         return -1;
@@ -217,26 +175,16 @@ int ms_patch_draw(const active_clock *a, int kind, const char *call, monostamp_s
     return 0;
 }
 
-/* ------------------------------------------------------------ the swaps */
-
-/* 1 while the replacements are in the method tables: ours are in exactly
- * while an active clock is published (install publishes one, uninstall
- * takes it away). */
+/* Ours are in exactly while an active clock is published. */
 static int installed(void)
 {
     return atomic_load_explicit(&ms_patch_active, memory_order_acquire) != NULL;
 }
 
-/*
- * time-machine before 3.0 writes its functions into the tables at its first
- * travel and never takes them out again: between travels they pass each
- * call on to the functions it found.  Such a function is then what the
- * table holds when no tool is active, so it is taken as the original:
- * installed over, and written back, as the genuine one would be.  A
- * target's function qualifies only if it lives in the binary of `witness`
- * (one of time-machine's own C functions) and not in the interpreter's.
- * Does nothing while ours are in.  Returns how many targets it took.
- */
+/* time-machine before 3.0 leaves pass-through functions in the tables
+ * after its first travel: those (in the binary of `witness`, one of its
+ * own functions) are taken as the originals, all or none.  Returns how
+ * many targets it took; nothing while ours are in. */
 static int adopt_originals(PyCFunction witness)
 {
     int adopted = 0;
@@ -257,11 +205,9 @@ static int adopt_originals(PyCFunction witness)
             else
                 adopted++;
 #else
-            /* No way to tell binaries apart: the caller's word for it. */
             adopted++;
 #endif
         }
-        /* All or nothing: a third tool's function is never adopted. */
         if (foreign_other)
             adopted = 0;
         else if (adopted > 0) {
@@ -274,17 +220,13 @@ static int adopt_originals(PyCFunction witness)
     return adopted;
 }
 
-/* Takes `next` (a new record, owned): installs the replacements if they
- * are not in and publishes `next` as the active clock, freeing the record
- * it replaced, and returns -1.  Or, when another tool has one of the
- * targets, changes nothing, frees `next` and returns that target. */
+/* Installs ours if not in and publishes `next` (owned): -1.  Or, when
+ * another tool has a target, frees `next` and returns that target. */
 static int install(active_clock *next)
 {
     int conflict = -1;
     if (!installed()) {
         conflict = save_originals();
-        /* Ours may still be there: a tool that patched on top of them put
-         * them back when it stopped. */
         for (int t = 0; t < T_COUNT && conflict < 0; t++)
             if (defs[t] != NULL && defs[t]->ml_meth != ms_patch_originals[t] &&
                 defs[t]->ml_meth != chosen[t])
@@ -310,8 +252,7 @@ PyDoc_STRVAR(activate_doc,
 "interpreter, and on free-threaded builds.  Use monostamp.patch(), which\n"
 "keeps the stack of nested patches.");
 
-/* Where a patch may not start, the reason (patch.h: the ml_meth writes
- * are ordered by the one GIL of the main interpreter only), else NULL. */
+/* Why a patch may not start here (patch.h), or NULL. */
 static const char *unsupported_here(void)
 {
 #ifdef Py_GIL_DISABLED
@@ -429,7 +370,6 @@ static PyObject *foreign(PyObject *module, PyObject *unused)
     }
     return names;
 }
-
 
 static PyMethodDef patch_functions[] = {
     {"_activate", activate, METH_O, activate_doc},

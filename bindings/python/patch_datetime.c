@@ -1,13 +1,8 @@
 /*
- * patch_datetime.c: the replacements for datetime.datetime.now(),
- * datetime.datetime.utcnow() and datetime.date.today() (which
- * datetime.today() inherits).  The wall fields of a stamp are computed
- * here by the core's calendar, never by gmtime or localtime, so a stamp's
- * own offset (its clock's zone) decides the local time.
- *
- * datetime.h gives each file that includes it a static PyDateTimeAPI of
- * its own, so this file imports it for itself
- * (ms_patch_datetime_import) and lends patch.c the types' method tables.
+ * patch_datetime.c: the replacements for datetime.now(), utcnow() and
+ * date.today() (datetime.today() inherits it).  The wall fields come from
+ * the core's calendar at the stamp's own offset (its clock's zone), never
+ * from gmtime or localtime.
  */
 #include "patch.h"
 
@@ -25,19 +20,22 @@ PyMethodDef *ms_patch_datetime_table(int t)
                         : PyDateTimeAPI->DateTimeType->tp_methods;
 }
 
-/* The fold (PEP 495) of the naive local time of the stamp `s` of `clock`:
- * the core's, from its zone's transitions (it cannot fail on a clock's
- * zone, which lives as long as the clock). */
-static int fold_of(monostamp_clock *clock, const monostamp_stamp *s)
+/* The next stamp of `a` (released here) as wall fields at its offset
+ * (none under DRAW_TIME_US) and, if `fold` is not NULL, PEP 495's fold of
+ * that naive local time: 0, or -1 with the error. */
+static int draw_wall(active_clock *a, int kind, const char *call, int *fold, monostamp_wall *f)
 {
-    int fold = 0;
-    monostamp_zone_fold(monostamp_clock_zone(clock), s->utc_ns, &fold);
-    return fold;
+    monostamp_stamp s;
+    int rc = ms_patch_draw(a, kind, call, &s);
+    if (rc == 0 && fold != NULL) /* cannot fail on a live clock's zone */
+        monostamp_zone_fold(monostamp_clock_zone(a->clock), s.utc_ns, fold);
+    RELEASE(a);
+    if (rc == 0)
+        monostamp_wall_fields(s.utc_ns, s.offset_s, f);
+    return rc;
 }
 
-/* A `cls` (datetime or a subclass) of the fields with tzinfo `tz`
- * (Py_None: naive) and `fold`.  Subclasses are built by calling them, as
- * the stdlib does, so their __new__ runs. */
+/* A `cls` of the fields; a subclass is called, as the stdlib does. */
 static PyObject *new_datetime(PyObject *cls, const monostamp_wall *f, PyObject *tz, int fold)
 {
     int us = f->nanosecond / 1000;
@@ -57,15 +55,9 @@ static PyObject *new_datetime(PyObject *cls, const monostamp_wall *f, PyObject *
     return result;
 }
 
-/* --------------------------------------------- the datetime replacements */
-
-/*
- * datetime.now(tz=None), a class method: naive local wall time of the
- * stamp at the stamp's own offset (the clock's zone), with the fold the
- * stdlib gives it, or, with tz, the
- * stdlib's tz.fromutc(<the UTC fields with tzinfo=tz>).  Arguments the
- * stdlib would refuse go to the original, which raises its own error.
- */
+/* datetime.now(tz=None): naive local wall time with its fold, or
+ * tz.fromutc(the UTC fields with tzinfo=tz), as the stdlib.  Arguments
+ * it would refuse go to the original, which raises. */
 PyObject *ms_patch_now(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
     PyObject *tz = nargs == 1 ? args[0] : NULL;
@@ -82,20 +74,15 @@ PyObject *ms_patch_now(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, P
         return ORIGINAL_FAST_KW(T_NOW)(cls, args, nargs, kwnames);
 
     active_clock a;
-    monostamp_stamp s;
     monostamp_wall f;
+    int fold = 0;
     if (!acquire(&a))
         return ORIGINAL_FAST_KW(T_NOW)(cls, args, nargs, kwnames);
-    int rc = ms_patch_draw(&a, tz == NULL ? DRAW_NOW_US : DRAW_TIME_US, "datetime.now()", &s);
-    int fold = rc == 0 && tz == NULL ? fold_of(a.clock, &s) : 0;
-    RELEASE(&a);
-    if (rc < 0)
+    if (draw_wall(&a, tz == NULL ? DRAW_NOW_US : DRAW_TIME_US, "datetime.now()",
+                  tz == NULL ? &fold : NULL, &f) < 0)
         return NULL;
-    if (tz == NULL) {
-        monostamp_wall_fields(s.utc_ns, s.offset_s, &f);
+    if (tz == NULL)
         return new_datetime(cls, &f, Py_None, fold);
-    }
-    monostamp_wall_fields(s.utc_ns, 0, &f);
     PyObject *utc = new_datetime(cls, &f, tz, 0);
     if (utc == NULL)
         return NULL;
@@ -108,7 +95,6 @@ PyObject *ms_patch_now(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, P
 PyObject *ms_patch_utcnow(PyObject *cls, PyObject *unused)
 {
     active_clock a;
-    monostamp_stamp s;
     monostamp_wall f;
     if (!acquire(&a))
         return ORIGINAL(T_UTCNOW)(cls, unused);
@@ -122,31 +108,22 @@ PyObject *ms_patch_utcnow(PyObject *cls, PyObject *unused)
         return NULL;
     }
 #endif
-    int rc = ms_patch_draw(&a, DRAW_TIME_US, "datetime.utcnow()", &s);
-    RELEASE(&a);
-    if (rc < 0)
+    if (draw_wall(&a, DRAW_TIME_US, "datetime.utcnow()", NULL, &f) < 0)
         return NULL;
-    monostamp_wall_fields(s.utc_ns, 0, &f);
     return new_datetime(cls, &f, Py_None, 0);
 }
 
-/* date.today(), also datetime.today() (inherited): the local wall date (and
- * time and fold, for datetimes) of the stamp at its own offset. */
+/* date.today(), and datetime.today() with time and fold. */
 PyObject *ms_patch_today(PyObject *cls, PyObject *unused)
 {
     active_clock a;
-    monostamp_stamp s;
     monostamp_wall f;
     if (!acquire(&a))
         return ORIGINAL(T_TODAY)(cls, unused);
-    int rc = ms_patch_draw(&a, DRAW_NOW_US, "date.today()", &s);
-    int is_datetime =
+    int fold = 0, is_datetime =
         PyType_Check(cls) && PyType_IsSubtype((PyTypeObject *)cls, PyDateTimeAPI->DateTimeType);
-    int fold = rc == 0 && is_datetime ? fold_of(a.clock, &s) : 0;
-    RELEASE(&a);
-    if (rc < 0)
+    if (draw_wall(&a, DRAW_NOW_US, "date.today()", is_datetime ? &fold : NULL, &f) < 0)
         return NULL;
-    monostamp_wall_fields(s.utc_ns, s.offset_s, &f);
     if (is_datetime)
         return new_datetime(cls, &f, Py_None, fold);
     if (cls == (PyObject *)PyDateTimeAPI->DateType)

@@ -1,41 +1,39 @@
 /*
- * patch_time.c: the replacements for the functions of the time module.
- * Each asks for "now" or it calls the original unchanged: time() and
- * time_ns() always, clock_gettime(_ns) on CLOCK_REALTIME, and gmtime,
- * localtime, ctime, asctime and strftime without a time, which get the
- * original's answer for the stamp's time.  A float is drawn at whole-µs
- * grain, an int of ns at ns grain.  time.tzset() draws nothing: it tells
- * the zone engine at once.
+ * patch_time.c: the replacements for the time module's functions.  Each
+ * draws a stamp when asked for "now" (gmtime, localtime, ctime, asctime
+ * and strftime without a time get the original's answer for the stamp's
+ * time) and else calls the original.  Floats at whole-µs grain, ints of
+ * ns at ns grain.
  */
 #include "patch.h"
 
 #include <time.h>
 
+/* time(), time_ns(), clock_gettime(_ns)(CLOCK_REALTIME) from `a`, released
+ * here.  Whole µs apart near today are distinct doubles. */
+static PyObject *realtime(active_clock *a, int ns, const char *call)
+{
+    monostamp_stamp s;
+    int rc = ms_patch_draw(a, ns ? DRAW_TIME_NS : DRAW_TIME_US, call, &s);
+    RELEASE(a);
+    if (rc < 0)
+        return NULL;
+    return ns ? PyLong_FromLongLong(s.utc_ns) : PyFloat_FromDouble((double)s.utc_ns / 1e9);
+}
+
 PyObject *ms_patch_time(PyObject *self, PyObject *unused)
 {
     active_clock a;
-    monostamp_stamp s;
-    if (!acquire(&a))
-        return ORIGINAL(T_TIME)(self, unused);
-    int rc = ms_patch_draw(&a, DRAW_TIME_US, "time.time()", &s);
-    RELEASE(&a);
-    /* Whole µs apart near today are distinct doubles. */
-    return rc < 0 ? NULL : PyFloat_FromDouble((double)s.utc_ns / 1e9);
+    return acquire(&a) ? realtime(&a, 0, "time.time()") : ORIGINAL(T_TIME)(self, unused);
 }
 
 PyObject *ms_patch_time_ns(PyObject *self, PyObject *unused)
 {
     active_clock a;
-    monostamp_stamp s;
-    if (!acquire(&a))
-        return ORIGINAL(T_TIME_NS)(self, unused);
-    int rc = ms_patch_draw(&a, DRAW_TIME_NS, "time.time_ns()", &s);
-    RELEASE(&a);
-    return rc < 0 ? NULL : PyLong_FromLongLong(s.utc_ns);
+    return acquire(&a) ? realtime(&a, 1, "time.time_ns()") : ORIGINAL(T_TIME_NS)(self, unused);
 }
 
-/* 1 if `id` is the int CLOCK_REALTIME; 0 for anything else, which goes to
- * the original (that raises for what it does not accept). */
+/* 1 if `id` is the int CLOCK_REALTIME; anything else goes to the original. */
 static int is_realtime(PyObject *id)
 {
 #ifdef CLOCK_REALTIME
@@ -54,24 +52,9 @@ static int is_realtime(PyObject *id)
 #endif
 }
 
-/* clock_gettime(id) and clock_gettime_ns(id) on CLOCK_REALTIME from the
- * active clock `a` (released here). */
-static PyObject *realtime(active_clock *a, int ns, const char *call)
-{
-    monostamp_stamp s;
-    int rc = ms_patch_draw(a, ns ? DRAW_TIME_NS : DRAW_TIME_US, call, &s);
-    RELEASE(a);
-    if (rc < 0)
-        return NULL;
-    return ns ? PyLong_FromLongLong(s.utc_ns) : PyFloat_FromDouble((double)s.utc_ns / 1e9);
-}
-
-/* Each replacement below tests its arguments first and only then takes
- * the active clock: is_realtime() and asks_now() run no Python code. */
-
-/* clock_gettime(_ns)(id), `arg` being what the original is given: the
- * tuple (METH_VARARGS) or id itself (the METH_O spelling some versions
- * have); `id` is NULL if the tuple is not one argument. */
+/* `arg` is what the original takes (the tuple, or id for METH_O); `id`
+ * is NULL unless one argument.  The arguments are tested first, running
+ * no Python code, then the active clock taken. */
 static PyObject *clock_gettime_of(PyObject *self, PyObject *id, PyObject *arg, int ns)
 {
     active_clock a;
@@ -86,25 +69,13 @@ static PyObject *single(PyObject *args)
     return PyTuple_GET_SIZE(args) == 1 ? PyTuple_GET_ITEM(args, 0) : NULL;
 }
 
-PyObject *ms_patch_clock_gettime(PyObject *self, PyObject *args)
-{
-    return clock_gettime_of(self, single(args), args, 0);
-}
-
-PyObject *ms_patch_clock_gettime_ns(PyObject *self, PyObject *args)
-{
-    return clock_gettime_of(self, single(args), args, 1);
-}
-
-PyObject *ms_patch_clock_gettime_o(PyObject *self, PyObject *id)
-{
-    return clock_gettime_of(self, id, id, 0);
-}
-
-PyObject *ms_patch_clock_gettime_ns_o(PyObject *self, PyObject *id)
-{
-    return clock_gettime_of(self, id, id, 1);
-}
+/* The METH_VARARGS and METH_O spellings. */
+#define GETTIME(name, id, ns) \
+    PyObject *name(PyObject *self, PyObject *arg) { return clock_gettime_of(self, id, arg, ns); }
+GETTIME(ms_patch_clock_gettime, single(arg), 0)
+GETTIME(ms_patch_clock_gettime_ns, single(arg), 1)
+GETTIME(ms_patch_clock_gettime_o, arg, 0)
+GETTIME(ms_patch_clock_gettime_ns_o, arg, 1)
 
 /* 1 if the METH_VARARGS `args` ask for "now" (no argument, or None). */
 static int asks_now(PyObject *args)
@@ -113,17 +84,17 @@ static int asks_now(PyObject *args)
     return n == 0 || (n == 1 && PyTuple_GET_ITEM(args, 0) == Py_None);
 }
 
-/* original `t`(self, (whole seconds of the next stamp of `a`,)), `a`
- * released: gmtime, localtime, ctime of "now". */
+/* original `t`(self, (the next stamp's seconds,)), `a` released. */
 static PyObject *with_stamp_seconds(int t, PyObject *self, active_clock *a, const char *call)
 {
     monostamp_stamp s;
-    int64_t rem;
     int rc = ms_patch_draw(a, DRAW_TIME_US, call, &s);
     RELEASE(a);
     if (rc < 0)
         return NULL;
-    PyObject *secs = PyLong_FromLongLong(floor_div(s.utc_ns, 1000000000, &rem));
+    /* Floored: an instant before the epoch is in the second that holds it. */
+    int64_t sec = s.utc_ns / 1000000000 - (s.utc_ns % 1000000000 < 0);
+    PyObject *secs = PyLong_FromLongLong(sec);
     if (secs == NULL)
         return NULL;
     PyObject *args = PyTuple_Pack(1, secs);
@@ -135,8 +106,6 @@ static PyObject *with_stamp_seconds(int t, PyObject *self, active_clock *a, cons
     return result;
 }
 
-/* gmtime, localtime and ctime: of the stamp's seconds when asked for
- * "now", else the original's own answer. */
 static PyObject *of_seconds(int t, PyObject *self, PyObject *args, const char *call)
 {
     active_clock a;
@@ -145,23 +114,13 @@ static PyObject *of_seconds(int t, PyObject *self, PyObject *args, const char *c
     return ORIGINAL(t)(self, args);
 }
 
-PyObject *ms_patch_gmtime(PyObject *self, PyObject *args)
-{
-    return of_seconds(T_GMTIME, self, args, "time.gmtime()");
-}
+#define OF_SECONDS(name, t, call) \
+    PyObject *name(PyObject *self, PyObject *args) { return of_seconds(t, self, args, call); }
+OF_SECONDS(ms_patch_gmtime, T_GMTIME, "time.gmtime()")
+OF_SECONDS(ms_patch_localtime, T_LOCALTIME, "time.localtime()")
+OF_SECONDS(ms_patch_ctime, T_CTIME, "time.ctime()")
 
-PyObject *ms_patch_localtime(PyObject *self, PyObject *args)
-{
-    return of_seconds(T_LOCALTIME, self, args, "time.localtime()");
-}
-
-PyObject *ms_patch_ctime(PyObject *self, PyObject *args)
-{
-    return of_seconds(T_CTIME, self, args, "time.ctime()");
-}
-
-/* The original `t` called as (first..., localtime(stamp seconds)), `a`
- * released: asctime() and strftime(fmt) of "now". */
+/* original `t`(first..., localtime(stamp seconds)), `a` released. */
 static PyObject *with_stamp_localtime(int t, PyObject *self, active_clock *a, PyObject *first,
                                       const char *call)
 {
@@ -197,7 +156,7 @@ PyObject *ms_patch_strftime(PyObject *self, PyObject *args)
 PyObject *ms_patch_tzset(PyObject *self, PyObject *unused)
 {
     PyObject *result = ORIGINAL(T_TZSET)(self, unused);
-    /* Told even if the original failed: TZ may have changed all the same. */
+    /* Even if the original failed: TZ may have changed all the same. */
     monostamp_zone_changed();
     return result;
 }

@@ -1,21 +1,11 @@
 /*
- * sleep.c: sleep() and sleep_until_ns(), the core's plan of a sleep
- * (monostamp_sleep_begin/step, csrc/sleep_finish.c: the learned lead, the
- * naps) carried out from Python, docs/sleep.md.  What is left here is
- * Python's part: the naps with the GIL released and signal handlers run
- * between them (the core resumes a sleep after a signal, so one long nap
- * would keep Ctrl-C waiting: the plan's naps are of at most 50 ms), and
- * the call into the finish that monostamp/_sleep.py registers, which
- * takes the reading after the core's part in Python (the plan learns how
- * late Python's own code ran), warms the way back and spins in Python.
- * Until one is registered (the extension imported without its package),
- * the core sleeps alone, as before the finish.
- *
- * sleep() reads the clock before anything else: whatever runs between the
- * caller's call and that reading is lateness the caller sees, and after a
- * long sleep elsewhere this path is cold (checking the arguments first
- * cost 2-3 us here at 3 and 30 ms; a Python sleep() that read the clock
- * first, ~1 us more than this).
+ * sleep.c: sleep() and sleep_until_ns(): the core's plan of a sleep
+ * (docs/sleep.md) carried out from Python: naps of at most 50 ms with the
+ * GIL released and the signal handlers run between them, then the finish
+ * monostamp/_sleep.py registers, which takes the last reading and spins in
+ * Python; without one (the extension imported alone) the core sleeps
+ * alone.  sleep() reads the clock first: whatever runs before that reading
+ * is lateness the caller sees.
  */
 #include "module.h"
 
@@ -24,11 +14,9 @@
 #define Py_END_CRITICAL_SECTION() }
 #endif
 
-/* The plan a sleep hands its finish when the core has a part to make:
- * private, made only here.  Taken before the sleep and, unless the finish
- * kept it, kept for the next one rather than freed after it: freeing it
- * there touched the allocator and the type, cold after the sleep, between
- * the deadline and the caller's code (0.8 us more at 30 ms). */
+/* The plan a sleep hands its finish.  Kept for the next sleep rather than
+ * freed after this one: freeing touched cold memory between the deadline
+ * and the caller's code. */
 typedef struct {
     PyObject_HEAD
     monostamp_sleep_plan plan;
@@ -73,8 +61,7 @@ PyType_Spec ms_sleep_plan_spec = {
     .slots = plan_slots,
 };
 
-/* Sleeps to a checked deadline from `now_ns`, the first reading: the
- * core's naps here, then the registered finish; or the core alone. */
+/* Sleeps to a checked deadline from `now_ns`, the first reading. */
 static PyObject *sleep_to(ms_state *st, int64_t deadline_ns, int64_t tolerance_ns, int64_t now_ns,
                           const char *call, PyObject *arg)
 {
@@ -145,7 +132,7 @@ PyDoc_STRVAR(sleep_doc,
 static PyObject *ms_sleep(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames)
 {
-    int64_t now = monostamp_monotonic_ns(); /* first: see the top of the file */
+    int64_t now = monostamp_monotonic_ns(); /* first: see the top */
     static const char *const names[] = {"seconds", "tolerance", NULL};
     PyObject *argv[2];
     int64_t duration, tolerance = MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS;
@@ -209,7 +196,6 @@ static PyObject *sleep_finish(PyObject *module, PyObject *finish)
 PyMethodDef ms_sleep_functions[] = {
     {"sleep", FASTCALL_KW(ms_sleep), sleep_doc},
     {"sleep_until_ns", FASTCALL_KW(sleep_until_ns), sleep_until_ns_doc},
-    /* Their finish in Python (monostamp/_sleep.py). */
     {"_sleep_finish", sleep_finish, METH_O, sleep_finish_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -1,24 +1,15 @@
 /*
- * stamp.c: monostamp.Stamp, an immutable (utc_ns, offset) pair.
- *
- * It holds no references, so it is not GC-tracked: cycles cannot pass
- * through it, and an allocation without GC header keeps now() cheap.  It
- * unpacks like a 2-tuple, and its hash and order are those of the pair.
- * It may be subclassed (a Python subclass has a __dict__ and is
- * GC-tracked, so it is allocated and freed by its own type's slots); see
- * stamp.h for what operations return.
- *
- * It is not a number: no __int__, __index__ or __float__.  int(s) would
- * drop the offset without a word, and __index__ would let a stamp pass
- * for a count (range(s), a list index); s.utc_ns says what is meant.
+ * stamp.c: monostamp.Stamp, an immutable (utc_ns, offset) pair that
+ * unpacks, hashes and orders like the 2-tuple.  No references, so not
+ * GC-tracked: cheap for now().  Not a number (no __int__, __index__,
+ * __float__): int(s) would drop the offset, and a stamp is no count.
  */
 #include "stamp.h"
 
 #include <stddef.h>
 #include <string.h>
 
-/* structmember.h's names became Py_T_* / Py_READONLY in 3.12, and the old
- * header is not part of Python.h: use the new names where they exist. */
+/* The names of 3.12+; before, structmember.h's. */
 #ifndef Py_T_LONGLONG
 #  include <structmember.h>
 #  define Py_T_LONGLONG T_LONGLONG
@@ -31,8 +22,6 @@
 void ms_stamp_dealloc(PyObject *self)
 {
     PyTypeObject *type = Py_TYPE(self);
-    /* A subclass's instances may be GC-tracked: its own tp_free frees
-     * them (subtype_dealloc has untracked them before calling here). */
     type->tp_free(self);
     Py_DECREF(type); /* instances of heap types own a reference to them */
 }
@@ -70,9 +59,7 @@ static PyObject *stamp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         offset = PyLong_AsLongLongAndOverflow(offset_obj, &overflow);
         if (offset == -1 && PyErr_Occurred())
             return NULL;
-        /* A day or more is no UTC offset, and the core's formatter and
-         * datetime.timezone both refuse it. */
-        if (overflow || offset <= -86400 || offset >= 86400) {
+        if (overflow || monostamp_offset_check(offset) != MONOSTAMP_OK) {
             ms_raise(PyExc_ValueError,
                      "Stamp(): offset=%R is out of range -- give seconds east of UTC within "
                      "+-86399", offset_obj);
@@ -92,8 +79,7 @@ static PyObject *stamp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 
 static PyObject *stamp_repr(PyObject *op)
 {
-    /* The numbers, never the ISO text: a repr must not fail.  A subclass
-     * shows its own name, as datetime's do. */
+    /* The numbers, never the ISO text: a repr must not fail. */
     long long utc_ns = (long long)STAMP(op)->utc_ns;
     int offset = (int)STAMP(op)->offset;
     if (Py_TYPE(op)->tp_dealloc == ms_stamp_dealloc)
@@ -115,8 +101,6 @@ static PyObject *stamp_format(PyObject *op, int digits, int use_z, PyObject *sep
     int32_t offset = STAMP(op)->offset;
     int n = monostamp_format_iso8601(buf, sizeof buf, utc_ns, offset, digits, use_z);
     if (n < 0) {
-        /* Say which value has no text, not only that one has none.
-         * Neither EINVAL nor ERANGE can be ELEAD: no state needed. */
         if (n == MONOSTAMP_EINVAL && offset % 60 != 0)
             return PyErr_Format(PyExc_ValueError,
                                 "cannot format monostamp.Stamp(utc_ns=%lld, offset=%d) as ISO "
@@ -146,8 +130,7 @@ PyDoc_STRVAR(stamp_isoformat_doc,
 "'nanoseconds'; not both.  z=True writes 'Z' for a zero offset; sep is\n"
 "the one character between date and time.");
 
-/* The digits the core's monostamp_iso8601_timespec gives timespec `spec`;
- * text it cannot name (a NUL, a lone surrogate) is as unknown as any. */
+/* Text the core cannot read (a NUL, a lone surrogate) is as unknown. */
 static int timespec_digits(PyObject *op, PyObject *spec, int *digits)
 {
     Py_ssize_t len;
@@ -171,7 +154,6 @@ static PyObject *stamp_isoformat(PyObject *op, PyObject *const *args, Py_ssize_t
     static const char *const names[] = {"digits", "z", "timespec", "sep", NULL};
     PyObject *argv[4];
     int digits = 9, use_z = 0;
-    /* The common call has no arguments: nothing to parse. */
     if (nargs == 0 && kwnames == NULL)
         return stamp_format(op, digits, use_z, NULL);
     if (ms_parse_args("isoformat", args, nargs, kwnames, names, 2, 0, argv) < 0)
@@ -238,8 +220,6 @@ static PyObject *stamp_fromisoformat(PyObject *cls, PyObject *text_obj)
     int rc = monostamp_parse_iso8601(text, (size_t)len, &utc_ns, &offset, &error);
     if (rc != MONOSTAMP_OK) {
         size_t pos = error.position <= (size_t)len ? error.position : (size_t)len;
-        /* The context names the place and the parser's reason; the core's
-         * sentence for the code follows. */
         if (error.reason != NULL)
             return raise_core(NULL, rc, NULL, "invalid ISO 8601 text %R at position %zd: %s",
                               text_obj, char_index(text, pos), error.reason);
@@ -249,17 +229,6 @@ static PyObject *stamp_fromisoformat(PyObject *cls, PyObject *text_obj)
     return ms_stamp_of_class((PyTypeObject *)cls, utc_ns, offset);
 }
 
-/* floor(ns / 1e9) and the remainder in [0, 1e9). */
-static void split_seconds(int64_t ns, int64_t *sec, int64_t *rem)
-{
-    *sec = ns / 1000000000;
-    *rem = ns % 1000000000;
-    if (*rem < 0) {
-        *rem += 1000000000;
-        *sec -= 1;
-    }
-}
-
 PyDoc_STRVAR(stamp_timestamp_doc,
 "timestamp($self, /)\n--\n\n"
 "Float seconds since the epoch, as time.time() gives (a double keeps\n"
@@ -267,9 +236,13 @@ PyDoc_STRVAR(stamp_timestamp_doc,
 
 static PyObject *stamp_timestamp(PyObject *op, PyObject *unused)
 {
-    int64_t sec, rem;
+    int64_t ns = STAMP(op)->utc_ns, rem = ns % 1000000000, sec = ns / 1000000000;
     (void)unused;
-    split_seconds(STAMP(op)->utc_ns, &sec, &rem);
+    /* Floored seconds and the rest, so that each part is exact. */
+    if (rem < 0) {
+        rem += 1000000000;
+        sec -= 1;
+    }
     return PyFloat_FromDouble((double)sec + (double)rem * 1e-9);
 }
 
@@ -296,10 +269,7 @@ static PyObject *stamp_item(PyObject *op, Py_ssize_t i)
     return NULL;
 }
 
-/* Iterates over the pair, so that `utc_ns, offset = stamp` stops on the
- * tuple iterator's end rather than on an IndexError raised and caught, as
- * the sequence protocol alone would; and so that __iter__ is real, as the
- * stub says. */
+/* Unpacking ends on the tuple iterator's end, not on a caught IndexError. */
 static PyObject *stamp_iter(PyObject *op)
 {
     PyObject *pair = NULL, *it = NULL;
@@ -336,21 +306,9 @@ static Py_hash_t stamp_hash(PyObject *op)
 
 /* ------------------------------------------------------------ arithmetic */
 
-/*
- * stamp + delta, delta + stamp, stamp - delta (a Stamp of
- * the stamp's class, its offset kept) and stamp - stamp (an int of ns).
- *
- * A delta is an int of ns or a datetime.timedelta (whole µs).  A float is
- * refused: seconds or ns?  And a bool is refused: stamp + True is a bug,
- * not one nanosecond.  The offset is kept because a Stamp holds no zone,
- * only the offset it was made with; s.astimezone(zone) re-derives it, for
- * the zone the caller means.  Results past int64 ns are OverflowError, as
- * datetime's are past year 9999.
- */
-/* Nanoseconds as a Python int, or timedelta (whole microseconds): the
- * right operand of stamp + x and stamp - x.  Returns 1 and *out_ns, 0 if
- * `obj` is neither (the operation is then NotImplemented), -1 with
- * OverflowError past int64 ns. */
+/* A delta: int ns or a timedelta; a float (seconds or ns?) and a bool are
+ * refused.  The offset is kept: a Stamp holds no zone.  1 and *out_ns, 0
+ * for NotImplemented, -1 with OverflowError past int64 ns. */
 static int delta_ns(PyObject *obj, int64_t *out_ns)
 {
     if (PyLong_Check(obj) && !PyBool_Check(obj)) {
@@ -376,11 +334,7 @@ static PyObject *out_of_range(PyObject *stamp, const char *op, PyObject *delta)
                         (int)MS_STAMP(stamp)->offset, op, delta);
 }
 
-/* nb_add and nb_subtract are Stamp's own slots: CPython calls them only
- * when one operand (stamp + x, x + stamp) or the left one (stamp - x) is
- * a Stamp.  The delta is converted first: the common case (stamp and an
- * int or a timedelta) walks no type. */
-
+/* The delta is converted first: the common case walks no type. */
 static PyObject *stamp_add(PyObject *a, PyObject *b)
 {
     PyObject *stamp = a, *delta = b;
@@ -389,7 +343,6 @@ static PyObject *stamp_add(PyObject *a, PyObject *b)
         delta = a;
     }
     int64_t ns = MS_STAMP(stamp)->utc_ns, d;
-    /* Two instants do not add up: a Stamp is no delta. */
     int rc = delta_ns(delta, &d);
     if (rc <= 0) {
         if (rc < 0)
@@ -417,8 +370,7 @@ static PyObject *stamp_subtract(PyObject *a, PyObject *b)
         return NULL;
     if (ms_stamp_root(Py_TYPE(b)) == NULL)
         Py_RETURN_NOTIMPLEMENTED;
-    /* stamp - stamp: an int, like time_ns() differences; the offsets play
-     * no part, as aware datetimes subtract by their UTC instants. */
+    /* stamp - stamp: int ns; the offsets play no part. */
     int64_t other = MS_STAMP(b)->utc_ns;
     if (other > 0 ? ns >= INT64_MIN + other : ns <= INT64_MAX + other)
         return PyLong_FromLongLong(ns - other);

@@ -1,15 +1,8 @@
 /*
- * stamp.h: what the two files of monostamp.Stamp share.
- *
- *   stamp.c           the type: construction, text, sequence, order, hash,
- *                     + and - with int ns and timedelta, stamp - stamp
- *   stamp_datetime.c  datetime, float seconds and zones: datetime(),
- *                     fromdatetime(), fromtimestamp(), astimezone()
- *
- * Stamp is subclassable.  The rules follow datetime's: operations and
- * classmethods return the subclass (built by calling it with (utc_ns,
- * offset), as datetime calls its subclasses), and stamp - stamp is a plain
- * int.  Private to bindings/python/.
+ * stamp.h: what stamp.c (the type, text, order, arithmetic) and
+ * stamp_datetime.c (datetime, float seconds, zones) share.  As datetime's,
+ * operations and classmethods return the subclass, made by calling it with
+ * (utc_ns, offset); stamp - stamp is a plain int.
  */
 #ifndef MONOSTAMP_PY_STAMP_H
 #define MONOSTAMP_PY_STAMP_H
@@ -18,15 +11,11 @@
 
 #define MS_STAMP(op) ((ms_stamp_object *)(op))
 
-/* Stamp's tp_dealloc, which only the exec slot's class has as its own
- * (a Python subclass has subtype_dealloc). */
+/* Only Stamp itself has it as tp_dealloc (a subclass: subtype_dealloc). */
 void ms_stamp_dealloc(PyObject *self);
 
-/* The module's Stamp type that `type` is or derives from, or NULL if
- * `type` is no Stamp.  Slots (nb_add, tp_richcompare) get no defining
- * class, and a Python subclass has no module state of its own: this walks
- * tp_base to the type whose dealloc is Stamp's own.  Inline: for Stamp
- * itself it is one load and compare, on the arithmetic's hot path. */
+/* The Stamp type `type` is or derives from, or NULL: slots get no
+ * defining class.  For Stamp itself one compare (the arithmetic's path). */
 static inline PyTypeObject *ms_stamp_root(PyTypeObject *type)
 {
     while (type != NULL) {
@@ -37,12 +26,9 @@ static inline PyTypeObject *ms_stamp_root(PyTypeObject *type)
     return NULL;
 }
 
-/* A subclass of Stamp called with (utc_ns, offset), so that its own
- * __new__ and __init__ run, as datetime does for its subclasses. */
 PyObject *ms_stamp_of_subclass(PyTypeObject *cls, int64_t utc_ns, int32_t offset);
 
-/* A Stamp of class `cls` (Stamp or a subclass): Stamp itself allocates
- * inline, a subclass is called (ms_stamp_of_subclass). */
+/* A Stamp of `cls`: Stamp allocated inline, a subclass called. */
 static inline PyObject *ms_stamp_of_class(PyTypeObject *cls, int64_t utc_ns, int32_t offset)
 {
     if (cls->tp_dealloc == ms_stamp_dealloc)
@@ -50,24 +36,19 @@ static inline PyObject *ms_stamp_of_class(PyTypeObject *cls, int64_t utc_ns, int
     return ms_stamp_of_subclass(cls, utc_ns, offset);
 }
 
-/* The same for the result of an operation on `self`: of type(self). */
 static inline PyObject *ms_stamp_like(PyObject *self, int64_t utc_ns, int32_t offset)
 {
     return ms_stamp_of_class(Py_TYPE(self), utc_ns, offset);
 }
 
-/* A timedelta (or subclass) as ns (whole µs): returns 1 and *out_ns, 0 if
- * `obj` is no timedelta, -1 with OverflowError past int64 ns (which some
- * timedeltas reach).  stamp_datetime.c. */
+/* A timedelta as ns: 1 and *out_ns, 0 if `obj` is none, -1 with
+ * OverflowError past int64 ns. */
 int ms_timedelta_ns(PyObject *obj, int64_t *out_ns);
 
-/* The UTC offset at `utc_ns` in `zone`: None (the local zone), a name the
- * core opens ("UTC", IANA, POSIX TZ), or a datetime.tzinfo.  Returns 0 and
- * *out, or -1 with TypeError / ValueError naming the zone, OverflowError
- * for a tzinfo asked outside datetime's years. */
+/* The UTC offset at `utc_ns` in `zone`: None (local), a name the core
+ * opens, or a datetime.tzinfo.  0, or -1 with the error. */
 int ms_zone_offset_at(ms_state *st, PyObject *zone, int64_t utc_ns, int32_t *out);
 
-/* stamp_datetime.c's methods, for stamp.c's table. */
 PyObject *ms_stamp_datetime(PyObject *op, PyTypeObject *defining_class, PyObject *const *args,
                             Py_ssize_t nargs, PyObject *kwnames);
 PyObject *ms_stamp_fromdatetime(PyObject *cls, PyTypeObject *defining_class,

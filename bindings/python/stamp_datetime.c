@@ -1,19 +1,9 @@
 /*
- * stamp_datetime.c: a Stamp and datetime, float seconds and zones.
- *
- * Every conversion between a Stamp and datetime.datetime or timedelta goes
- * through the datetime C API: datetimes are made by the constructor and
- * read by the field macros, timedeltas read by theirs.  datetime.h gives
- * each file that includes it a static PyDateTimeAPI of its own: this is
- * the one file of the Stamp that includes it (ms_datetime_exec imports
- * it), and it lends the others what they need (ms_timedelta_ns,
- * ms_datetime_from_stamp).  patch_datetime.c has its own.
- *
- * datetime.timezone objects are made once per quarter-hour offset and
- * cached for the others (offsets repeat), so Stamp.datetime() builds no
- * timedelta or timezone on the common path.  The calendar is the core's
- * (monostamp_wall_fields, monostamp_wall_seconds).  Zones given by name go through the core's zone
- * engine, opened once per name and kept.
+ * stamp_datetime.c: a Stamp and datetime, float seconds and zones, through
+ * the datetime C API; the calendar is the core's.  The one file of the
+ * Stamp that includes datetime.h (each includer has its own PyDateTimeAPI).
+ * Timezones are made once per quarter-hour offset, zones by name opened
+ * once and kept.
  */
 #include "stamp.h"
 
@@ -22,9 +12,8 @@
 
 #define NS_PER_S INT64_C(1000000000)
 
-/* Each cache holds at most this many entries: offsets and zone names come
- * from the caller, and hostile input must not grow them without bound.
- * Past the bound, the objects are made per call. */
+/* The caches' bounds: hostile input must not grow them; past the bound
+ * the objects are made per call. */
 #define TZ_CACHE_MAX 512
 #define ZONE_CACHE_MAX 64
 
@@ -32,8 +21,7 @@
 static PyObject *dict_get(PyObject *d, PyObject *key)
 {
 #if PY_VERSION_HEX >= 0x030D0000
-    /* Free-threaded builds: a borrowed value could be freed by another
-     * thread replacing it before we take our reference. */
+    /* A borrowed value could be freed by another thread (free-threaded). */
     PyObject *v;
     return PyDict_GetItemRef(d, key, &v) < 0 ? NULL : v;
 #else
@@ -43,8 +31,7 @@ static PyObject *dict_get(PyObject *d, PyObject *key)
 #endif
 }
 
-/* d[key] = value unless d is full; the cache is an optimisation, so a full
- * one is no error. */
+/* d[key] = value unless d is full, which is no error. */
 static int dict_put(PyObject *d, PyObject *key, PyObject *value, Py_ssize_t max)
 {
     return PyDict_Size(d) >= max ? 0 : PyDict_SetItem(d, key, value);
@@ -55,12 +42,9 @@ static int dict_put(PyObject *d, PyObject *key, PyObject *value, Py_ssize_t max)
 /* The exact type datetime.timezone (the C API names only its utc). */
 #define TIMEZONE_TYPE (Py_TYPE(PyDateTimeAPI->TimeZone_UTC))
 
-/* A timedelta (or subclass) as ns (whole µs); -1 with OverflowError
- * naming `what` past int64 ns (which some timedeltas reach). */
+/* A timedelta as ns; -1 with OverflowError naming `what` past int64. */
 static int timedelta_ns(PyObject *td, const char *what, int64_t *out_ns)
 {
-    /* timedelta keeps |days| <= 999999999, 0 <= seconds < 86400 and
-     * 0 <= microseconds < 1e6: the seconds fit in int64. */
     int64_t s = (int64_t)PyDateTime_DELTA_GET_DAYS(td) * 86400 +
                 PyDateTime_DELTA_GET_SECONDS(td);
     if (monostamp_ns_from_seconds(s, (int64_t)PyDateTime_DELTA_GET_MICROSECONDS(td) * 1000,
@@ -78,9 +62,7 @@ int ms_timedelta_ns(PyObject *obj, int64_t *out_ns)
     return timedelta_ns(obj, "timedelta", out_ns) < 0 ? -1 : 1;
 }
 
-/* A UTC offset as it came from utcoffset(), as int seconds; TypeError if
- * it is no timedelta, ValueError if it is not whole seconds within a day
- * (a Stamp's offset is), `who` being whose it is. */
+/* utcoffset()'s answer as a Stamp's offset, `who` being whose it is. */
 static int offset_of_timedelta(PyObject *td, PyObject *who, int32_t *out)
 {
     int64_t ns;
@@ -88,7 +70,7 @@ static int offset_of_timedelta(PyObject *td, PyObject *who, int32_t *out)
         return ms_type_error("utcoffset()", "a datetime.timedelta", td);
     if (timedelta_ns(td, "utcoffset()", &ns) < 0)
         return -1;
-    if (ns % NS_PER_S != 0 || ns <= -86400 * NS_PER_S || ns >= 86400 * NS_PER_S) {
+    if (ns % NS_PER_S != 0 || monostamp_offset_check(ns / NS_PER_S) != MONOSTAMP_OK) {
         PyErr_Format(PyExc_ValueError,
                      "the UTC offset %R of %R is not whole seconds within a day, which a "
                      "Stamp's offset must be", td, who);
@@ -131,30 +113,24 @@ int ms_datetime_exec(ms_state *st)
         (st->str_fromutc = PyUnicode_InternFromString("fromutc")) == NULL ||
         (st->tz_by_offset = PyDict_New()) == NULL || (st->zones = PyDict_New()) == NULL)
         return -1;
-    /* Every offset in use today is whole quarter hours (+05:45, +12:45,
-     * -03:30 included): those are made here, once, so that datetime()
-     * finds its timezone by index, with no int to make and no lookup, and
-     * the table is only read after exec (free-threaded builds too). */
+    /* Every offset in use today is whole quarter hours (+05:45 too):
+     * datetime() finds those by index, no int made, no lookup. */
     for (int i = 0; i < MS_TZ_QUARTERS; i++)
         if ((st->tz_quarter[i] = new_timezone((int32_t)(i - MS_TZ_QUARTERS / 2) * 900)) == NULL)
             return -1;
     return 0;
 }
 
-/* The datetime.timezone of `offset_s` (new reference), cached.
- * ValueError for an offset of a day or more either way, which
- * datetime.timezone cannot hold: the core keeps its offsets within a day,
- * but this is where one crosses into Python, so it is checked here too
- * (the table below must never be indexed past its ends). */
+/* The datetime.timezone of `offset_s`, cached; checked, as the table
+ * must never be indexed past its ends. */
 static PyObject *timezone_of(ms_state *st, int32_t offset_s)
 {
-    if (offset_s <= -86400 || offset_s >= 86400) {
+    if (monostamp_offset_check(offset_s) != MONOSTAMP_OK) {
         PyErr_Format(PyExc_ValueError,
                      "UTC offset %d s is a day or more; a datetime.timezone must be "
                      "strictly within +-86400 s", (int)offset_s);
         return NULL;
     }
-    /* A whole quarter hour's index is in the table. */
     if (offset_s % 900 == 0)
         return Py_NewRef(st->tz_quarter[offset_s / 900 + MS_TZ_QUARTERS / 2]);
     PyObject *key = PyLong_FromLong(offset_s);
@@ -170,8 +146,7 @@ static PyObject *timezone_of(ms_state *st, int32_t offset_s)
 
 /* ----------------------------------------------------- stamp -> datetime */
 
-/* The wall-clock fields of `utc_ns` at `offset_s` (the core's calendar);
- * -1 if the year is outside datetime's 1..9999. */
+/* -1 if the year is outside datetime's 1..9999. */
 static int wall_of(int64_t utc_ns, int32_t offset_s, monostamp_wall *w)
 {
     monostamp_wall_fields(utc_ns, offset_s, w);
@@ -187,22 +162,21 @@ static PyObject *datetime_of(const monostamp_wall *w, PyObject *tz)
                                                           PyDateTimeAPI->DateTimeType);
 }
 
-/* The wall time of a datetime (or subclass: its C fields, whatever its
- * Python attributes say) as seconds since 1970-01-01T00:00, and its µs. */
-static int64_t wall_seconds(PyObject *dt, int64_t *us)
+/* The wall time of a datetime: its C fields, whatever a subclass's
+ * Python attributes say. */
+static monostamp_wall wall_of_datetime(PyObject *dt)
 {
     monostamp_wall w = {
         .year = PyDateTime_GET_YEAR(dt), .month = PyDateTime_GET_MONTH(dt),
         .day = PyDateTime_GET_DAY(dt), .hour = PyDateTime_DATE_GET_HOUR(dt),
         .minute = PyDateTime_DATE_GET_MINUTE(dt), .second = PyDateTime_DATE_GET_SECOND(dt),
+        .nanosecond = PyDateTime_DATE_GET_MICROSECOND(dt) * 1000,
     };
-    *us = PyDateTime_DATE_GET_MICROSECOND(dt);
-    return monostamp_wall_seconds(&w);
+    return w;
 }
 
 static PyObject *outside_datetime(int64_t utc_ns, int32_t offset_s)
 {
-    /* What datetime arithmetic itself raises past its range. */
     return PyErr_Format(PyExc_OverflowError,
                         "monostamp.Stamp(utc_ns=%lld, offset=%d) is outside datetime's years "
                         "1..9999", (long long)utc_ns, (int)offset_s);
@@ -228,8 +202,7 @@ const char ms_stamp_datetime_doc[] =
 "of utc_ns are dropped (truncated toward the past).  OverflowError\n"
 "outside datetime's years 1..9999.";
 
-/* METH_METHOD: the defining class leads to the module state, where the
- * timezones wait (a subclass's own type has no state). */
+/* METH_METHOD: a subclass's own type has no module state. */
 PyObject *ms_stamp_datetime(PyObject *op, PyTypeObject *defining_class, PyObject *const *args,
                             Py_ssize_t nargs, PyObject *kwnames)
 {
@@ -253,8 +226,7 @@ const char ms_stamp_fromdatetime_doc[] =
 "ValueError for an offset that is not whole seconds or an instant\n"
 "outside int64 ns (years 1677..2262).";
 
-/* The UTC offset of the datetime `dt`: 1 and *out; 0 if it is naive (no
- * tzinfo, or one that gives no offset); -1 with the error. */
+/* 1 and dt's UTC offset; 0 if dt is naive; -1 with the error. */
 static int datetime_offset(ms_state *st, PyObject *dt, int32_t *out)
 {
     PyObject *tz = PyDateTime_DATE_GET_TZINFO(dt); /* borrowed */
@@ -272,8 +244,8 @@ static int datetime_offset(ms_state *st, PyObject *dt, int32_t *out)
 /* The instant of `dt` at `offset`: 0, or -1 with ValueError past int64 ns. */
 static int datetime_utc_ns(PyObject *dt, int32_t offset, int64_t *out)
 {
-    int64_t us, wall_s = wall_seconds(dt, &us);
-    if (monostamp_ns_from_seconds(wall_s - offset, us * 1000, out) == MONOSTAMP_OK)
+    monostamp_wall w = wall_of_datetime(dt);
+    if (monostamp_wall_instant(&w, offset, out) == MONOSTAMP_OK)
         return 0;
     PyErr_Format(PyExc_ValueError,
                  "fromdatetime(%R): outside a Stamp's range (int64 ns since the epoch, "
@@ -286,8 +258,6 @@ PyObject *ms_stamp_fromdatetime(PyObject *cls, PyTypeObject *defining_class,
 {
     int32_t offset;
     int64_t utc_ns;
-    /* One positional argument, as the signature says (METH_METHOD calls
-     * are always FASTCALL | KEYWORDS). */
     if (nargs != 1 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0)) {
         PyErr_Format(PyExc_TypeError,
                      "fromdatetime() takes exactly one positional argument (%zd given)",
@@ -309,7 +279,6 @@ PyObject *ms_stamp_fromdatetime(PyObject *cls, PyTypeObject *defining_class,
 
 /* ------------------------------------------------- Clock()'s arguments */
 
-/* A type's name for a TypeError message, or NULL with the error. */
 static PyObject *type_name(PyObject *obj)
 {
     return PyObject_GetAttrString((PyObject *)Py_TYPE(obj), "__name__");
@@ -387,8 +356,7 @@ static int named_zone_offset(ms_state *st, PyObject *name, int64_t utc_ns, int32
     const char *text = ms_utf8_arg(name, "zone", 1, &len);
     if (text == NULL)
         return -1;
-    /* The capsule is held while its zone is used: a racing thread may
-     * replace the dict's entry meanwhile (free-threaded builds). */
+    /* Held while used: another thread may replace the entry. */
     PyObject *capsule = dict_get(st->zones, name);
     if (capsule == NULL) {
         monostamp_zone *zone;
@@ -439,10 +407,9 @@ int ms_zone_offset_at(ms_state *st, PyObject *zone, int64_t utc_ns, int32_t *out
         return timezone_offset(st, zone, out);
     if (!PyTZInfo_Check(zone))
         return ms_type_error("zone", "None, a zone name (str) or a datetime.tzinfo", zone);
-    /* Any other tzinfo: as datetime.astimezone asks it, tz.fromutc() of
-     * the UTC wall time labelled with tz.  The offset is then the local
-     * wall time less the UTC one, read from the result's fields (cheaper
-     * than its utcoffset(), and what fromutc() means by definition). */
+    /* Any other tzinfo as datetime.astimezone asks it: tz.fromutc() of
+     * the UTC wall time; the offset is the result's wall time less it
+     * (what fromutc() means, and cheaper than its utcoffset()). */
     monostamp_wall w;
     if (wall_of(utc_ns, 0, &w) < 0)
         return outside_datetime(utc_ns, 0), -1;
@@ -450,14 +417,13 @@ int ms_zone_offset_at(ms_state *st, PyObject *zone, int64_t utc_ns, int32_t *out
     int rc = -1;
     if (dt != NULL && (result = PyObject_CallMethodOneArg(zone, st->str_fromutc, dt)) != NULL &&
         PyDateTime_Check(result)) {
-        int64_t utc_us, local_us, local_s = wall_seconds(result, &local_us);
-        int64_t offset_s = local_s - wall_seconds(dt, &utc_us);
-        if (local_us != utc_us || offset_s <= -86400 || offset_s >= 86400)
+        monostamp_wall local = wall_of_datetime(result), utc = wall_of_datetime(dt);
+        if (monostamp_wall_offset(&local, &utc, out) != MONOSTAMP_OK)
             PyErr_Format(PyExc_ValueError,
                          "zone=%R: fromutc() gave %R for %R, not whole seconds within a day "
                          "away, which a Stamp's offset must be", zone, result, dt);
         else
-            *out = (int32_t)offset_s, rc = 0;
+            rc = 0;
     } else if (result != NULL) {
         ms_type_error("zone.fromutc()", "a datetime.datetime", result);
     }

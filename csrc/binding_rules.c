@@ -1,0 +1,92 @@
+/* binding_rules.c: rules every binding applies at its edge, written once:
+ * the names an option field takes, a UTC offset's range, the instant of a
+ * wall time, and the hint for a state file whose directory is missing. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#if !defined(_WIN32)
+#include <sys/stat.h>
+#endif
+
+const char *monostamp_option_name(const char *field, int value)
+{
+    if (field == NULL)
+        return NULL;
+    if (strcmp(field, "policy") == 0)
+        return monostamp_policy_name(value);
+    if (strcmp(field, "source") == 0)
+        return monostamp_source_name(value);
+    if (strcmp(field, "on_lead") == 0)
+        return monostamp_on_lead_name(value);
+    return NULL;
+}
+
+int monostamp_option_from_name(const char *field, const char *name, int *out)
+{
+    if (name == NULL || out == NULL)
+        return MONOSTAMP_EINVAL;
+    int policy = field != NULL && strcmp(field, "policy") == 0;
+    for (int v = 0; monostamp_option_name(field, v) != NULL; v++) {
+        if (strcmp(monostamp_option_name(field, v), name) == 0 ||
+            (policy && strcmp(monostamp_policy_constant(v), name) == 0)) {
+            *out = v;
+            return MONOSTAMP_OK;
+        }
+    }
+    return MONOSTAMP_EINVAL;
+}
+
+#define S_PER_DAY 86400
+
+int monostamp_offset_check(int64_t offset_s)
+{
+    return offset_s > -S_PER_DAY && offset_s < S_PER_DAY ? MONOSTAMP_OK : MONOSTAMP_ERANGE;
+}
+
+int monostamp_wall_offset(const monostamp_wall *local, const monostamp_wall *utc,
+                          int32_t *out_offset_s)
+{
+    if (local == NULL || utc == NULL || out_offset_s == NULL)
+        return MONOSTAMP_EINVAL;
+    int64_t offset = monostamp_wall_seconds(local) - monostamp_wall_seconds(utc);
+    if (local->nanosecond != utc->nanosecond || monostamp_offset_check(offset) != MONOSTAMP_OK)
+        return MONOSTAMP_EINVAL;
+    *out_offset_s = (int32_t)offset;
+    return MONOSTAMP_OK;
+}
+
+int monostamp_wall_instant(const monostamp_wall *w, int32_t offset_s, int64_t *out_ns)
+{
+    if (w == NULL)
+        return MONOSTAMP_EINVAL;
+    return monostamp_ns_from_seconds(monostamp_wall_seconds(w) - offset_s, w->nanosecond, out_ns);
+}
+
+const char *monostamp_state_file_hint(int code, const char *path)
+{
+#if defined(_WIN32)
+    /* Windows' own sentence for ERROR_PATH_NOT_FOUND already says it. */
+    (void)code;
+    (void)path;
+    return NULL;
+#else
+    const char *slash = path != NULL ? strrchr(path, '/') : NULL;
+    if (monostamp_os_errno(code) != ENOENT || slash == NULL || slash == path)
+        return NULL;
+    size_t len = (size_t)(slash - path);
+    char *dir = malloc(len + 1);
+    if (dir == NULL)
+        return NULL;
+    memcpy(dir, path, len);
+    dir[len] = '\0';
+    struct stat st;
+    int missing = stat(dir, &st) != 0 ? errno == ENOENT || errno == ENOTDIR : !S_ISDIR(st.st_mode);
+    free(dir);
+    /* The state file is created if absent; its directory is not. */
+    return missing ? "its directory does not exist -- create the directory first; the state "
+                     "file itself is created if absent"
+                   : NULL;
+#endif
+}

@@ -1,0 +1,136 @@
+/* test_binding_rules.c: the rules a binding applies at its edge
+ * (csrc/binding_rules.c): option names, offsets, wall instants and the
+ * state file's missing-directory hint. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "monostamp.h"
+
+#if !defined(_WIN32)
+#include <sys/stat.h>
+#include <unistd.h>
+#endif
+
+static void test_option_names_round_trip(void)
+{
+    static const char *const fields[] = {"policy", "source", "on_lead"};
+    static const int counts[] = {4, 3, 2};
+    for (int f = 0; f < 3; f++) {
+        int v = 0, got = -1;
+        for (; monostamp_option_name(fields[f], v) != NULL; v++) {
+            CHECK_RC(monostamp_option_from_name(fields[f], monostamp_option_name(fields[f], v),
+                                                &got), MONOSTAMP_OK);
+            CHECK_EQ(got, v);
+        }
+        CHECK_EQ(v, counts[f]);
+    }
+    CHECK_STR_EQ(monostamp_option_name("policy", 3), "monotonicForceNanosecondIncrement");
+    CHECK_STR_EQ(monostamp_option_name("source", 2), "manual");
+    CHECK_STR_EQ(monostamp_option_name("on_lead", 1), "error");
+    CHECK(monostamp_option_name("policy", -1) == NULL);
+    CHECK(monostamp_option_name("zone", 0) == NULL);
+    CHECK(monostamp_option_name(NULL, 0) == NULL);
+}
+
+static void test_a_policy_goes_by_its_constant_too(void)
+{
+    int got = -1;
+    CHECK_RC(monostamp_option_from_name("policy", "MONOTONIC_FORCE_MICROSECOND_INCREMENT", &got),
+             MONOSTAMP_OK);
+    CHECK_EQ(got, MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT);
+    /* Only a policy has constants' names; case counts. */
+    CHECK_RC(monostamp_option_from_name("source", "REALTIME", &got), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_option_from_name("policy", "acceptplatformtime", &got), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_option_from_name("on_lead", "panic", &got), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_option_from_name("zone", "UTC", &got), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_option_from_name("policy", NULL, &got), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_option_from_name("policy", "acceptPlatformTime", NULL), MONOSTAMP_EINVAL);
+    CHECK_EQ(got, MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT); /* untouched on failure */
+}
+
+static void test_an_offset_is_strictly_within_a_day(void)
+{
+    CHECK_RC(monostamp_offset_check(0), MONOSTAMP_OK);
+    CHECK_RC(monostamp_offset_check(86399), MONOSTAMP_OK);
+    CHECK_RC(monostamp_offset_check(-86399), MONOSTAMP_OK);
+    CHECK_RC(monostamp_offset_check(86400), MONOSTAMP_ERANGE);
+    CHECK_RC(monostamp_offset_check(-86400), MONOSTAMP_ERANGE);
+    CHECK_RC(monostamp_offset_check(INT64_MIN), MONOSTAMP_ERANGE);
+}
+
+static void test_wall_offset_and_instant(void)
+{
+    monostamp_wall utc, local;
+    int32_t offset = 7;
+    int64_t ns = 0;
+    /* 2026-03-29T00:30:00.5Z, in Berlin 01:30:00.5 (+01:00). */
+    monostamp_wall_fields(INT64_C(1774744200500000000), 0, &utc);
+    monostamp_wall_fields(INT64_C(1774744200500000000), 3600, &local);
+    CHECK_RC(monostamp_wall_offset(&local, &utc, &offset), MONOSTAMP_OK);
+    CHECK_EQ(offset, 3600);
+    CHECK_RC(monostamp_wall_instant(&local, 3600, &ns), MONOSTAMP_OK);
+    CHECK_EQ(ns, INT64_C(1774744200500000000));
+    CHECK_RC(monostamp_wall_instant(&utc, 0, &ns), MONOSTAMP_OK);
+    CHECK_EQ(ns, INT64_C(1774744200500000000));
+    /* Not the same fraction, or a day apart: no offset. */
+    local.nanosecond += 1000;
+    CHECK_RC(monostamp_wall_offset(&local, &utc, &offset), MONOSTAMP_EINVAL);
+    monostamp_wall_fields(INT64_C(1774744200500000000), 86400, &local);
+    CHECK_RC(monostamp_wall_offset(&local, &utc, &offset), MONOSTAMP_EINVAL);
+    CHECK_EQ(offset, 3600);
+    /* The ends of int64 ns, and past them. */
+    monostamp_wall_fields(INT64_MIN, -3600, &local);
+    CHECK_RC(monostamp_wall_instant(&local, -3600, &ns), MONOSTAMP_OK);
+    CHECK_EQ(ns, INT64_MIN);
+    CHECK_RC(monostamp_wall_instant(&local, 0, &ns), MONOSTAMP_ERANGE);
+    local.nanosecond = 1000000000;
+    CHECK_RC(monostamp_wall_instant(&local, -3600, &ns), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_wall_instant(NULL, 0, &ns), MONOSTAMP_EINVAL);
+}
+
+static void test_a_missing_directory_is_said(void)
+{
+#if defined(_WIN32)
+    CHECK(monostamp_state_file_hint(MONOSTAMP_EOS(2), "C:\\no\\such\\state") == NULL);
+    SKIP("Windows' own message says a directory is missing");
+#else
+    char dir[] = "/tmp/monostamp-hint-XXXXXX", path[64], file[64];
+    const char *hint;
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/nope/state", dir);
+    snprintf(file, sizeof file, "%s/file", dir);
+    hint = monostamp_state_file_hint(MONOSTAMP_EOS(ENOENT), path);
+    CHECK(hint != NULL && strstr(hint, "its directory does not exist") != NULL);
+    /* A directory that exists: the OS's reason is the whole story. */
+    snprintf(path, sizeof path, "%s/state", dir);
+    CHECK(monostamp_state_file_hint(MONOSTAMP_EOS(ENOENT), path) == NULL);
+    /* A file where the directory should be is no directory either. */
+    FILE *f = fopen(file, "w");
+    CHECK(f != NULL);
+    fclose(f);
+    snprintf(path, sizeof path, "%s/file/state", dir);
+    CHECK(monostamp_state_file_hint(MONOSTAMP_EOS(ENOENT), path) != NULL);
+    /* Other codes, a bare name, the root: nothing. */
+    CHECK(monostamp_state_file_hint(MONOSTAMP_EOS(EACCES), "/no/such/dir/state") == NULL);
+    CHECK(monostamp_state_file_hint(MONOSTAMP_EUNSAFE, "/no/such/dir/state") == NULL);
+    CHECK(monostamp_state_file_hint(MONOSTAMP_EOS(ENOENT), "state") == NULL);
+    CHECK(monostamp_state_file_hint(MONOSTAMP_EOS(ENOENT), "/state") == NULL);
+    CHECK(monostamp_state_file_hint(MONOSTAMP_EOS(ENOENT), NULL) == NULL);
+    CHECK(monostamp_state_file_hint(MONOSTAMP_EOS(ENOENT), "/no/such/dir/state") != NULL);
+    remove(file);
+    rmdir(dir);
+#endif
+}
+
+int main(void)
+{
+    RUN(test_option_names_round_trip);
+    RUN(test_a_policy_goes_by_its_constant_too);
+    RUN(test_an_offset_is_strictly_within_a_day);
+    RUN(test_wall_offset_and_instant);
+    RUN(test_a_missing_directory_is_said);
+    return check_summary();
+}
