@@ -158,6 +158,25 @@ static int64_t ceiling(monostamp__clock *clock, _Atomic int64_t *cell)
     return seen > top ? seen : top;
 }
 
+/*
+ * Waits until every process still on a file that this clock's place named
+ * before has looked at the place once, for a clock about to raise a file
+ * to the ceiling or to start on a file that leads the wall clock.  Such a
+ * process stamps, until its next look, from readings less than one recheck
+ * interval after the file it is on stopped being the place's; after that
+ * interval the ceiling is above all of them, and a process that is still
+ * stamping has moved here and raised this file above its own state.  Not
+ * for a manual clock, whose readings are its own.
+ */
+static void settle(const monostamp__clock *clock, int64_t since_ns)
+{
+    if (clock->source == MONOSTAMP_SOURCE_MANUAL)
+        return;
+    int64_t left = MONOSTAMP__STATE_RECHECK_NS - (monostamp__os_monotonic_ns() - since_ns);
+    if (left > 0)
+        monostamp__os_nap_ns(left);
+}
+
 int monostamp__clock_recover(monostamp__clock *clock, _Atomic int64_t *cell)
 {
     /* The anchor too may have been lost with the value. */
@@ -196,6 +215,13 @@ int monostamp__clock_share(monostamp__clock *clock, const char *path, int trust_
     } else if ((retired = malloc(sizeof *retired)) == NULL) {
         return MONOSTAMP_ENOMEM;
     }
+    /* When the open began, by the monotonic clock (for settle()) and by the
+     * clock's own (for a file that leads it): a file this call makes
+     * starts above that reading however long the open takes. */
+    int64_t opened_at = monostamp__os_monotonic_ns();
+    int64_t before = 0;
+    int readable = clock->source != MONOSTAMP_SOURCE_MANUAL &&
+                   monostamp__os_clock_read(clock->source, &before) == MONOSTAMP_OK;
     /* The directory is resolved here, once: relative to the working
      * directory of this call, never of a later one. */
     rc = monostamp__os_place_pin(path, &place);
@@ -230,10 +256,18 @@ int monostamp__clock_share(monostamp__clock *clock, const char *path, int trust_
     int unanchored = found_anchor == 0 ||
                      (clock->source != MONOSTAMP_SOURCE_MANUAL && found != INT64_MIN &&
                       found < found_anchor);
+    /* A newcomer on a file that leads the wall clock (made within its
+     * creator's bound: perhaps just now, in place of one that processes
+     * still stamp on, leading by up to their bound) or that must be
+     * raised: the ceiling after settle(), so that it repeats none of the
+     * stamps they make before they look. */
+    int young = readable && found != INT64_MIN && found > before;
+    if (unanchored || (clock->watch == NULL && young))
+        settle(clock, opened_at);
     old = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
     carry_anchor(cell, old);
     raise_cell(cell, atomic_load_explicit(old, RELAXED));
-    if (unanchored)
+    if (unanchored || (clock->watch == NULL && young))
         (void)monostamp__clock_recover(clock, cell);
     atomic_store_explicit(&clock->last_ns, cell, memory_order_release);
     /* Stamps that were under way on the old state are counted in too. */
@@ -300,6 +334,7 @@ static int follow(monostamp__clock *clock)
     void *mapping;
     size_t size;
     monostamp__os_file_id id;
+    int64_t moved_at = monostamp__os_monotonic_ns();
     struct retired *retired = malloc(sizeof *retired);
     if (retired == NULL)
         return MONOSTAMP_ENOMEM;
@@ -338,12 +373,16 @@ static int follow(monostamp__clock *clock)
         }
     }
     int64_t seen = atomic_load_explicit(&clock->seen_ns, memory_order_acquire);
-    if (retired_here && !truncated && final >= seen)
+    if (retired_here && !truncated && final >= seen) {
         monostamp__state_name_successor(old, &id);
-    else if (!retired_here && !truncated && monostamp__state_successor_is(old, &id))
+    } else if (!retired_here && !truncated && monostamp__state_successor_is(old, &id)) {
         ; /* raised by whoever retired it */
-    else
+    } else {
+        /* Processes may still be on a file this one never reached (the
+         * first of two rename-overs): the ceiling once they have looked. */
+        settle(clock, moved_at);
         raise_cell(cell, ceiling(clock, cell));
+    }
     atomic_store_explicit(&clock->last_ns, cell, memory_order_release);
     keep_retired(watch, retired);
     watch->mapping = mapping;
