@@ -54,6 +54,7 @@ build = {
             "bindings/lua/lclock.c",
             "bindings/lua/lmonostamp.c",
             "bindings/lua/lsleep.c",
+            "csrc/binding_rules.c",
             "csrc/calendar.c",
             "csrc/clock.c",
             "csrc/clock_setup.c",
@@ -90,6 +91,7 @@ build = {
       -- lib/lua/<version>/monostamp/libmonostamp.so, where ffi.lua looks.
       ["monostamp.libmonostamp"] = {
          sources = {
+            "csrc/binding_rules.c",
             "csrc/calendar.c",
             "csrc/clock.c",
             "csrc/clock_setup.c",
