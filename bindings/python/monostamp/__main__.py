@@ -1,33 +1,11 @@
-"""python -m monostamp: unique timestamps and ids for shell scripts.
+"""python -m monostamp: unique timestamps and ids for shell scripts (docs/python.md).
 
-    $ python -m monostamp
-    2026-12-03T11:02:07.123456789+01:00
     $ python -m monostamp --count 3 --digits 6 --zone UTC --z
-    $ python -m monostamp --ns
-    $ python -m monostamp --uuid7
-    $ python -m monostamp --shared /run/user/1000/stamps    # one sequence with other processes
     $ python -m monostamp run -- python manage.py test --parallel 4   # (or: monostamp run ...)
 
-`run` runs a command whose whole process tree stamps as one: see
-monostamp/_run.py and docs/patch.md.  The rest of this text is about the
-printing form.
-
-Each line is the next stamp of one clock: the process's default clock (which
-joins MONOSTAMP_SHARED if that is set), or, with --zone, --shared or
---digits below 9, a clock made for them (on the same state file).  Stamps
-never repeat within a run, and across runs and processes when they share a
-state file; the text repeats neither, with 6 or more digits (below 9 the
-stamps are whole microseconds).
-
-Lines are written as they are made, a few thousand at a time, so memory
-stays flat at any --count and a reader sees them early.  Exit status:
-0 when all is written (and for --help, --version); 2 for bad arguments
-(argparse's convention); 1, with one line on stderr, when the state file
-cannot be used (missing directory, not yours, not a state file) or
-standard output cannot be written (closed, full); 141 (128 + SIGPIPE,
-what a shell reports for `seq` or `yes` cut off by `head`) when the reader
-has gone, without a word, the way such commands stop; 130 (128 + SIGINT)
-when interrupted with Ctrl-C, as Python reports it.
+`run` (monostamp/_run.py) runs a command whose process tree stamps as one;
+otherwise each line is the next stamp of one clock, written a few thousand
+lines at a time, and the exit status is the one the epilog below gives.
 """
 import argparse
 import errno
@@ -118,9 +96,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         if args.zone is None and args.shared is None and not whole_us:
             clock = None  # the default clock: MONOSTAMP_SHARED applies
         else:
-            shared = args.shared
-            if shared is None:
-                shared = os.environ.get("MONOSTAMP_SHARED") or None
+            shared = args.shared if args.shared is not None else (
+                os.environ.get("MONOSTAMP_SHARED") or None)
             policy = (monostamp.Policy.MONOTONIC_FORCE_MICROSECOND_INCREMENT if whole_us
                       else monostamp.Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT)
             clock = monostamp.Clock(policy, zone=args.zone, shared=shared)
@@ -162,12 +139,9 @@ EXIT_READER_GONE = 128 + int(signal.SIGPIPE) if hasattr(signal, "SIGPIPE") else 
 def _line_maker(source: "Union[monostamp.Clock, types.ModuleType]",
                 args: argparse.Namespace) -> Callable[[int], str]:
     """A function making the text of the next n stamps, one per line."""
-    if args.ns:
-        time_ns = source.time_ns
-        return lambda n: "\n".join([str(time_ns()) for _ in range(n)]) + "\n"
-    if args.uuid7:
-        uuid7 = source.uuid7
-        return lambda n: "\n".join([str(uuid7()) for _ in range(n)]) + "\n"
+    if args.ns or args.uuid7:
+        make = source.time_ns if args.ns else source.uuid7
+        return lambda n: "\n".join([str(make()) for _ in range(n)]) + "\n"
     now, digits, z = source.now, args.digits, args.z
     return lambda n: "\n".join([now().isoformat(digits, z) for _ in range(n)]) + "\n"
 

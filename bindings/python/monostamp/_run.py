@@ -1,25 +1,9 @@
-"""monostamp run [--shared PATH] [--no-patch] -- CMD ARGS...: one sequence for a process tree.
+"""monostamp run [--shared PATH] [--no-patch] [--native] -- CMD ARGS...: one sequence.
 
-Makes a private state file (a new 0700 directory, removed afterwards), or
-takes the one --shared names (kept), exports MONOSTAMP_SHARED to it and
-MONOSTAMP_PATCH=1, and runs CMD.  Every Python process of the tree that
-has monostamp installed then patches itself at startup (monostamp/
-_startup.py) and draws from that file: one unique, increasing sequence for
-datetime.now(), time.time() & co. across all of them.  Lua and C code that
-calls monostamp joins the file too; their own standard clocks do not.
-
-Exit status, as env(1) and timeout(1) give theirs: CMD's own; 128+N when
-a signal N ended it (as a shell reports it); 127 when CMD is not found and
-126 when it cannot be executed (one line each, as a shell); 125 when the
-runner itself fails (a bad flag, no state file), with one line.  SIGTERM
-and SIGHUP sent to the runner are passed on to CMD; SIGINT and SIGQUIT from
-a terminal already reach CMD (the terminal signals the whole foreground
-process group), so the runner only waits for CMD to act on them.
-
-The parts each do one thing, so that a flag can be added in one place:
-parse_args() reads the command line, child_environment() builds CMD's
-environment, _make_private_state() creates the state file, and run()
-puts them together.
+Exports MONOSTAMP_SHARED (a private state file, or the one given) and
+MONOSTAMP_PATCH=1, runs CMD and exits as env(1) does; HELP below and
+docs/patch.md say the rest.  parse_args() reads the command line,
+child_environment() builds CMD's environment, run() puts them together.
 """
 import os
 import shutil
@@ -130,26 +114,6 @@ def child_environment(options: Options, state_path: str,
     return env
 
 
-def _make_private_state(directory: str) -> str:
-    """Creates the run's state file in `directory` (made by the runner, 0700)
-    and returns its path.  No earlier sequence used a directory made just
-    now, so the file starts at the real clock, not a lead bound ahead."""
-    import monostamp
-
-    path = os.path.join(directory, "state")
-    monostamp.create_state_file(path)
-    return path
-
-
-def _join_state(path: str) -> str:
-    """Checks that the state file at `path` can be used (creating it if it is
-    missing), as every process of the run will open it; returns the path."""
-    import monostamp
-
-    monostamp.Clock(shared=path)
-    return path
-
-
 def _ignore(signum: int, frame: object) -> None:
     """A handler that does nothing: unlike SIG_IGN, not inherited by CMD."""
 
@@ -157,11 +121,6 @@ def _ignore(signum: int, frame: object) -> None:
 def _fail(message: str, status: int) -> int:
     print("{}: {}".format(PROG, message), file=sys.stderr)
     return status
-
-
-def _start(command: List[str], env: Dict[str, str]) -> "subprocess.Popen[bytes]":
-    """CMD started; OSError as the exec(2) of it failed."""
-    return subprocess.Popen(command, env=env)
 
 
 def _wait(child: "subprocess.Popen[bytes]", pending: List[int]) -> int:
@@ -196,14 +155,17 @@ def run(options: Options, base_env: Optional[Mapping[str, str]] = None) -> int:
             saved[signum] = signal.signal(
                 signum, (lambda s, f: pending.append(s)) if signum in FORWARDED else _ignore)
     try:
+        import monostamp
         try:
-            if options.shared is not None:
-                state = _join_state(options.shared)
-            elif base.get(SHARED):
-                state = _join_state(base[SHARED])  # an outer run's, or the user's
+            state = options.shared or base.get(SHARED)  # or an outer run's, the user's
+            if state:
+                monostamp.Clock(shared=state)  # usable (created if missing) by every process
             else:
+                # A directory made just now, 0700: no earlier sequence used
+                # it, so the file starts at the real clock, not a lead bound ahead.
                 owned_dir = tempfile.mkdtemp(prefix="monostamp-run-")
-                state = _make_private_state(owned_dir)
+                state = os.path.join(owned_dir, "state")
+                monostamp.create_state_file(state)
         except (OSError, ValueError) as e:
             return _fail("cannot make the state file: {}".format(e), EXIT_RUNNER)
         from ._native import NativeUnavailable
@@ -212,7 +174,7 @@ def run(options: Options, base_env: Optional[Mapping[str, str]] = None) -> int:
         except NativeUnavailable as e:
             return _fail(str(e), EXIT_RUNNER)
         try:
-            child = _start(options.command, env)
+            child = subprocess.Popen(options.command, env=env)
         except FileNotFoundError:
             return _fail("{}: command not found".format(options.command[0]), EXIT_NOT_FOUND)
         except OSError as e:  # EACCES, ENOEXEC, a directory ...

@@ -1,29 +1,12 @@
 """pytest plugin: unique timestamps across a whole test session, and a manual clock.
 
-Active once monostamp is installed (entry point ``pytest11: monostamp``).
-
-* ``monostamp_clock``: a strict clock (``monotonicForceNanosecondIncrement``)
-  whose stamps are unique and increasing across every test, every
-  pytest-xdist worker and every subprocess the tests start.  The controller
-  creates a state file in a temporary directory of the session and points
-  ``MONOSTAMP_SHARED`` at it; workers and subprocesses inherit the variable,
-  and the directory is removed when the session ends.
-* ``manual_clock``: a clock on the manual source, at 2000-01-01T00:00:00Z in
-  zone UTC unless ``@pytest.mark.monostamp(start=..., zone=..., policy=...)``
-  says otherwise; ``set``, ``advance`` and ``step_back`` move it.
-
-* ``monostamp_patch``: ``monostamp.patch()`` for one test, on the
-  session's shared clock: ``time.time()``, ``datetime.now()`` and the rest
-  of the standard library's wall-clock calls return unique stamps, even in
-  code that bound them before the test.  ``@pytest.mark.monostamp(patch=True)``
-  patches a test with its ``manual_clock``; ``--monostamp-patch`` (or
-  ``monostamp_patch = true``) patches every test of the run, around its
-  fixtures too.  A test's own time-machine travel or freezegun freeze wins
-  while it is active; the patch resumes when it ends.
-
-``--monostamp-no-share`` (or ``monostamp_share = false`` in the ini file)
-keeps each process on its own sequence.  See docs/pytest.md and docs/patch.md.
+Fixtures ``monostamp_clock`` (a strict clock, one sequence across the tests,
+xdist workers and subprocesses through a state file in ``MONOSTAMP_SHARED``),
+``manual_clock`` and ``monostamp_patch``; the marker
+``@pytest.mark.monostamp(start=, zone=, policy=, patch=)``; the options
+``--monostamp-patch`` and ``--monostamp-no-share``.  See docs/pytest.md.
 """
+import contextlib
 import datetime as _datetime
 import difflib
 import importlib
@@ -32,7 +15,7 @@ import shutil
 import signal
 import tempfile
 import threading
-from typing import Any, Generator, Iterator, List, Optional
+from typing import Any, Callable, Generator, Iterator, List, Optional
 
 import pytest
 
@@ -47,6 +30,15 @@ STRICT = monostamp.Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT
 #: The extension itself, for its private _share_default (not in the stub).
 _ext = importlib.import_module("monostamp._monostamp")
 _MARKER_OPTIONS = ("start", "zone", "policy", "patch")
+#: The flags and ini keys: flag, its help, ini key, ini default, ini help.
+_OPTIONS = (
+    ("--monostamp-no-share",
+     "do not share one monostamp sequence across workers and subprocesses",
+     "monostamp_share", True, "share one monostamp sequence across the session (default true)"),
+    ("--monostamp-patch",
+     "patch time.time(), datetime.now() & co. with monostamp.patch() in every test",
+     "monostamp_patch", False, "patch the standard library's clocks in every test (default false)"),
+)
 
 
 class MarkerWarning(pytest.PytestWarning):
@@ -62,60 +54,35 @@ _REFUSED: "pytest.StashKey[str]" = pytest.StashKey()
 class _Session:
     """What this process knows of the session's shared state."""
 
-    def __init__(self, path: Optional[str] = None, owned_dir: Optional[str] = None,
-                 previous_env: Optional[str] = None) -> None:
-        self.path = path            # the state file, or None when not sharing
-        self.owned_dir = owned_dir  # the directory this process made (controller)
-        self.previous_env = previous_env
-        self.sigterm: Any = None    # our SIGTERM handler, while installed
-        self.sigterm_previous: Any = None  # the handler it replaced
-        # MONOSTAMP_PATCH as it was before --monostamp-patch exported it
-        # (controller), or not exported by this plugin: _NOT_EXPORTED.
-        self.previous_patch_env: object = _NOT_EXPORTED
+    def __init__(self, path: Optional[str] = None) -> None:
+        self.path = path  # the state file, or None when not sharing
+        # --monostamp-patch exported MONOSTAMP_PATCH=1 (the controller did).
+        self.patch_exported = False
+        # What pytest_unconfigure undoes, last first (the controller's).
+        self.undo: List[Callable[[], object]] = []
 
 
-_NOT_EXPORTED = object()
 _session = _Session()
 
 
-class _PatchEnv:
-    """MONOSTAMP_PATCH=1 in os.environ until undo(), which puts back what was
-    there: children started meanwhile (subprocess, spawn and forkserver
-    workers) patch themselves at startup."""
+def _setenv(name: str, value: str) -> Callable[[], None]:
+    """os.environ[name] = value; returns the undo, which puts back what was there."""
+    previous = os.environ.get(name)
+    os.environ[name] = value
 
-    def __init__(self) -> None:
-        self.previous = os.environ.get(PATCH_ENV)
-        os.environ[PATCH_ENV] = "1"
-
-    def undo(self) -> None:
-        if self.previous is None:
-            os.environ.pop(PATCH_ENV, None)
+    def undo() -> None:
+        if previous is None:
+            os.environ.pop(name, None)
         else:
-            os.environ[PATCH_ENV] = self.previous
+            os.environ[name] = previous
+    return undo
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("monostamp", "unique timestamps (monostamp)")
-    group.addoption(
-        "--monostamp-no-share", action="store_true", default=False,
-        help="do not share one monostamp sequence across workers and subprocesses",
-    )
-    group.addoption(
-        "--monostamp-patch", action="store_true", default=False,
-        help="patch time.time(), datetime.now() & co. with monostamp.patch() in every test",
-    )
-    parser.addini(
-        "monostamp_share", type="bool", default=True,
-        help="share one monostamp sequence across the session (default true)",
-    )
-    parser.addini(
-        "monostamp_patch", type="bool", default=False,
-        help="patch the standard library's clocks in every test (default false)",
-    )
-
-
-def _sharing_wanted(config: pytest.Config) -> bool:
-    return bool(config.getini("monostamp_share")) and not config.getoption("monostamp_no_share")
+    for flag, flag_help, ini, default, ini_help in _OPTIONS:
+        group.addoption(flag, action="store_true", default=False, help=flag_help)
+        parser.addini(ini, type="bool", default=default, help=ini_help)
 
 
 def _patch_run(config: pytest.Config) -> bool:
@@ -131,7 +98,12 @@ def pytest_configure(config: pytest.Config) -> None:
         "datetime; patch=True runs the test inside monostamp.patch(manual_clock)",
     )
     _configure_sharing(config)
-    _export_patch(config)
+    # --monostamp-patch: every child of the session patches itself at
+    # startup, beside MONOSTAMP_SHARED.  Not in an xdist worker: the
+    # controller exported it already, for the whole tree.
+    if getattr(config, "workerinput", None) is None and _patch_run(config):
+        _session.undo.append(_setenv(PATCH_ENV, "1"))
+        _session.patch_exported = True
 
 
 def _configure_sharing(config: pytest.Config) -> None:
@@ -146,14 +118,22 @@ def _configure_sharing(config: pytest.Config) -> None:
             _ext._share_default(path)
         _session = _Session(path or os.environ.get(ENV))
         if workerinput.get("monostamp_patch_exported"):
-            _unpatch_worker_startup()
+            # It patched itself at startup for its whole life; as without
+            # xdist, pytest's machinery gets real time between tests (each
+            # test is patched in its setup).  The variable stays, for children.
+            importlib.import_module("monostamp._startup").stop()
         return
-    if not _sharing_wanted(config):
+    if not (config.getini("monostamp_share") and not config.getoption("monostamp_no_share")):
         _session = _Session()
         return
     if os.environ.get(ENV):
-        # An outer run (or the user) already shares a file: join it.
-        _check_state_file(os.environ[ENV], ENV + "=" + repr(os.environ[ENV]))
+        # An outer run (or the user) already shares a file: join it, or stop
+        # the session at start in one line rather than fail each test.
+        try:
+            monostamp.Clock(policy=STRICT, shared=os.environ[ENV])
+        except (OSError, ValueError) as e:
+            raise pytest.UsageError("monostamp: {}={!r} cannot be the session's state file: "
+                                    "{}".format(ENV, os.environ[ENV], e)) from None
         _session = _Session(os.environ[ENV])
         return
     directory = tempfile.mkdtemp(prefix="monostamp-pytest-")
@@ -168,32 +148,22 @@ def _configure_sharing(config: pytest.Config) -> None:
     # This process imported monostamp before the file existed: move its
     # default clock (monostamp.now()) onto the file.
     _ext._share_default(path)
-    _session = _Session(path, directory, os.environ.get(ENV))
-    _session.sigterm_previous = signal.getsignal(signal.SIGTERM)
-    _session.sigterm = _remove_on_sigterm(directory)
-    os.environ[ENV] = path
+    _session = _Session(path)
+    _session.undo.append(lambda: shutil.rmtree(directory, ignore_errors=True))
+    _session.undo.append(_setenv(ENV, path))
+    _remove_on_sigterm(directory)
 
 
-def _check_state_file(path: str, named: str) -> None:
-    """A state file the session cannot use stops it at start, in one line,
-    rather than failing each test that stamps."""
-    try:
-        monostamp.Clock(policy=STRICT, shared=path)
-    except (OSError, ValueError) as e:
-        raise pytest.UsageError("monostamp: {} cannot be the session's state file: {}".format(
-            named, e)) from None
-
-
-def _remove_on_sigterm(directory: str) -> Any:
+def _remove_on_sigterm(directory: str) -> None:
     """A CI timeout ends the run with SIGTERM, which runs no unconfigure:
     the handler removes the session's directory, then lets the signal do
     what it did before (the default: end the process).  Only from the main
-    thread, and never over an ignored SIGTERM.  Returns the handler, or None."""
+    thread, and never over an ignored SIGTERM."""
     if threading.current_thread() is not threading.main_thread():
-        return None
+        return
     previous = signal.getsignal(signal.SIGTERM)
     if previous == signal.SIG_IGN:
-        return None
+        return
 
     def handler(signum: int, frame: Any) -> None:
         shutil.rmtree(directory, ignore_errors=True)
@@ -203,118 +173,79 @@ def _remove_on_sigterm(directory: str) -> Any:
         else:
             os.kill(os.getpid(), signal.SIGTERM)
 
+    def undo() -> None:
+        if signal.getsignal(signal.SIGTERM) is handler:
+            signal.signal(signal.SIGTERM, previous)
+
     signal.signal(signal.SIGTERM, handler)
-    return handler
-def _export_patch(config: pytest.Config) -> None:
-    """--monostamp-patch: every child of the session patches itself at
-    startup, beside MONOSTAMP_SHARED (set by _configure_sharing).  Not in an
-    xdist worker: the controller exported it already, for the whole tree."""
-    if getattr(config, "workerinput", None) is None and _patch_run(config):
-        _session.previous_patch_env = os.environ.get(PATCH_ENV)
-        os.environ[PATCH_ENV] = "1"
-
-
-def _unpatch_worker_startup() -> None:
-    """An xdist worker started with the MONOSTAMP_PATCH=1 that the
-    controller's --monostamp-patch exported patched itself at startup for
-    its whole life; as in a run without xdist, pytest's own machinery gets
-    real time between tests (each test is patched by pytest_runtest_setup),
-    so that startup patch stops here.  The variable stays, for the tests'
-    children."""
-    importlib.import_module("monostamp._startup").stop()
+    _session.undo.append(undo)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
     """xdist: hand the state file to each worker explicitly too."""
     node.workerinput["monostamp_shared"] = _session.path
-    node.workerinput["monostamp_patch_exported"] = (
-        _session.previous_patch_env is not _NOT_EXPORTED)
+    node.workerinput["monostamp_patch_exported"] = _session.patch_exported
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     global _session
-    if _session.previous_patch_env is not _NOT_EXPORTED:
-        if _session.previous_patch_env is None:
-            os.environ.pop(PATCH_ENV, None)
-        else:
-            os.environ[PATCH_ENV] = str(_session.previous_patch_env)
-    if _session.owned_dir is not None:
-        if _session.sigterm is not None and signal.getsignal(signal.SIGTERM) is _session.sigterm:
-            signal.signal(signal.SIGTERM, _session.sigterm_previous)
-        if _session.previous_env is None:
-            os.environ.pop(ENV, None)
-        else:
-            os.environ[ENV] = _session.previous_env
-        shutil.rmtree(_session.owned_dir, ignore_errors=True)
+    for undo in reversed(_session.undo):
+        undo()
     _session = _Session()
 
 
-def _patch_clock(run: bool) -> str:
-    """Which clock the whole run's patch (run) or the fixture's draws from."""
-    bound = "lead bound {:g} ms".format(monostamp.PATCH_MAX_LEAD_NS / 1e6)
-    if _session.path is not None:
-        return "the session's clock (the process default clock on {}, {})".format(
-            _session.path, bound)
-    if run:
-        return "the process default clock, private to each process ({})".format(bound)
-    return "a strict Clock private to the test"
-
-
 def pytest_report_header(config: pytest.Config) -> List[str]:
+    bound = "lead bound {:g} ms".format(monostamp.PATCH_MAX_LEAD_NS / 1e6)
     if _session.path is None:
         clock = "monostamp: session sharing off; monostamp_clock is {} per process".format(
             STRICT)
+        run_clock = "the process default clock, private to each process ({})".format(bound)
+        test_clock = "a strict Clock private to the test"
     else:
         clock = "monostamp: monostamp_clock is {}, shared through {}={}".format(
             STRICT, ENV, _session.path)
-    if not hasattr(monostamp, "patch"):
-        patch = "monostamp: patch: none (this build has no monostamp.patch)"
-    elif _patch_run(config):
+        run_clock = test_clock = ("the session's clock (the process default clock on {}, {})"
+                                  .format(_session.path, bound))
+    if _patch_run(config):
         patch = ("monostamp: patch: the whole run (--monostamp-patch): every test, "
                  "fixtures included, reads the standard library's clocks from {}; a test's "
-                 "time-machine travel or freezegun freeze wins while active".format(
-                     _patch_clock(True)))
+                 "time-machine travel or freezegun freeze wins while active".format(run_clock))
     else:
         patch = ("monostamp: patch: per test only (the monostamp_patch fixture on {}, "
                  "@pytest.mark.monostamp(patch=True) on the test's manual_clock)".format(
-                     _patch_clock(False)))
+                     test_clock))
     return [clock, patch]
 
 
 # ---------------------------------------------------------------- patching
-# monostamp.patch() swaps the C functions behind time.time(), datetime.now()
-# & co. (docs/patch.md).  A test's own time-machine travel or freezegun
-# freeze is the more specific request: monostamp.patch() gives way to it
-# while it is active and resumes after (monostamp/_compose.py), so a whole
-# suite runs under --monostamp-patch as it runs without.
+# A test's own time-machine travel or freezegun freeze wins while it is
+# active (monostamp/_compose.py): a whole suite runs under --monostamp-patch
+# as it runs without (docs/patch.md).
 
 def _start_patch(item: pytest.Item,
                  clock: Optional[monostamp.Clock] = None) -> Optional[monostamp.patch]:
-    """monostamp.patch(clock), started.
-
-    None if it cannot start (no monostamp.patch in this build, or another
-    tool than time-machine and freezegun holds the functions): the reason
-    is kept on the item, and the test fails with it when it is called,
-    instead of running unpatched.
-    """
-    patch = getattr(monostamp, "patch", None)
-    if patch is None:
-        item.stash[_REFUSED] = "monostamp.patch is not in this build ({})".format(
-            _ext.__file__)
-        return None
-    p: monostamp.patch = patch(clock)
+    """monostamp.patch(clock), started; None if it cannot start (another tool
+    than time-machine and freezegun holds the functions): the reason is kept
+    on the item, and the test fails with it instead of running unpatched."""
     try:
-        p.start()
+        return monostamp.patch(clock).start()
     except RuntimeError as e:
         item.stash[_REFUSED] = str(e)  # "monostamp.patch() cannot start: ..."
         return None
-    return p
 
 
-def _stop_patch(p: Optional[monostamp.patch]) -> None:
-    if p is not None:
-        p.stop()
+@contextlib.contextmanager
+def _patched(item: pytest.Item, clock: Optional[monostamp.Clock]) -> Iterator[None]:
+    """The test patched on `clock`, and MONOSTAMP_PATCH=1 for its children."""
+    p = _start_patch(item, clock)
+    undo = _setenv(PATCH_ENV, "1")
+    try:
+        yield
+    finally:
+        undo()
+        if p is not None:
+            p.stop()
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -343,7 +274,7 @@ def pytest_runtest_teardown(item: pytest.Item,
         p = item.stash.get(_RUN_PATCH, None)
         if p is not None:
             del item.stash[_RUN_PATCH]
-            _stop_patch(p)
+            p.stop()
 
 
 @pytest.fixture
@@ -358,13 +289,8 @@ def monostamp_patch(request: pytest.FixtureRequest) -> Iterator[monostamp.Clock]
     the strict Clock it yields, its own.
     """
     clock = monostamp.Clock(policy=STRICT, shared=_session.path)
-    p = _start_patch(request.node, None if _session.path is not None else clock)
-    env = _PatchEnv()
-    try:
+    with _patched(request.node, None if _session.path is not None else clock):
         yield clock
-    finally:
-        env.undo()
-        _stop_patch(p)
 
 
 @pytest.fixture(autouse=True)
@@ -382,15 +308,10 @@ def _monostamp_marker_patch(request: pytest.FixtureRequest) -> Iterator[None]:
                     request.node.name)))
         yield
         return
-    p = _start_patch(request.node, request.getfixturevalue("manual_clock"))
     # Children cannot read this process's manual clock: they patch on the
     # session's clock (unique beside the test's values, but real time).
-    env = _PatchEnv()
-    try:
+    with _patched(request.node, request.getfixturevalue("manual_clock")):
         yield
-    finally:
-        env.undo()
-        _stop_patch(p)
 
 
 @pytest.fixture
@@ -399,27 +320,9 @@ def monostamp_clock() -> monostamp.Clock:
     return monostamp.Clock(policy=STRICT, shared=_session.path)
 
 
-#: What the ``manual_clock`` fixture gives: a ``monostamp.Clock`` whose
-#: source is "manual" (``step_back``, ``set`` and ``advance`` are Clock
-#: methods), so it passes wherever a Clock is expected.  The name stays for
-#: annotations written against the wrapper class it replaces.
-ManualClock = monostamp.Clock
-
-
-def _manual_clock(start_ns: int = EPOCH_2000_NS, zone: str = "UTC",
-                  policy: Any = STRICT) -> monostamp.Clock:
-    # No lead bound: the test moves this source at will, and a clock
-    # stepped back an hour leads it by an hour (the default bound is 1 s).
-    return monostamp.Clock(policy=policy, source="manual", zone=zone, start_ns=start_ns,
-                           max_lead_ns=0)
-
-
 def _start_ns(start: object) -> int:
     """start as ns: an int, ISO 8601 text, or an aware datetime."""
-    if isinstance(start, bool):
-        raise TypeError("@pytest.mark.monostamp(): start must be int ns, ISO 8601 text or "
-                        "an aware datetime, not bool")
-    if isinstance(start, int):
+    if isinstance(start, int) and not isinstance(start, bool):
         return start
     if isinstance(start, str):
         return monostamp.Stamp.fromisoformat(start).utc_ns
@@ -463,8 +366,11 @@ def _marker_clock(request: pytest.FixtureRequest) -> monostamp.Clock:
     start = options.get("start")
     start_ns = EPOCH_2000_NS if start is None else _start_ns(start)
     try:
-        return _manual_clock(start_ns=start_ns, zone=options.get("zone") or "UTC",
-                             policy=options.get("policy") or STRICT)
+        # No lead bound: the test moves this source at will, and a clock
+        # stepped back an hour leads it by an hour (the default bound is 1 s).
+        return monostamp.Clock(policy=options.get("policy") or STRICT, source="manual",
+                               zone=options.get("zone") or "UTC", start_ns=start_ns,
+                               max_lead_ns=0)
     except (TypeError, ValueError) as e:
         # "Clock(): zone='Europe/Berln' is not ..." said of the marker.
         raise type(e)("@pytest.mark.monostamp(): " + str(e).replace("Clock(): ", "", 1)) from None
