@@ -42,11 +42,6 @@ def json_default(obj):
     raise TypeError("Object of type %s is not JSON serializable" % type(obj).__name__)
 
 
-def _from_sqlite(data):
-    # Text that is no stamp raises fromisoformat's ValueError, naming it.
-    return Stamp.fromisoformat(data.decode("utf-8"))
-
-
 def register_sqlite(typename="stamp", classes=(Stamp,)):
     """Registers Stamp (and the subclasses in `classes`) with sqlite3,
     process-wide: stored as isoformat() text, a column declared `typename`
@@ -59,7 +54,8 @@ def register_sqlite(typename="stamp", classes=(Stamp,)):
         if not (isinstance(cls, type) and issubclass(cls, Stamp)):
             raise TypeError("classes must hold Stamp and its subclasses, not %r" % (cls,))
         sqlite3.register_adapter(cls, Stamp.isoformat)
-    sqlite3.register_converter(typename, _from_sqlite)
+    # Text that is no stamp raises fromisoformat's ValueError, naming it.
+    sqlite3.register_converter(typename, lambda data: Stamp.fromisoformat(data.decode("utf-8")))
 
 
 #: Names loaded when first asked for: the module each comes from.

@@ -87,20 +87,18 @@ def main(argv: Optional[List[str]] = None) -> int:
                     % (shaping[0], "--ns" if args.ns else "--uuid7"))
     if args.digits is None:
         args.digits = 9
-    # Text with fewer than 9 digits would show two stamps of one µs alike:
-    # there the clock hands out whole µs (the µs policy, on the same state,
-    # so the sequence is still one with other processes' ns stamps).
+    # Below 9 digits two stamps of one µs would read alike: whole µs then
+    # (the µs policy, on the same state: one sequence with the ns stamps).
     whole_us = not (args.ns or args.uuid7) and args.digits < 9
-    shared = None
+    shared = args.shared if args.shared is not None else (
+        os.environ.get("MONOSTAMP_SHARED") or None)
+    # The default clock (MONOSTAMP_SHARED applies), unless one is asked for.
+    source: "Union[monostamp.Clock, types.ModuleType]" = monostamp
     try:
-        if args.zone is None and args.shared is None and not whole_us:
-            clock = None  # the default clock: MONOSTAMP_SHARED applies
-        else:
-            shared = args.shared if args.shared is not None else (
-                os.environ.get("MONOSTAMP_SHARED") or None)
-            policy = (monostamp.Policy.MONOTONIC_FORCE_MICROSECOND_INCREMENT if whole_us
-                      else monostamp.Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT)
-            clock = monostamp.Clock(policy, zone=args.zone, shared=shared)
+        if args.zone is not None or args.shared is not None or whole_us:
+            source = monostamp.Clock("monotonicForceMicrosecondIncrement" if whole_us
+                                     else "monotonicForceNanosecondIncrement",
+                                     zone=args.zone, shared=shared)
     except ValueError as e:
         # A bad --zone is a bad argument (2); a file that is no state file
         # (ValueError too) is a state file that cannot be used (1).
@@ -114,7 +112,6 @@ def main(argv: Optional[List[str]] = None) -> int:
         print("%s: %s" % (p.prog, text.replace("Clock(): shared=", "--shared ", 1)),
               file=sys.stderr)
         return 1
-    source: "Union[monostamp.Clock, types.ModuleType]" = clock if clock is not None else monostamp
     return _write(p.prog, _line_maker(source, args), args.count)
 
 
@@ -127,12 +124,10 @@ def _zone_ok(zone: Optional[str]) -> bool:
     return True
 
 
-#: Lines made and written at a time: enough that the per-write cost
-#: vanishes, few enough (about 150 kB of text) that memory stays flat.
+#: Lines made and written at a time: the per-write cost vanishes, memory
+#: stays flat (about 150 kB of text).
 CHUNK = 4096
-
-#: The exit status when the reader has gone: a shell's status for a
-#: command that SIGPIPE ended.
+#: The reader has gone: a shell's status for a command that SIGPIPE ended.
 EXIT_READER_GONE = 128 + int(signal.SIGPIPE) if hasattr(signal, "SIGPIPE") else 1
 
 
@@ -177,12 +172,9 @@ def _write(prog: str, lines: Callable[[int], str], count: int) -> int:
 
 
 def _all_of_it(out: TextIO) -> Callable[[str], object]:
-    """A function writing all of a text to out, or raising OSError.
-
-    Under `python -u` (PYTHONUNBUFFERED) sys.stdout writes straight to the
-    file descriptor and drops the rest of a text when write(2) takes only
-    part of it (a file reaching its size limit or a full disk), so the bytes
-    go to the binary layer here, in a loop until all are taken."""
+    """A function writing all of a text to out, or raising OSError: under
+    `python -u` sys.stdout drops the rest of a partial write(2) (a file at
+    its size limit), so the bytes go to the binary layer, in a loop."""
     binary = getattr(out, "buffer", None)
     if binary is None:  # a text stream of Python's own, say io.StringIO
         return out.write
@@ -199,9 +191,8 @@ def _all_of_it(out: TextIO) -> Callable[[str], object]:
 
 
 def _silence(out: TextIO) -> None:
-    """Points fd 1 at /dev/null, so that the interpreter's own flush of what
-    is still buffered, at exit, cannot fail again and print a traceback
-    ("Exception ignored ... BrokenPipeError")."""
+    """Points fd 1 at /dev/null: the interpreter's flush at exit cannot fail
+    again ("Exception ignored ... BrokenPipeError")."""
     try:
         fd = out.fileno()
     except (AttributeError, ValueError, OSError):  # not a file: nothing flushes it at exit

@@ -1,12 +1,10 @@
 """monostamp.patch() beside time-machine and freezegun: theirs win while active.
 
-A travel or freeze asks for a more specific time than a suite-wide patch:
-just before a tool's start() monostamp steps aside (the real functions back,
-which time-machine saves as its originals), and after its stop() resumes.
-Both tools are caught by wrapping start() and stop() on the class every form
-of them goes through; one imported later is wrapped as it loads, by a finder
-on sys.meta_path that leaves once all watched modules (uuid too) are in.
-See docs/patch.md, "Beside time-machine and freezegun".
+Just before a tool's start() monostamp steps aside (the real functions back,
+which time-machine saves as its originals), after its stop() it resumes:
+start() and stop() are wrapped on the class every form of them goes through,
+as the tool loads if it is imported later (a finder on sys.meta_path, which
+watches uuid too).  docs/patch.md, "Beside time-machine and freezegun".
 
 _patching.py owns the patch state and its lock and calls in here under it:
 this module imports no other of the package, keeps no lock, and imports

@@ -1,14 +1,15 @@
 """monostamp.patch(): the standard library's wall clocks hand out monostamp stamps.
 
-This module owns the patch state: the stack of started patches and the one
-lock under which it, the C half's switches and _compose's watch change.
+This module owns the patch state: the stack of started patches, the one
+lock under which it, the C half's switches and _compose's watch change, and
+the patch MONOSTAMP_PATCH=1 started at interpreter start.
 
 The C half (bindings/python/patch_*.c) swaps the C function pointers of
 time.time() & co. when told, with no lock or stack of its own; this half
 keeps the stack of nested patches, the decorator forms, uuid, giving way to
-time-machine and freezegun (_compose.py), and fork safety.  A child started
-with MONOSTAMP_PATCH=1 imports it before its own code (_startup.py), so it
-imports nothing at the top that a start does not need.  See docs/patch.md.
+time-machine and freezegun (_compose.py), fork safety and the startup hook
+(startup()), which runs before a child's own code: so it imports nothing at
+the top that a start does not need.  See docs/patch.md.
 """
 import _thread
 import os
@@ -66,26 +67,24 @@ def _uuid_switch(on):
 
 # "Engaged": our functions are in the method tables (_c._installed()).  A
 # patch is started but not engaged while a travel or freeze is active.
-# _engage and _disengage run under _lock; _step_aside and _resume take it.
+# _set_engaged runs under _lock; _step_aside and _resume take it.
 
-def _engage():
-    """Our functions in, drawing from the innermost patch's clock."""
-    _compose.adopt_left_behind(_c)
-    _c._activate(_stack[-1].clock)
-    _uuid_switch(True)
-
-
-def _disengage():
-    """The real functions back (after the lead bound is waited out)."""
-    _c._deactivate()
-    _uuid_switch(False)
+def _set_engaged(on):
+    """Our functions in, drawing from the innermost patch's clock; or (on
+    False) the real ones back, after the lead bound is waited out."""
+    if on:
+        _compose.adopt_left_behind(_c)
+        _c._activate(_stack[-1].clock)
+    else:
+        _c._deactivate()
+    _uuid_switch(on)
 
 
 def _step_aside():
     """A travel or freeze is about to start: give it the real functions."""
     with _lock:
         if _c._installed():
-            _disengage()
+            _set_engaged(False)
 
 
 def _resume():
@@ -95,7 +94,7 @@ def _resume():
     with _lock:
         if _stack and not _c._installed() and not _compose.foreign_active():
             _c.zone_changed()
-            _engage()
+            _set_engaged(True)
 
 
 def _loaded(module):
@@ -130,7 +129,6 @@ class patch:
     def __init__(self, clock=None):
         self._given = clock
         self.clock = _resolve(clock)
-        self._started = False
 
     def __repr__(self):
         # The default clock is the default argument: monostamp.patch().
@@ -139,7 +137,7 @@ class patch:
     @property
     def active(self):
         """True between start() and stop()."""
-        return self._started
+        return self in _stack
 
     def start(self):
         """Activates this patch (the innermost) and returns it.
@@ -150,28 +148,26 @@ class patch:
         """
         with _lock:
             _compose.watch(_step_aside, _resume, _loaded)
-            if self._started:
+            if self in _stack:
                 raise RuntimeError("{!r} is already started".format(self))
             _stack.append(self)
             if not _compose.foreign_active():
                 try:
-                    _engage()
+                    _set_engaged(True)
                 except BaseException:
                     _stack.pop()
                     raise
-            self._started = True
         return self
 
     def stop(self):
         """Deactivates this patch (RuntimeError if not started); the next one
         out, if any, is active again."""
         with _lock:
-            if not self._started:
+            if self not in _stack:
                 raise RuntimeError("{!r} is not started".format(self))
             _stack.remove(self)  # normally the innermost; any may leave
-            self._started = False
             if _c._installed():  # else waiting behind a travel: nothing to undo
-                (_engage if _stack else _disengage)()
+                _set_engaged(bool(_stack))
 
     def __enter__(self):
         return self.start()
@@ -213,3 +209,55 @@ def patching():
 def patched():
     """True while time.time(), datetime.now() & co. draw from monostamp."""
     return bool(_c._installed())
+
+
+# ---------------------------------------------- MONOSTAMP_PATCH=1 at startup
+# monostamp-patch.pth calls startup() at interpreter start unless the variable
+# is unset, empty or "0".  It never leaves a process silently unpatched: a bad
+# value, a state file it cannot join or a patch that cannot start is one line
+# on stderr and status 1, before the program's code runs (docs/patch.md).
+
+_at_startup = None  # the patch startup() started (an xdist worker's plugin stops it)
+
+
+def _fail_at_startup(message):
+    try:
+        os.write(2, "monostamp: {}\n".format(message).encode("utf-8", "backslashreplace"))
+    except OSError:
+        pass
+    os._exit(1)
+
+
+def startup():
+    """Patches this process on the default clock, which joined MONOSTAMP_SHARED
+    (if set) when the extension loaded."""
+    global _at_startup
+    value = os.environ.get("MONOSTAMP_PATCH")
+    # site runs a .pth once per site directory (a venv's lib64 is its lib).
+    if _at_startup is not None or value in (None, "", "0"):
+        return
+    if value != "1":
+        _fail_at_startup("MONOSTAMP_PATCH={!r} is not a value it takes: 1 patches each "
+                         "Python process at startup, 0 or unset does not".format(value))
+    # A MONOSTAMP_SHARED the default clock could not join (gone, unsafe, not
+    # a state file) is an error of every draw: one draw asks now.
+    try:
+        _c.time_ns()
+    except (OSError, ValueError) as e:
+        # The cause alone, without the path the default clock's text repeats.
+        reason = (e.strerror if isinstance(e, OSError) else None) or str(e)
+        _fail_at_startup("MONOSTAMP_PATCH=1, but MONOSTAMP_SHARED={} cannot be joined: {}".format(
+            os.environ.get("MONOSTAMP_SHARED", ""), reason.split("): ", 1)[-1]))
+    try:
+        _at_startup = patch().start()
+    except RuntimeError as e:
+        _fail_at_startup("MONOSTAMP_PATCH=1: monostamp.patch() cannot start in {}: {}".format(
+            sys.executable, e))
+
+
+def stop_startup():
+    """Stops the patch startup() started, if it is still active."""
+    global _at_startup
+    if _at_startup is not None and _at_startup.active:
+        _at_startup.stop()
+    _at_startup = None

@@ -1,9 +1,9 @@
 """monostamp run [--shared PATH] [--no-patch] [--native] -- CMD ARGS...: one sequence.
 
 Exports MONOSTAMP_SHARED (a private state file, or the one given) and
-MONOSTAMP_PATCH=1, runs CMD and exits as env(1) does; HELP below and
-docs/patch.md say the rest.  parse_args() reads the command line,
-child_environment() builds CMD's environment, run() puts them together.
+MONOSTAMP_PATCH=1, runs CMD and exits as env(1) does (HELP, docs/patch.md).
+parse_args() reads the command line, child_environment() builds CMD's
+environment (with_preload(): docs/preload.md), run() puts them together.
 """
 import os
 import shutil
@@ -41,18 +41,22 @@ not executable; 125 the runner's own failure (bad flags, no state file)."""
 #: The runner's own failures, CMD not executable, CMD not found.
 EXIT_RUNNER, EXIT_CANNOT_EXECUTE, EXIT_NOT_FOUND = 125, 126, 127
 SHARED, PATCH = "MONOSTAMP_SHARED", "MONOSTAMP_PATCH"
+LIBRARY = "libmonostamp_preload.so"  # shipped in the package (setup.py, on Linux)
 #: Passed on to CMD: what a service manager or a parent sends the runner.
 FORWARDED = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
                   if hasattr(signal, name))
 #: Sent by a terminal to its whole foreground process group, CMD included:
-#: the runner outlives them and lets CMD decide (passing them on would
-#: deliver them twice).
+#: the runner outlives them and lets CMD decide (not delivered twice).
 FROM_TERMINAL = tuple(getattr(signal, name) for name in ("SIGINT", "SIGQUIT")
                       if hasattr(signal, name))
 
 
 class UsageError(Exception):
     """A bad command line: one line, status 125."""
+
+
+class NativeUnavailable(RuntimeError):
+    """--native cannot be used here: one line, status 125."""
 
 
 class Options(NamedTuple):
@@ -108,10 +112,30 @@ def child_environment(options: Options, state_path: str,
         env[PATCH] = "1"
     else:
         env.pop(PATCH, None)  # --no-patch wins over one inherited
-    if options.native:
-        from ._native import with_preload
-        env = with_preload(env)
-    return env
+    return with_preload(env) if options.native else env
+
+
+def library_path() -> str:
+    """The absolute path of the shipped libmonostamp_preload.so."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), LIBRARY)
+    if not os.path.isfile(path):
+        raise NativeUnavailable(
+            "monostamp: %s is not installed beside %s (this build has no preload library)"
+            % (LIBRARY, os.path.dirname(path)))
+    return path
+
+
+def with_preload(env: Mapping[str, str]) -> Dict[str, str]:
+    """A copy of `env` with the library first in LD_PRELOAD, ahead of what is
+    there already (a libfaketime listed after it is wrapped, not winning)."""
+    if sys.platform in ("win32", "darwin"):
+        raise NativeUnavailable(
+            "monostamp: --native needs LD_PRELOAD, which %s does not have" % sys.platform)
+    path = library_path()
+    # The loader splits LD_PRELOAD on spaces and colons; a copy further on
+    # is dropped, so the library is first exactly once.
+    rest = [p for p in env.get("LD_PRELOAD", "").replace(":", " ").split() if p != path]
+    return dict(env, LD_PRELOAD=" ".join([path] + rest))
 
 
 def _ignore(signum: int, frame: object) -> None:
@@ -140,9 +164,9 @@ def _wait(child: "subprocess.Popen[bytes]", pending: List[int]) -> int:
     return 128 - status if status < 0 else status
 
 
-def run(options: Options, base_env: Optional[Mapping[str, str]] = None) -> int:
+def run(options: Options) -> int:
     """Runs options.command in its environment; returns the exit status."""
-    base = os.environ if base_env is None else base_env
+    base = os.environ
     owned_dir: Optional[str] = None
     pending: List[int] = []
     # Until CMD runs, a forwarded signal is kept for it; the terminal's are
@@ -168,7 +192,6 @@ def run(options: Options, base_env: Optional[Mapping[str, str]] = None) -> int:
                 monostamp.create_state_file(state)
         except (OSError, ValueError) as e:
             return _fail("cannot make the state file: {}".format(e), EXIT_RUNNER)
-        from ._native import NativeUnavailable
         try:
             env = child_environment(options, state, base)
         except NativeUnavailable as e:
@@ -188,8 +211,7 @@ def run(options: Options, base_env: Optional[Mapping[str, str]] = None) -> int:
             shutil.rmtree(owned_dir, ignore_errors=True)
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    args = sys.argv[2:] if argv is None else argv
+def main(args: List[str]) -> int:
     if args[:1] in (["-h"], ["--help"]):
         print(HELP)
         return 0

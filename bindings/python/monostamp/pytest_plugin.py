@@ -22,9 +22,7 @@ import pytest
 import monostamp
 
 ENV = "MONOSTAMP_SHARED"
-#: Set to "1" for children, so that each Python child patches itself at
-#: startup (monostamp/_startup.py) and continues the session's sequence.
-PATCH_ENV = "MONOSTAMP_PATCH"
+PATCH_ENV = "MONOSTAMP_PATCH"  # "1": each Python child patches itself at startup
 EPOCH_2000_NS = 946_684_800 * 10**9
 STRICT = monostamp.Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT
 #: The extension itself, for its private _share_default (not in the stub).
@@ -56,10 +54,8 @@ class _Session:
 
     def __init__(self, path: Optional[str] = None) -> None:
         self.path = path  # the state file, or None when not sharing
-        # --monostamp-patch exported MONOSTAMP_PATCH=1 (the controller did).
-        self.patch_exported = False
-        # What pytest_unconfigure undoes, last first (the controller's).
-        self.undo: List[Callable[[], object]] = []
+        self.patch_exported = False  # the controller exported MONOSTAMP_PATCH=1
+        self.undo: List[Callable[[], object]] = []  # for pytest_unconfigure, last first
 
 
 _session = _Session()
@@ -121,7 +117,7 @@ def _configure_sharing(config: pytest.Config) -> None:
             # It patched itself at startup for its whole life; as without
             # xdist, pytest's machinery gets real time between tests (each
             # test is patched in its setup).  The variable stays, for children.
-            importlib.import_module("monostamp._startup").stop()
+            importlib.import_module("monostamp._patching").stop_startup()
         return
     if not (config.getini("monostamp_share") and not config.getoption("monostamp_no_share")):
         _session = _Session()
@@ -155,10 +151,9 @@ def _configure_sharing(config: pytest.Config) -> None:
 
 
 def _remove_on_sigterm(directory: str) -> None:
-    """A CI timeout ends the run with SIGTERM, which runs no unconfigure:
-    the handler removes the session's directory, then lets the signal do
-    what it did before (the default: end the process).  Only from the main
-    thread, and never over an ignored SIGTERM."""
+    """A CI timeout's SIGTERM runs no unconfigure: the handler removes the
+    directory, then lets the signal do what it did before.  Only from the
+    main thread, and never over an ignored SIGTERM."""
     if threading.current_thread() is not threading.main_thread():
         return
     previous = signal.getsignal(signal.SIGTERM)
@@ -251,8 +246,7 @@ def _patched(item: pytest.Item, clock: Optional[monostamp.Clock]) -> Iterator[No
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> Generator[None, object, object]:
     # --monostamp-patch: started before any fixture of the test is set up
-    # (session and module fixtures included), stopped after the last is
-    # torn down, below.
+    # (session and module ones too), stopped after the last is torn down.
     if _patch_run(item.config):
         item.stash[_RUN_PATCH] = _start_patch(item)
     return (yield)
@@ -281,12 +275,9 @@ def pytest_runtest_teardown(item: pytest.Item,
 def monostamp_patch(request: pytest.FixtureRequest) -> Iterator[monostamp.Clock]:
     """monostamp.patch() for this test on the session's shared clock; yields the clock.
 
-    time.time(), datetime.now() & co. draw from the process default clock,
-    which the plugin moved onto the session's state file: unique across
-    tests, xdist workers and subprocesses.  The clock yielded is a strict
-    Clock on that file, so its stamps and the patched calls are one
-    sequence.  With sharing off there is no file: the test is patched with
-    the strict Clock it yields, its own.
+    The clock yielded is a strict Clock on the session's state file, so its
+    stamps and time.time(), datetime.now() & co. are one sequence; with
+    sharing off, the test's own strict Clock (docs/pytest.md).
     """
     clock = monostamp.Clock(policy=STRICT, shared=_session.path)
     with _patched(request.node, None if _session.path is not None else clock):
