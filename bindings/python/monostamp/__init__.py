@@ -5,9 +5,9 @@
     >>> utc_ns, offset = s             # int ns since the epoch, int s east of UTC
     >>> s.isoformat()                  # '2026-12-02T15:11:20.123456789+01:00'
 
-The C core does the work; the extension's objects are re-exported unwrapped
-(the hot path).  Policy and patch() & co. load when first used (__getattr__),
-so that importing monostamp costs little more than datetime: docs/python.md.
+The extension's objects are re-exported unwrapped (the hot path); Policy and
+patch() & co. load when first used (__getattr__), so that importing monostamp
+costs little more than datetime.  See docs/python.md.
 """
 from . import _monostamp
 from ._monostamp import (  # noqa: F401  (re-exported, unwrapped: the hot path)

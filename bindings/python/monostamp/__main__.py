@@ -1,11 +1,9 @@
 """python -m monostamp: unique timestamps and ids for shell scripts (docs/python.md).
 
     $ python -m monostamp --count 3 --digits 6 --zone UTC --z
-    $ python -m monostamp run -- python manage.py test --parallel 4   # (or: monostamp run ...)
+    $ python -m monostamp run -- python manage.py test --parallel 4   # monostamp/_run.py
 
-`run` (monostamp/_run.py) runs a command whose process tree stamps as one;
-otherwise each line is the next stamp of one clock, written a few thousand
-lines at a time, and the exit status is the one the epilog below gives.
+Each line is the next stamp of one clock; the epilog below gives the exit status.
 """
 import argparse
 import errno
@@ -72,7 +70,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     if words[:1] == ["run"]:
         from . import _run
-
         return _run.main(words[1:])
     p = parser()
     args = p.parse_args(words)

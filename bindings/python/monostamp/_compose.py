@@ -72,8 +72,8 @@ def _wrap(module, step_aside, resume):
 
 
 class _Loader:
-    """The module's own loader (create_module, get_data ... pass through),
-    which hands the module to `loaded` once it has run."""
+    """The module's own loader (the rest passes through), handing the module
+    to `loaded` once it has run."""
 
     def __init__(self, loader, loaded):
         self._loader, self._loaded = loader, loaded

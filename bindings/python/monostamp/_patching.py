@@ -4,12 +4,10 @@ This module owns the patch state: the stack of started patches, the one
 lock under which it, the C half's switches and _compose's watch change, and
 the patch MONOSTAMP_PATCH=1 started at interpreter start.
 
-The C half (bindings/python/patch_*.c) swaps the C function pointers of
-time.time() & co. when told, with no lock or stack of its own; this half
-keeps the stack of nested patches, the decorator forms, uuid, giving way to
-time-machine and freezegun (_compose.py), fork safety and the startup hook
-(startup()), which runs before a child's own code: so it imports nothing at
-the top that a start does not need.  See docs/patch.md.
+The C half (bindings/python/patch_*.c) swaps the function pointers when
+told, with no lock or stack of its own.  startup() runs before a child's
+own code, so nothing is imported at the top that a start does not need.
+See docs/patch.md.
 """
 import _thread
 import os
@@ -212,10 +210,9 @@ def patched():
 
 
 # ---------------------------------------------- MONOSTAMP_PATCH=1 at startup
-# monostamp-patch.pth calls startup() at interpreter start unless the variable
-# is unset, empty or "0".  It never leaves a process silently unpatched: a bad
-# value, a state file it cannot join or a patch that cannot start is one line
-# on stderr and status 1, before the program's code runs (docs/patch.md).
+# monostamp-patch.pth calls startup() unless the variable is unset, empty or
+# "0".  Never silently unpatched: a bad value, a state file it cannot join or
+# a patch that cannot start is one line on stderr and status 1.
 
 _at_startup = None  # the patch startup() started (an xdist worker's plugin stops it)
 

@@ -103,9 +103,8 @@ def parse_args(argv: List[str]) -> Options:
 
 def child_environment(options: Options, state_path: str,
                       base: Mapping[str, str]) -> Dict[str, str]:
-    """CMD's environment: `base` with the state file, the patch asked for,
-    and the preload library with --native (NativeUnavailable where there is
-    none)."""
+    """CMD's environment: `base` with the state file, the patch asked for, and
+    with --native the preload library (NativeUnavailable where there is none)."""
     env = dict(base)
     env[SHARED] = state_path
     if options.patch:

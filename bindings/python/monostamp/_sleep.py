@@ -1,9 +1,6 @@
-"""The Python finish of monostamp.sleep() and sleep_until_ns(): docs/sleep.md.
-
-The core plans and naps (csrc/sleep_finish.c, sleep.c); what must run in
-Python is here: the first reading after the core's part, which the plan
-learns from, one warming call, and the spin to the deadline, in which
-signal handlers run.  Its only exit is a reading at or past the deadline.
+"""The Python finish of monostamp.sleep() and sleep_until_ns() (docs/sleep.md):
+the reading the plan learns from, one warming call, and the spin to the
+deadline, in which signal handlers run; it exits only at or past it.
 """
 import sys
 

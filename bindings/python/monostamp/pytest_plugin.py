@@ -1,10 +1,9 @@
 """pytest plugin: unique timestamps across a whole test session, and a manual clock.
 
-Fixtures ``monostamp_clock`` (a strict clock, one sequence across the tests,
-xdist workers and subprocesses through a state file in ``MONOSTAMP_SHARED``),
-``manual_clock`` and ``monostamp_patch``; the marker
-``@pytest.mark.monostamp(start=, zone=, policy=, patch=)``; the options
-``--monostamp-patch`` and ``--monostamp-no-share``.  See docs/pytest.md.
+Fixtures monostamp_clock (one sequence across tests, xdist workers and
+subprocesses, through a state file in MONOSTAMP_SHARED), manual_clock and
+monostamp_patch; @pytest.mark.monostamp(...); --monostamp-patch and
+--monostamp-no-share.  See docs/pytest.md.
 """
 import contextlib
 import datetime as _datetime
@@ -49,16 +48,10 @@ _RUN_PATCH: "pytest.StashKey[Optional[monostamp.patch]]" = pytest.StashKey()
 _REFUSED: "pytest.StashKey[str]" = pytest.StashKey()
 
 
-class _Session:
-    """What this process knows of the session's shared state."""
-
-    def __init__(self, path: Optional[str] = None) -> None:
-        self.path = path  # the state file, or None when not sharing
-        self.patch_exported = False  # the controller exported MONOSTAMP_PATCH=1
-        self.undo: List[Callable[[], object]] = []  # for pytest_unconfigure, last first
-
-
-_session = _Session()
+#: The session's state file, or None when not sharing.
+_path: Optional[str] = None
+#: What pytest_unconfigure undoes, last first (the controller's changes).
+_undo: List[Callable[[], object]] = []
 
 
 def _setenv(name: str, value: str) -> Callable[[], None]:
@@ -87,6 +80,8 @@ def _patch_run(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    global _path, _undo
+    _path, _undo = None, []  # this session's (pytester runs one inside another)
     config.addinivalue_line(
         "markers",
         "monostamp(start=None, zone='UTC', policy=None, patch=False): configure the "
@@ -98,12 +93,11 @@ def pytest_configure(config: pytest.Config) -> None:
     # startup, beside MONOSTAMP_SHARED.  Not in an xdist worker: the
     # controller exported it already, for the whole tree.
     if getattr(config, "workerinput", None) is None and _patch_run(config):
-        _session.undo.append(_setenv(PATCH_ENV, "1"))
-        _session.patch_exported = True
+        _undo.append(_setenv(PATCH_ENV, "1"))
 
 
 def _configure_sharing(config: pytest.Config) -> None:
-    global _session
+    global _path
     workerinput: Optional[Any] = getattr(config, "workerinput", None)
     if workerinput is not None:
         # An xdist worker: the controller decided, and said so in two ways.
@@ -112,15 +106,14 @@ def _configure_sharing(config: pytest.Config) -> None:
         if path and os.environ.get(ENV) != path:
             os.environ[ENV] = path
             _ext._share_default(path)
-        _session = _Session(path or os.environ.get(ENV))
-        if workerinput.get("monostamp_patch_exported"):
-            # It patched itself at startup for its whole life; as without
-            # xdist, pytest's machinery gets real time between tests (each
-            # test is patched in its setup).  The variable stays, for children.
+        _path = path or os.environ.get(ENV)
+        if _patch_run(config):
+            # The controller (same options) exported MONOSTAMP_PATCH=1, so it
+            # patched itself at startup; as without xdist, pytest's machinery
+            # gets real time between tests.  The variable stays, for children.
             importlib.import_module("monostamp._patching").stop_startup()
         return
-    if not (config.getini("monostamp_share") and not config.getoption("monostamp_no_share")):
-        _session = _Session()
+    if not config.getini("monostamp_share") or config.getoption("monostamp_no_share"):
         return
     if os.environ.get(ENV):
         # An outer run (or the user) already shares a file: join it, or stop
@@ -130,7 +123,7 @@ def _configure_sharing(config: pytest.Config) -> None:
         except (OSError, ValueError) as e:
             raise pytest.UsageError("monostamp: {}={!r} cannot be the session's state file: "
                                     "{}".format(ENV, os.environ[ENV], e)) from None
-        _session = _Session(os.environ[ENV])
+        _path = os.environ[ENV]
         return
     directory = tempfile.mkdtemp(prefix="monostamp-pytest-")
     path = os.path.join(directory, "state")
@@ -144,9 +137,9 @@ def _configure_sharing(config: pytest.Config) -> None:
     # This process imported monostamp before the file existed: move its
     # default clock (monostamp.now()) onto the file.
     _ext._share_default(path)
-    _session = _Session(path)
-    _session.undo.append(lambda: shutil.rmtree(directory, ignore_errors=True))
-    _session.undo.append(_setenv(ENV, path))
+    _path = path
+    _undo.append(lambda: shutil.rmtree(directory, ignore_errors=True))
+    _undo.append(_setenv(ENV, path))
     _remove_on_sigterm(directory)
 
 
@@ -173,35 +166,34 @@ def _remove_on_sigterm(directory: str) -> None:
             signal.signal(signal.SIGTERM, previous)
 
     signal.signal(signal.SIGTERM, handler)
-    _session.undo.append(undo)
+    _undo.append(undo)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
     """xdist: hand the state file to each worker explicitly too."""
-    node.workerinput["monostamp_shared"] = _session.path
-    node.workerinput["monostamp_patch_exported"] = _session.patch_exported
+    node.workerinput["monostamp_shared"] = _path
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    global _session
-    for undo in reversed(_session.undo):
+    global _path, _undo
+    for undo in reversed(_undo):
         undo()
-    _session = _Session()
+    _path, _undo = None, []
 
 
 def pytest_report_header(config: pytest.Config) -> List[str]:
     bound = "lead bound {:g} ms".format(monostamp.PATCH_MAX_LEAD_NS / 1e6)
-    if _session.path is None:
+    if _path is None:
         clock = "monostamp: session sharing off; monostamp_clock is {} per process".format(
             STRICT)
         run_clock = "the process default clock, private to each process ({})".format(bound)
         test_clock = "a strict Clock private to the test"
     else:
         clock = "monostamp: monostamp_clock is {}, shared through {}={}".format(
-            STRICT, ENV, _session.path)
+            STRICT, ENV, _path)
         run_clock = test_clock = ("the session's clock (the process default clock on {}, {})"
-                                  .format(_session.path, bound))
+                                  .format(_path, bound))
     if _patch_run(config):
         patch = ("monostamp: patch: the whole run (--monostamp-patch): every test, "
                  "fixtures included, reads the standard library's clocks from {}; a test's "
@@ -214,15 +206,13 @@ def pytest_report_header(config: pytest.Config) -> List[str]:
 
 
 # ---------------------------------------------------------------- patching
-# A test's own time-machine travel or freezegun freeze wins while it is
-# active (monostamp/_compose.py): a whole suite runs under --monostamp-patch
-# as it runs without (docs/patch.md).
+# A test's own time-machine travel or freezegun freeze wins while active
+# (_compose.py): a suite runs under --monostamp-patch as it runs without.
 
 def _start_patch(item: pytest.Item,
                  clock: Optional[monostamp.Clock] = None) -> Optional[monostamp.patch]:
     """monostamp.patch(clock), started; None if it cannot start (another tool
-    than time-machine and freezegun holds the functions): the reason is kept
-    on the item, and the test fails with it instead of running unpatched."""
+    holds the functions): the test then fails with the reason, not unpatched."""
     try:
         return monostamp.patch(clock).start()
     except RuntimeError as e:
@@ -279,8 +269,8 @@ def monostamp_patch(request: pytest.FixtureRequest) -> Iterator[monostamp.Clock]
     stamps and time.time(), datetime.now() & co. are one sequence; with
     sharing off, the test's own strict Clock (docs/pytest.md).
     """
-    clock = monostamp.Clock(policy=STRICT, shared=_session.path)
-    with _patched(request.node, None if _session.path is not None else clock):
+    clock = monostamp.Clock(policy=STRICT, shared=_path)
+    with _patched(request.node, None if _path is not None else clock):
         yield clock
 
 
@@ -308,7 +298,7 @@ def _monostamp_marker_patch(request: pytest.FixtureRequest) -> Iterator[None]:
 @pytest.fixture
 def monostamp_clock() -> monostamp.Clock:
     """A strict clock, unique across the whole session when sharing is on."""
-    return monostamp.Clock(policy=STRICT, shared=_session.path)
+    return monostamp.Clock(policy=STRICT, shared=_path)
 
 
 def _start_ns(start: object) -> int:
