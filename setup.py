@@ -72,7 +72,7 @@ class build_ext_and_preload(build_ext):
 
 options = {"build": {"build_base": "build-python"}}  # not the C build's build/
 
-# The startup hook (MONOSTAMP_PATCH, startup() in monostamp/_patching.py): a .pth file at the
+# The startup hook (MONOSTAMP_PATCH, monostamp/_startup.py): a .pth file at the
 # top of site-packages, beside the package, the way coverage's and
 # pytest-cov's process-start hooks are installed.  A wheel carries it at its
 # root; an editable install gets it in the wheel setuptools makes for it.

@@ -1,13 +1,12 @@
 """monostamp.patch(): the standard library's wall clocks hand out monostamp stamps.
 
-This module owns the patch state: the stack of started patches, the one
-lock under which it, the C half's switches and _compose's watch change, and
-the patch MONOSTAMP_PATCH=1 started at interpreter start.
+This module owns the patch state: the stack of started patches and the one
+lock under which it, the C half's switches and _compose's watch change.
 
 The C half (bindings/python/patch_*.c) swaps the function pointers when
-told, with no lock or stack of its own.  startup() runs before a child's
-own code, so nothing is imported at the top that a start does not need.
-See docs/patch.md.
+told, with no lock or stack of its own.  MONOSTAMP_PATCH=1 starts a patch
+before a child's own code (_startup.py), so nothing is imported at the top
+that a start does not need.  See docs/patch.md.
 """
 import _thread
 import os
@@ -39,9 +38,8 @@ def _resolve(clock):
         inner = getattr(clock, name, None)
         if isinstance(inner, _c.Clock):
             return inner
-    raise TypeError("monostamp.patch(): clock must be a monostamp.Clock, an object "
-                    "with a _clock attribute holding one, or None, not {}".format(
-                        type(clock).__name__))
+    raise TypeError("monostamp.patch(): clock must be a monostamp.Clock, an object with a "
+                    "_clock attribute holding one, or None, not " + type(clock).__name__)
 
 
 # uuid (only if imported; one imported later is adjusted as it loads) is
@@ -207,54 +205,3 @@ def patching():
 def patched():
     """True while time.time(), datetime.now() & co. draw from monostamp."""
     return bool(_c._installed())
-
-
-# ---------------------------------------------- MONOSTAMP_PATCH=1 at startup
-# monostamp-patch.pth calls startup() unless the variable is unset, empty or
-# "0".  Never silently unpatched: a bad value, a state file it cannot join or
-# a patch that cannot start is one line on stderr and status 1.
-
-_at_startup = None  # the patch startup() started (an xdist worker's plugin stops it)
-
-
-def _fail_at_startup(message):
-    try:
-        os.write(2, "monostamp: {}\n".format(message).encode("utf-8", "backslashreplace"))
-    except OSError:
-        pass
-    os._exit(1)
-
-
-def startup():
-    """Patches this process on the default clock, which joined MONOSTAMP_SHARED
-    (if set) when the extension loaded."""
-    global _at_startup
-    value = os.environ.get("MONOSTAMP_PATCH")
-    # site runs a .pth once per site directory (a venv's lib64 is its lib).
-    if _at_startup is not None or value in (None, "", "0"):
-        return
-    if value != "1":
-        _fail_at_startup("MONOSTAMP_PATCH={!r} is not a value it takes: 1 patches each "
-                         "Python process at startup, 0 or unset does not".format(value))
-    # A MONOSTAMP_SHARED the default clock could not join (gone, unsafe, not
-    # a state file) is an error of every draw: one draw asks now.
-    try:
-        _c.time_ns()
-    except (OSError, ValueError) as e:
-        # The cause alone, without the path the default clock's text repeats.
-        reason = (e.strerror if isinstance(e, OSError) else None) or str(e)
-        _fail_at_startup("MONOSTAMP_PATCH=1, but MONOSTAMP_SHARED={} cannot be joined: {}".format(
-            os.environ.get("MONOSTAMP_SHARED", ""), reason.split("): ", 1)[-1]))
-    try:
-        _at_startup = patch().start()
-    except RuntimeError as e:
-        _fail_at_startup("MONOSTAMP_PATCH=1: monostamp.patch() cannot start in {}: {}".format(
-            sys.executable, e))
-
-
-def stop_startup():
-    """Stops the patch startup() started, if it is still active."""
-    global _at_startup
-    if _at_startup is not None and _at_startup.active:
-        _at_startup.stop()
-    _at_startup = None

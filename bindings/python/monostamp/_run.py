@@ -137,10 +137,6 @@ def with_preload(env: Mapping[str, str]) -> Dict[str, str]:
     return dict(env, LD_PRELOAD=" ".join([path] + rest))
 
 
-def _ignore(signum: int, frame: object) -> None:
-    """A handler that does nothing: unlike SIG_IGN, not inherited by CMD."""
-
-
 def _fail(message: str, status: int) -> int:
     print("{}: {}".format(PROG, message), file=sys.stderr)
     return status
@@ -165,22 +161,22 @@ def _wait(child: "subprocess.Popen[bytes]", pending: List[int]) -> int:
 
 def run(options: Options) -> int:
     """Runs options.command in its environment; returns the exit status."""
-    base = os.environ
     owned_dir: Optional[str] = None
     pending: List[int] = []
     # Until CMD runs, a forwarded signal is kept for it; the terminal's are
-    # CMD's to act on for the whole run (the runner just waits).
+    # CMD's to act on for the whole run (the runner's handler does nothing:
+    # unlike SIG_IGN, a handler is not inherited by CMD).
     # A signal ignored when the runner started (a background job's SIGINT)
     # stays ignored, and CMD inherits that, as it would without the runner.
     saved = {}
     for signum in FORWARDED + FROM_TERMINAL:
         if signal.getsignal(signum) is not signal.SIG_IGN:
-            saved[signum] = signal.signal(
-                signum, (lambda s, f: pending.append(s)) if signum in FORWARDED else _ignore)
+            saved[signum] = signal.signal(signum, (lambda s, f: pending.append(s))
+                                          if signum in FORWARDED else (lambda s, f: None))
     try:
         import monostamp
         try:
-            state = options.shared or base.get(SHARED)  # or an outer run's, the user's
+            state = options.shared or os.environ.get(SHARED)  # or an outer run's, the user's
             if state:
                 monostamp.Clock(shared=state)  # usable (created if missing) by every process
             else:
@@ -192,7 +188,7 @@ def run(options: Options) -> int:
         except (OSError, ValueError) as e:
             return _fail("cannot make the state file: {}".format(e), EXIT_RUNNER)
         try:
-            env = child_environment(options, state, base)
+            env = child_environment(options, state, os.environ)
         except NativeUnavailable as e:
             return _fail(str(e), EXIT_RUNNER)
         try:

@@ -34,7 +34,8 @@ _OPTIONS = (
      "monostamp_share", True, "share one monostamp sequence across the session (default true)"),
     ("--monostamp-patch",
      "patch time.time(), datetime.now() & co. with monostamp.patch() in every test",
-     "monostamp_patch", False, "patch the standard library's clocks in every test (default false)"),
+     "monostamp_patch", False,
+     "patch the standard library's clocks in every test (default false)"),
 )
 
 
@@ -111,7 +112,7 @@ def _configure_sharing(config: pytest.Config) -> None:
             # The controller (same options) exported MONOSTAMP_PATCH=1, so it
             # patched itself at startup; as without xdist, pytest's machinery
             # gets real time between tests.  The variable stays, for children.
-            importlib.import_module("monostamp._patching").stop_startup()
+            importlib.import_module("monostamp._startup").stop()
         return
     if not config.getini("monostamp_share") or config.getoption("monostamp_no_share"):
         return
