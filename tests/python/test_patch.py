@@ -56,7 +56,7 @@ def us_of_float(f):
 @pytest.fixture(autouse=True)
 def no_patch_leaks():
     yield
-    assert monostamp._patching.active_patches() == []
+    assert monostamp._patching._stack == []
     assert not _monostamp._installed()
 
 

@@ -1,7 +1,7 @@
 """libmonostamp_preload.so under processes that are not monostamp's
 (docs/preload.md): C programs, a Python child without patch(), Lua, date.
 
-The library is the one the package ships (monostamp._native); the children
+The library is the one the package ships (monostamp._run); the children
 get it through LD_PRELOAD and a state file in a fresh directory through
 MONOSTAMP_SHARED, as `monostamp run --native` gives them.  Each test fails
 without the library: µs readings repeat, processes' readings collide, or
@@ -26,8 +26,8 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="the preload is built on Linux only")
 
 try:
-    from monostamp import _native
-    LIBRARY = _native.library_path()
+    from monostamp import _run
+    LIBRARY = _run.library_path()
 except Exception as exc:  # noqa: BLE001: any reason is a reason to skip
     LIBRARY = None
     WHY = str(exc)
@@ -53,7 +53,7 @@ def preloaded(tmp_path):
     """The environment of a preloaded child on a fresh state file."""
     state = tmp_path / "fresh" / "state"
     state.parent.mkdir(mode=0o700)
-    env = _native.with_preload(os.environ)
+    env = _run.with_preload(os.environ)
     env["MONOSTAMP_SHARED"] = str(state)
     return env
 
@@ -238,7 +238,7 @@ def test_pytime_time_through_the_c_api(preloaded, tmp_path):
 
 @needs_library
 def test_unusable_state_file_one_line(tmp_path):
-    env = _native.with_preload(os.environ)
+    env = _run.with_preload(os.environ)
     env["MONOSTAMP_SHARED"] = str(tmp_path / "missing-dir" / "state")
     r = subprocess.run(["sh", "-c", "date +%s; date +%s"], env=env, capture_output=True, text=True)
     assert r.returncode == 0
@@ -252,22 +252,22 @@ def test_unusable_state_file_one_line(tmp_path):
 def test_with_preload_goes_first_and_keeps_the_rest(monkeypatch, tmp_path):
     lib = tmp_path / "libmonostamp_preload.so"
     lib.write_bytes(b"")
-    monkeypatch.setattr(_native, "library_path", lambda: str(lib))
+    monkeypatch.setattr(_run, "library_path", lambda: str(lib))
     if sys.platform in ("win32", "darwin"):
-        with pytest.raises(_native.NativeUnavailable):
-            _native.with_preload({})
+        with pytest.raises(_run.NativeUnavailable):
+            _run.with_preload({})
         return
-    assert _native.with_preload({})["LD_PRELOAD"] == str(lib)
+    assert _run.with_preload({})["LD_PRELOAD"] == str(lib)
     env = {"LD_PRELOAD": "/x/libfaketime.so.1:%s /y.so" % lib, "A": "1"}
-    got = _native.with_preload(env)
+    got = _run.with_preload(env)
     assert got["LD_PRELOAD"] == "%s /x/libfaketime.so.1 /y.so" % lib
     assert got["A"] == "1" and env["LD_PRELOAD"].startswith("/x/")  # a copy
 
 
 def test_library_path_missing_is_one_line(monkeypatch, tmp_path):
-    monkeypatch.setattr(_native, "__file__", str(tmp_path / "_native.py"))
-    with pytest.raises(_native.NativeUnavailable) as err:
-        _native.library_path()
+    monkeypatch.setattr(_run, "__file__", str(tmp_path / "_run.py"))
+    with pytest.raises(_run.NativeUnavailable) as err:
+        _run.library_path()
     assert "\n" not in str(err.value) and "libmonostamp_preload.so" in str(err.value)
 
 

@@ -5,65 +5,57 @@
     >>> utc_ns, offset = s             # int ns since the epoch, int s east of UTC
     >>> s.isoformat()                  # '2026-12-02T15:11:20.123456789+01:00'
 
-The C core does the work (policies over one atomic, offsets, ISO 8601); this
-package adds clock_info's namespace, patch() (the standard library's clocks
-drawing from a monostamp clock), the finish of sleep() and sleep_until_ns()
-(the core sleeps, a Python spin ends them: monostamp/_sleep.py) and
-documentation.  now(), time_ns(), sleep(), the types and the Policy enum
-are the extension's own objects, made when it is imported and re-exported
-unwrapped: every getter returns a Policy member.
-
-Importing it costs little more than importing datetime (bench/python/
-bench_startup.py), because a child started with MONOSTAMP_PATCH=1 imports
-it before its own code runs: Policy (enum), patch() and friends (inspect,
-uuid) load when first used, through __getattr__ below.
+The extension's objects are re-exported unwrapped (the hot path); Policy and
+patch() & co. load when first used (__getattr__), so that importing monostamp
+costs little more than datetime.  See docs/python.md.
 """
 from . import _monostamp
 from ._monostamp import (  # noqa: F401  (re-exported, unwrapped: the hot path)
-    DEFAULT_SLEEP_TOLERANCE_NS,
-    Clock,
-    PATCH_MAX_LEAD_NS,
-    LeadError,
-    Stamp,
-    __version__,
-    create_state_file,
-    get_policy,
-    monotonic_ns,
-    now,
-    now_datetime,
-    set_policy,
-    sleep,
-    sleep_until_ns,
-    take,
-    time,
-    time_ns,
-    uuid7,
-    uuid7_ns,
-    zone_changed,
+    DEFAULT_SLEEP_TOLERANCE_NS, PATCH_MAX_LEAD_NS, Clock, LeadError, Stamp, __version__,
+    create_state_file, get_policy, monotonic_ns, now, now_datetime, set_policy, sleep,
+    sleep_until_ns, take, time, time_ns, uuid7, uuid7_ns, zone_changed,
 )
 from . import _sleep  # noqa: F401  (registers sleep()'s finish)
-from ._interop import json_default, register_sqlite
 
 __all__ = [
     "Clock", "LeadError", "Policy", "Stamp", "clock_info", "create_state_file", "get_policy",
     "monotonic_ns", "now", "now_datetime", "patch", "patched", "patching", "set_policy", "sleep",
     "sleep_until_ns", "take", "time", "time_ns", "uuid7", "uuid7_ns", "zone_changed",
+    "json_default", "register_sqlite",
 ]
-
-# Stamps in JSON and SQLite (monostamp/_interop.py).
-__all__ += ["json_default", "register_sqlite"]
 
 
 def clock_info(source="realtime"):
-    """Facts about a source, like time.get_clock_info().
-
-    Returns a namespace with name, implementation, resolution (float
-    seconds), resolution_ns, adjustable and monotonic.  source is
-    'realtime', 'realtime_coarse' or 'manual'.
-    """
+    """Facts about a source ('realtime', 'realtime_coarse' or 'manual'), like
+    time.get_clock_info(): name, implementation, resolution (float s),
+    resolution_ns, adjustable and monotonic."""
     import types
 
     return types.SimpleNamespace(**_monostamp.clock_info(source))
+
+
+def json_default(obj):
+    """A Stamp as its isoformat() text, for json.dumps(..., default=json_default);
+    anything else is TypeError, as json.dumps raises (docs/python.md)."""
+    if isinstance(obj, Stamp):
+        return obj.isoformat()
+    raise TypeError("Object of type %s is not JSON serializable" % type(obj).__name__)
+
+
+def register_sqlite(typename="stamp", classes=(Stamp,)):
+    """Registers Stamp (and the subclasses in `classes`) with sqlite3,
+    process-wide: stored as isoformat() text, a column declared `typename`
+    read back as a Stamp under detect_types (docs/python.md)."""
+    import sqlite3  # not at import time: monostamp does not need it
+
+    if not isinstance(typename, str) or not typename:
+        raise TypeError("typename must be a non-empty str, not %r" % (typename,))
+    for cls in classes:
+        if not (isinstance(cls, type) and issubclass(cls, Stamp)):
+            raise TypeError("classes must hold Stamp and its subclasses, not %r" % (cls,))
+        sqlite3.register_adapter(cls, Stamp.isoformat)
+    # Text that is no stamp raises fromisoformat's ValueError, naming it.
+    sqlite3.register_converter(typename, lambda data: Stamp.fromisoformat(data.decode("utf-8")))
 
 
 #: Names loaded when first asked for: the module each comes from.
@@ -75,8 +67,7 @@ def __getattr__(name):
     where = _LAZY.get(name)
     if where is None:
         raise AttributeError("module 'monostamp' has no attribute {!r}".format(name))
-    # __import__ with a fromlist returns the submodule itself, and needs no
-    # importlib (which costs more to import than the module asked for).
+    # __import__ with a fromlist returns the submodule and needs no importlib.
     value = getattr(__import__("monostamp." + where, fromlist=[name]), name)
     globals()[name] = value  # asked once: later lookups find it directly
     return value

@@ -1,33 +1,9 @@
-"""python -m monostamp: unique timestamps and ids for shell scripts.
+"""python -m monostamp: unique timestamps and ids for shell scripts (docs/python.md).
 
-    $ python -m monostamp
-    2026-12-03T11:02:07.123456789+01:00
     $ python -m monostamp --count 3 --digits 6 --zone UTC --z
-    $ python -m monostamp --ns
-    $ python -m monostamp --uuid7
-    $ python -m monostamp --shared /run/user/1000/stamps    # one sequence with other processes
-    $ python -m monostamp run -- python manage.py test --parallel 4   # (or: monostamp run ...)
+    $ python -m monostamp run -- python manage.py test --parallel 4   # monostamp/_run.py
 
-`run` runs a command whose whole process tree stamps as one: see
-monostamp/_run.py and docs/patch.md.  The rest of this text is about the
-printing form.
-
-Each line is the next stamp of one clock: the process's default clock (which
-joins MONOSTAMP_SHARED if that is set), or, with --zone, --shared or
---digits below 9, a clock made for them (on the same state file).  Stamps
-never repeat within a run, and across runs and processes when they share a
-state file; the text repeats neither, with 6 or more digits (below 9 the
-stamps are whole microseconds).
-
-Lines are written as they are made, a few thousand at a time, so memory
-stays flat at any --count and a reader sees them early.  Exit status:
-0 when all is written (and for --help, --version); 2 for bad arguments
-(argparse's convention); 1, with one line on stderr, when the state file
-cannot be used (missing directory, not yours, not a state file) or
-standard output cannot be written (closed, full); 141 (128 + SIGPIPE,
-what a shell reports for `seq` or `yes` cut off by `head`) when the reader
-has gone, without a word, the way such commands stop; 130 (128 + SIGINT)
-when interrupted with Ctrl-C, as Python reports it.
+Each line is the next stamp of one clock; the epilog below gives the exit status.
 """
 import argparse
 import errno
@@ -94,7 +70,6 @@ def main(argv: Optional[List[str]] = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     if words[:1] == ["run"]:
         from . import _run
-
         return _run.main(words[1:])
     p = parser()
     args = p.parse_args(words)
@@ -109,21 +84,18 @@ def main(argv: Optional[List[str]] = None) -> int:
                     % (shaping[0], "--ns" if args.ns else "--uuid7"))
     if args.digits is None:
         args.digits = 9
-    # Text with fewer than 9 digits would show two stamps of one µs alike:
-    # there the clock hands out whole µs (the µs policy, on the same state,
-    # so the sequence is still one with other processes' ns stamps).
+    # Below 9 digits two stamps of one µs would read alike: whole µs then
+    # (the µs policy, on the same state: one sequence with the ns stamps).
     whole_us = not (args.ns or args.uuid7) and args.digits < 9
-    shared = None
+    shared = args.shared if args.shared is not None else (
+        os.environ.get("MONOSTAMP_SHARED") or None)
+    # The default clock (MONOSTAMP_SHARED applies), unless one is asked for.
+    source: "Union[monostamp.Clock, types.ModuleType]" = monostamp
     try:
-        if args.zone is None and args.shared is None and not whole_us:
-            clock = None  # the default clock: MONOSTAMP_SHARED applies
-        else:
-            shared = args.shared
-            if shared is None:
-                shared = os.environ.get("MONOSTAMP_SHARED") or None
-            policy = (monostamp.Policy.MONOTONIC_FORCE_MICROSECOND_INCREMENT if whole_us
-                      else monostamp.Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT)
-            clock = monostamp.Clock(policy, zone=args.zone, shared=shared)
+        if args.zone is not None or args.shared is not None or whole_us:
+            source = monostamp.Clock("monotonicForceMicrosecondIncrement" if whole_us
+                                     else "monotonicForceNanosecondIncrement",
+                                     zone=args.zone, shared=shared)
     except ValueError as e:
         # A bad --zone is a bad argument (2); a file that is no state file
         # (ValueError too) is a state file that cannot be used (1).
@@ -137,7 +109,6 @@ def main(argv: Optional[List[str]] = None) -> int:
         print("%s: %s" % (p.prog, text.replace("Clock(): shared=", "--shared ", 1)),
               file=sys.stderr)
         return 1
-    source: "Union[monostamp.Clock, types.ModuleType]" = clock if clock is not None else monostamp
     return _write(p.prog, _line_maker(source, args), args.count)
 
 
@@ -150,24 +121,19 @@ def _zone_ok(zone: Optional[str]) -> bool:
     return True
 
 
-#: Lines made and written at a time: enough that the per-write cost
-#: vanishes, few enough (about 150 kB of text) that memory stays flat.
+#: Lines made and written at a time: the per-write cost vanishes, memory
+#: stays flat (about 150 kB of text).
 CHUNK = 4096
-
-#: The exit status when the reader has gone: a shell's status for a
-#: command that SIGPIPE ended.
+#: The reader has gone: a shell's status for a command that SIGPIPE ended.
 EXIT_READER_GONE = 128 + int(signal.SIGPIPE) if hasattr(signal, "SIGPIPE") else 1
 
 
 def _line_maker(source: "Union[monostamp.Clock, types.ModuleType]",
                 args: argparse.Namespace) -> Callable[[int], str]:
     """A function making the text of the next n stamps, one per line."""
-    if args.ns:
-        time_ns = source.time_ns
-        return lambda n: "\n".join([str(time_ns()) for _ in range(n)]) + "\n"
-    if args.uuid7:
-        uuid7 = source.uuid7
-        return lambda n: "\n".join([str(uuid7()) for _ in range(n)]) + "\n"
+    if args.ns or args.uuid7:
+        make = source.time_ns if args.ns else source.uuid7
+        return lambda n: "\n".join([str(make()) for _ in range(n)]) + "\n"
     now, digits, z = source.now, args.digits, args.z
     return lambda n: "\n".join([now().isoformat(digits, z) for _ in range(n)]) + "\n"
 
@@ -203,12 +169,9 @@ def _write(prog: str, lines: Callable[[int], str], count: int) -> int:
 
 
 def _all_of_it(out: TextIO) -> Callable[[str], object]:
-    """A function writing all of a text to out, or raising OSError.
-
-    Under `python -u` (PYTHONUNBUFFERED) sys.stdout writes straight to the
-    file descriptor and drops the rest of a text when write(2) takes only
-    part of it (a file reaching its size limit or a full disk), so the bytes
-    go to the binary layer here, in a loop until all are taken."""
+    """A function writing all of a text to out, or raising OSError: under
+    `python -u` sys.stdout drops the rest of a partial write(2) (a file at
+    its size limit), so the bytes go to the binary layer, in a loop."""
     binary = getattr(out, "buffer", None)
     if binary is None:  # a text stream of Python's own, say io.StringIO
         return out.write
@@ -225,9 +188,8 @@ def _all_of_it(out: TextIO) -> Callable[[str], object]:
 
 
 def _silence(out: TextIO) -> None:
-    """Points fd 1 at /dev/null, so that the interpreter's own flush of what
-    is still buffered, at exit, cannot fail again and print a traceback
-    ("Exception ignored ... BrokenPipeError")."""
+    """Points fd 1 at /dev/null: the interpreter's flush at exit cannot fail
+    again ("Exception ignored ... BrokenPipeError")."""
     try:
         fd = out.fileno()
     except (AttributeError, ValueError, OSError):  # not a file: nothing flushes it at exit

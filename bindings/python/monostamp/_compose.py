@@ -1,37 +1,14 @@
 """monostamp.patch() beside time-machine and freezegun: theirs win while active.
 
-A test that travels (time-machine) or freezes (freezegun) asks for a more
-specific time than a suite-wide monostamp.patch(): while any travel or
-freeze is active it must win, and monostamp must resume when the last one
-ends, in either nesting order, however they are started (context manager,
-decorator, fixture).  Neither tool may be left holding the other's
-functions:
+Just before a tool's start() monostamp steps aside (the real functions back,
+which time-machine saves as its originals), after its stop() it resumes:
+start() and stop() are wrapped on the class every form of them goes through,
+as the tool loads if it is imported later (a finder on sys.meta_path, which
+watches uuid too).  docs/patch.md, "Beside time-machine and freezegun".
 
-* time-machine swaps the same ml_meth slots monostamp does, saving what it
-  finds as "the originals" when its first travel starts and writing them
-  back when its last one stops.  So, just before that first start, monostamp
-  steps aside (writes the real functions back), and time-machine saves the
-  real ones; after its last stop, monostamp installs its own again.
-* freezegun replaces module attributes and the datetime classes, and calls
-  the real functions it imported for its own ticking and ignored modules.
-  It is treated the same way, so those calls see real time, as they would
-  without monostamp.
-
-Both are caught by wrapping their start() and stop() methods on the class
-(time_machine.travel, freezegun.api._freeze_time), which every form of
-them goes through.  A tool imported after the first patch started is
-wrapped as its module finishes loading, by a finder on sys.meta_path that
-wraps and then removes itself once both are wrapped.
-
-The same finder watches uuid, whose uuid1() a patch adjusts: a uuid
-imported while a patch is engaged is adjusted as it loads.
-
-The stack of patches, the switching and the one lock they change under
-live in _patching.py, which calls in here under that lock and hands over
-what to call back (watch()): this module imports no other of the package
-and keeps no lock.  It imports nothing costly at the top (a child started
-with MONOSTAMP_PATCH=1 runs it before its own code): the finder and loader
-are plain classes, as the import system asks no more.
+_patching.py owns the patch state and its lock and calls in here under it:
+this module imports no other of the package, keeps no lock, and imports
+nothing costly at the top (MONOSTAMP_PATCH=1 runs it at startup).
 """
 import sys
 
@@ -49,19 +26,14 @@ _WATCHED = ("time_machine", "freezegun.api", "uuid")
 
 def foreign_active():
     """True while a time-machine travel or a freezegun freeze is active."""
-    for name, (_, active) in _TOOLS.items():
-        module = sys.modules.get(name)
-        if module is not None and active(module):
-            return True
-    return False
+    return any(sys.modules.get(name) is not None and active(sys.modules[name])
+               for name, (_, active) in _TOOLS.items())
 
 
 def adopt_left_behind(c):
-    """time-machine before 3.0 patches the clock functions at its first
-    travel and leaves them in (they pass through while no travel is
-    active): those are what the tables hold from then on, so the C half
-    (`c`, the extension) takes them as the originals to install over and
-    write back.  Called before each install, with no travel active."""
+    """time-machine before 3.0 leaves its pass-through functions in the tables
+    after its first travel: the C half (`c`) takes them as the originals to
+    install over and write back.  Called before each install."""
     module = sys.modules.get("time_machine")
     if module is None or not hasattr(module, "coordinates_stack"):
         return  # not imported, or 3.x, which restores the functions itself
@@ -73,8 +45,7 @@ def adopt_left_behind(c):
 def _wrap(module, step_aside, resume):
     """Wraps start() and stop() of the tool's class in `module` (once):
     step_aside() before a start, resume() after a stop or a failed start."""
-    class_name, _ = _TOOLS[module.__name__]
-    cls = getattr(module, class_name, None)
+    cls = getattr(module, _TOOLS[module.__name__][0], None)
     if not isinstance(cls, type) or _MARK in vars(cls):
         return
     original_start, original_stop = cls.start, cls.stop
@@ -101,21 +72,17 @@ def _wrap(module, step_aside, resume):
 
 
 class _Loader:
-    """The module's own loader, which hands the module to `loaded` once it
-    has run."""
+    """The module's own loader (the rest passes through), handing the module
+    to `loaded` once it has run."""
 
     def __init__(self, loader, loaded):
-        self._loader = loader
-        self._loaded = loaded
-
-    def create_module(self, spec):
-        return self._loader.create_module(spec)
+        self._loader, self._loaded = loader, loaded
 
     def exec_module(self, module):
         self._loader.exec_module(module)
         self._loaded(module)
 
-    def __getattr__(self, name):  # get_data, get_filename, is_package ...
+    def __getattr__(self, name):
         return getattr(self._loader, name)
 
 
@@ -151,10 +118,8 @@ def loaded(module, step_aside, resume):
     if module.__name__ in _TOOLS:
         _wrap(module, step_aside, resume)
     if _finder is not None and all(name in sys.modules for name in _WATCHED):
-        try:
+        if _finder in sys.meta_path:
             sys.meta_path.remove(_finder)
-        except ValueError:
-            pass
         _finder = None
 
 
@@ -165,11 +130,9 @@ def watch(step_aside, resume, on_loaded):
     if _watched:
         return
     _watched = True
-    missing = any(name not in sys.modules for name in _WATCHED)
     for name in _TOOLS:
-        module = sys.modules.get(name)
-        if module is not None:
-            _wrap(module, step_aside, resume)
-    if missing and _finder is None:
+        if sys.modules.get(name) is not None:
+            _wrap(sys.modules[name], step_aside, resume)
+    if any(name not in sys.modules for name in _WATCHED) and _finder is None:
         _finder = _Finder(on_loaded)
         sys.meta_path.insert(0, _finder)

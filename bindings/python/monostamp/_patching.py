@@ -1,24 +1,12 @@
 """monostamp.patch(): the standard library's wall clocks hand out monostamp stamps.
 
-This module owns the patch state: the stack of started patches, and the one
-lock under which it and the C half's switches change (reset once, in a
-child of fork()).
+This module owns the patch state: the stack of started patches and the one
+lock under which it, the C half's switches and _compose's watch change.
 
-While a patch is active, in every thread, time.time(), time.time_ns(),
-time.clock_gettime(_ns)(CLOCK_REALTIME), datetime.datetime.now(),
-.utcnow(), .today(), datetime.date.today(), and time.gmtime(),
-localtime(), ctime(), asctime(), strftime(fmt) called without a time, each
-draw a fresh stamp from the patch's clock.  The C half (in
-monostamp._monostamp: bindings/python/patch_*.c) swaps the C function
-pointers of those built-ins when told, with no lock or stack of its own;
-this half keeps the stack of nested patches, the decorator forms, uuid,
-giving way to time-machine and freezegun (_compose.py), and fork safety.
-
-A child started with MONOSTAMP_PATCH=1 imports this module and starts a
-patch before its own code runs (_startup.py), so it imports nothing at the
-top that a start does not need: inspect and functools only for the
-decorator form, uuid not at all (its module is adjusted when it is
-imported, or at a start if it was imported before).
+The C half (bindings/python/patch_*.c) swaps the function pointers when
+told, with no lock or stack of its own.  MONOSTAMP_PATCH=1 starts a patch
+before a child's own code (_startup.py), so nothing is imported at the top
+that a start does not need.  See docs/patch.md.
 """
 import _thread
 import os
@@ -26,128 +14,97 @@ import sys
 
 from . import _compose
 
-# The extension (the package imported it), whose _activate etc. are
-# private and so not in the package's stub: taken from sys.modules, so
-# that mypy does not look for one.
+# The extension, whose private _activate etc. are not in the stub: taken
+# from sys.modules, so that mypy does not look for one.
 _c = sys.modules["monostamp._monostamp"]
-Clock = _c.Clock
 
-# The stack of active patches, innermost last, and the lock around every
-# change of it, of the C half's switches (which follow the stack) and of
-# _compose's watch.
 _lock = _thread.allocate_lock()
-_stack: "list[patch]" = []
-# uuid's attributes as they were before the outermost patch started.
+_stack: "list[patch]" = []  # the started patches, innermost last
+# uuid's generators as they were before the outermost patch started; while
+# patched, uuid1() (and uuid7()) go through the patched time.time_ns().
 _uuid_saved: "dict[str, object]" = {}
 _UUID_GENERATORS = ("_generate_time_safe", "_UuidCreate")
-# uuid's memory of its last timestamps (uuid1, and uuid6/uuid7 on 3.14+),
-# with the values Lib/uuid.py starts them at: each patch start and stop puts
-# them back there, so that no timestamp of one clock holds back the next.
+# uuid's memory of its last timestamps, at the values Lib/uuid.py starts them
+# at: put back at each start and stop, so that no clock holds back the next.
 _UUID_LAST = {"_last_timestamp": None, "_last_timestamp_v6": None,
               "_last_timestamp_v7": None, "_last_counter_v7": 0}
 
 
 def _resolve(clock):
     """The monostamp.Clock (or None: the default clock) behind `clock`."""
-    if clock is None or isinstance(clock, Clock):
+    if clock is None or isinstance(clock, _c.Clock):
         return clock
-    # A wrapper of the caller's own holding a Clock.
-    for name in ("_clock", "clock"):
+    for name in ("_clock", "clock"):  # a wrapper of the caller's own
         inner = getattr(clock, name, None)
-        if isinstance(inner, Clock):
+        if isinstance(inner, _c.Clock):
             return inner
-    raise TypeError("monostamp.patch(): clock must be a monostamp.Clock, an object "
-                    "with a _clock attribute holding one, or None, not {}".format(
-                        type(clock).__name__))
+    raise TypeError("monostamp.patch(): clock must be a monostamp.Clock, an object with a "
+                    "_clock attribute holding one, or None, not " + type(clock).__name__)
 
 
-# uuid's namespace is read and written as a dict: hasattr() of a name this
-# version lacks raises and catches an AttributeError, which made uuid's part
-# of a start+stop cycle cost more than the rest together.  uuid is adjusted
-# only if it is imported: one imported while a patch is engaged is adjusted
-# as it loads (_loaded, called by _compose's import watch).
+# uuid (only if imported; one imported later is adjusted as it loads) is
+# read and written as a dict: hasattr() of a name this version lacks raises
+# and catches an AttributeError, which once cost more than the rest.
 
-def _reset_uuid_timestamps(namespace):
+def _uuid_switch(on):
+    module = sys.modules.get("uuid")
+    namespace = vars(module) if module is not None else {}
+    if not on:
+        namespace.update(_uuid_saved)
+        _uuid_saved.clear()
+    elif not _uuid_saved:
+        for name in _UUID_GENERATORS:
+            if name in namespace:
+                _uuid_saved[name], namespace[name] = namespace[name], None
     for name, initial in _UUID_LAST.items():
         if name in namespace:
             namespace[name] = initial
 
 
-def _uuid_start():
-    """uuid1() (and uuid7() where it exists) through time.time_ns(): patched."""
-    module = sys.modules.get("uuid")
-    if module is None:
-        return
-    namespace = vars(module)
-    if not _uuid_saved:
-        for name in _UUID_GENERATORS:
-            if name in namespace:
-                _uuid_saved[name] = namespace[name]
-                namespace[name] = None
-    _reset_uuid_timestamps(namespace)
+# "Engaged": our functions are in the method tables (_c._installed()).  A
+# patch is started but not engaged while a travel or freeze is active.
+# _set_engaged runs under _lock; _step_aside and _resume take it.
 
-
-def _uuid_stop():
-    module = sys.modules.get("uuid")
-    if module is not None:
-        namespace = vars(module)
-        namespace.update(_uuid_saved)
-        _reset_uuid_timestamps(namespace)
-    _uuid_saved.clear()
-
-
-# ------------------------------------------------- engaging and stepping aside
-# "Engaged": monostamp's functions are in the method tables (_c._installed()).
-# A patch is started but not engaged while a time-machine travel or a
-# freezegun freeze is active (_compose.py): theirs win, ours resume after.
-# _engage and _disengage run under _lock; _step_aside and _resume take it.
-
-def _engage():
-    """Our functions in, drawing from the innermost patch's clock."""
-    _compose.adopt_left_behind(_c)
-    _c._activate(_stack[-1].clock)
-    _uuid_start()
-
-
-def _disengage():
-    """The real functions back (after the lead bound is waited out)."""
-    _c._deactivate()
-    _uuid_stop()
+def _set_engaged(on):
+    """Our functions in, drawing from the innermost patch's clock; or (on
+    False) the real ones back, after the lead bound is waited out."""
+    if on:
+        _compose.adopt_left_behind(_c)
+        _c._activate(_stack[-1].clock)
+    else:
+        _c._deactivate()
+    _uuid_switch(on)
 
 
 def _step_aside():
     """A travel or freeze is about to start: give it the real functions."""
     with _lock:
         if _c._installed():
-            _disengage()
+            _set_engaged(False)
 
 
 def _resume():
     """A travel or freeze ended (or failed to start): ours again, if no other
-    is active and a patch is started.  TZ may have changed under it (a
-    travel to a zone), so the zone engine is told."""
+    is active and a patch is started; told the zone engine, as a travel to a
+    zone may have changed TZ."""
     with _lock:
         if _stack and not _c._installed() and not _compose.foreign_active():
             _c.zone_changed()
-            _engage()
+            _set_engaged(True)
 
 
 def _loaded(module):
-    """A module _compose watches has just been imported: uuid is adjusted
-    at once if a patch is engaged, a tool wrapped."""
+    """A watched module was just imported: uuid adjusted, a tool wrapped."""
     with _lock:
         if module.__name__ == "uuid" and _c._installed():
-            _uuid_start()
+            _uuid_switch(True)
         _compose.loaded(module, _step_aside, _resume)
 
 
 def _after_fork_in_child():
-    """A fork while another thread was inside start() or stop() leaves the
-    lock held by a thread the child does not have: the child makes a new
-    one.  The method tables are whole (the C half changes them with the GIL
-    held throughout, and fork() holds it too); the patch that thread was
-    starting or stopping may be left on the child's stack, as the child
-    inherits every active one."""
+    """A fork while another thread held the lock leaves it held for good in
+    the child: a new one.  The tables and the stack change only under the
+    lock and the GIL, which fork() holds too, so they are whole."""
     global _lock
     _lock = _thread.allocate_lock()
 
@@ -159,18 +116,15 @@ if hasattr(os, "register_at_fork"):
 class patch:
     """Makes the standard library's wall clocks draw from a monostamp clock.
 
-    ``clock`` is a ``monostamp.Clock``, an object whose ``_clock`` holds one
-    (the pytest plugin's ManualClock), or None for the process's default
-    clock.  Use it as a context manager, a decorator (of plain and
-    ``async def`` functions), or by ``start()`` and ``stop()``.  Patches
-    nest: the innermost clock wins, and stopping it brings back the outer
-    one.  See docs/python.md.
+    ``clock`` is a ``monostamp.Clock``, an object whose ``_clock`` holds one,
+    or None for the process's default clock.  Use it as a context manager, a
+    decorator (of plain and ``async def`` functions), or by ``start()`` and
+    ``stop()``.  Patches nest: the innermost clock wins.  See docs/patch.md.
     """
 
     def __init__(self, clock=None):
         self._given = clock
         self.clock = _resolve(clock)
-        self._started = False
 
     def __repr__(self):
         # The default clock is the default argument: monostamp.patch().
@@ -179,47 +133,37 @@ class patch:
     @property
     def active(self):
         """True between start() and stop()."""
-        return self._started
+        return self in _stack
 
     def start(self):
         """Activates this patch (the innermost) and returns it.
 
         RuntimeError if it is already started, or if another tool than
         time-machine and freezegun has replaced the functions.  While a
-        time-machine travel or a freezegun freeze is active, the patch is
-        started but waits: theirs win until the last of them stops.
+        travel or freeze is active, it is started but waits for its end.
         """
         with _lock:
             _compose.watch(_step_aside, _resume, _loaded)
-            if self._started:
+            if self in _stack:
                 raise RuntimeError("{!r} is already started".format(self))
             _stack.append(self)
             if not _compose.foreign_active():
                 try:
-                    _engage()
+                    _set_engaged(True)
                 except BaseException:
                     _stack.pop()
                     raise
-            self._started = True
         return self
 
     def stop(self):
-        """Deactivates this patch; the next one out (if any) is active again.
-
-        RuntimeError if it is not started.
-        """
+        """Deactivates this patch (RuntimeError if not started); the next one
+        out, if any, is active again."""
         with _lock:
-            if not self._started:
+            if self not in _stack:
                 raise RuntimeError("{!r} is not started".format(self))
-            # Normally the innermost; one stopped out of order just leaves.
-            _stack.remove(self)
-            self._started = False
-            if not _c._installed():
-                return  # waiting behind a travel or freeze: nothing to undo
-            if _stack:
-                _engage()
-            else:
-                _disengage()
+            _stack.remove(self)  # normally the innermost; any may leave
+            if _c._installed():  # else waiting behind a travel: nothing to undo
+                _set_engaged(bool(_stack))
 
     def __enter__(self):
         return self.start()
@@ -251,20 +195,9 @@ class patch:
         return wrapper
 
 
-def active_patches():
-    """The active patches, outermost first (a new list)."""
-    with _lock:
-        return list(_stack)
-
-
 def patching():
-    """The innermost started monostamp.patch, or None.
-
-    Its ``clock`` is the monostamp.Clock the standard library's clocks draw
-    from (None: the process default clock).  A patch stays started while a
-    time-machine travel or freezegun freeze has precedence; patched() says
-    whether the standard library draws from it right now.
-    """
+    """The innermost started monostamp.patch, or None (docs/patch.md: it stays
+    started while a travel or freeze has precedence; patched() says that)."""
     with _lock:
         return _stack[-1] if _stack else None
 

@@ -1,25 +1,9 @@
-"""monostamp run [--shared PATH] [--no-patch] -- CMD ARGS...: one sequence for a process tree.
+"""monostamp run [--shared PATH] [--no-patch] [--native] -- CMD ARGS...: one sequence.
 
-Makes a private state file (a new 0700 directory, removed afterwards), or
-takes the one --shared names (kept), exports MONOSTAMP_SHARED to it and
-MONOSTAMP_PATCH=1, and runs CMD.  Every Python process of the tree that
-has monostamp installed then patches itself at startup (monostamp/
-_startup.py) and draws from that file: one unique, increasing sequence for
-datetime.now(), time.time() & co. across all of them.  Lua and C code that
-calls monostamp joins the file too; their own standard clocks do not.
-
-Exit status, as env(1) and timeout(1) give theirs: CMD's own; 128+N when
-a signal N ended it (as a shell reports it); 127 when CMD is not found and
-126 when it cannot be executed (one line each, as a shell); 125 when the
-runner itself fails (a bad flag, no state file), with one line.  SIGTERM
-and SIGHUP sent to the runner are passed on to CMD; SIGINT and SIGQUIT from
-a terminal already reach CMD (the terminal signals the whole foreground
-process group), so the runner only waits for CMD to act on them.
-
-The parts each do one thing, so that a flag can be added in one place:
+Exports MONOSTAMP_SHARED (a private state file, or the one given) and
+MONOSTAMP_PATCH=1, runs CMD and exits as env(1) does (HELP, docs/patch.md).
 parse_args() reads the command line, child_environment() builds CMD's
-environment, _make_private_state() creates the state file, and run()
-puts them together.
+environment (with_preload(): docs/preload.md), run() puts them together.
 """
 import os
 import shutil
@@ -57,18 +41,22 @@ not executable; 125 the runner's own failure (bad flags, no state file)."""
 #: The runner's own failures, CMD not executable, CMD not found.
 EXIT_RUNNER, EXIT_CANNOT_EXECUTE, EXIT_NOT_FOUND = 125, 126, 127
 SHARED, PATCH = "MONOSTAMP_SHARED", "MONOSTAMP_PATCH"
+LIBRARY = "libmonostamp_preload.so"  # shipped in the package (setup.py, on Linux)
 #: Passed on to CMD: what a service manager or a parent sends the runner.
 FORWARDED = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
                   if hasattr(signal, name))
 #: Sent by a terminal to its whole foreground process group, CMD included:
-#: the runner outlives them and lets CMD decide (passing them on would
-#: deliver them twice).
+#: the runner outlives them and lets CMD decide (not delivered twice).
 FROM_TERMINAL = tuple(getattr(signal, name) for name in ("SIGINT", "SIGQUIT")
                       if hasattr(signal, name))
 
 
 class UsageError(Exception):
     """A bad command line: one line, status 125."""
+
+
+class NativeUnavailable(RuntimeError):
+    """--native cannot be used here: one line, status 125."""
 
 
 class Options(NamedTuple):
@@ -115,53 +103,43 @@ def parse_args(argv: List[str]) -> Options:
 
 def child_environment(options: Options, state_path: str,
                       base: Mapping[str, str]) -> Dict[str, str]:
-    """CMD's environment: `base` with the state file, the patch asked for,
-    and the preload library with --native (NativeUnavailable where there is
-    none)."""
+    """CMD's environment: `base` with the state file, the patch asked for, and
+    with --native the preload library (NativeUnavailable where there is none)."""
     env = dict(base)
     env[SHARED] = state_path
     if options.patch:
         env[PATCH] = "1"
     else:
         env.pop(PATCH, None)  # --no-patch wins over one inherited
-    if options.native:
-        from ._native import with_preload
-        env = with_preload(env)
-    return env
+    return with_preload(env) if options.native else env
 
 
-def _make_private_state(directory: str) -> str:
-    """Creates the run's state file in `directory` (made by the runner, 0700)
-    and returns its path.  No earlier sequence used a directory made just
-    now, so the file starts at the real clock, not a lead bound ahead."""
-    import monostamp
-
-    path = os.path.join(directory, "state")
-    monostamp.create_state_file(path)
+def library_path() -> str:
+    """The absolute path of the shipped libmonostamp_preload.so."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), LIBRARY)
+    if not os.path.isfile(path):
+        raise NativeUnavailable(
+            "monostamp: %s is not installed beside %s (this build has no preload library)"
+            % (LIBRARY, os.path.dirname(path)))
     return path
 
 
-def _join_state(path: str) -> str:
-    """Checks that the state file at `path` can be used (creating it if it is
-    missing), as every process of the run will open it; returns the path."""
-    import monostamp
-
-    monostamp.Clock(shared=path)
-    return path
-
-
-def _ignore(signum: int, frame: object) -> None:
-    """A handler that does nothing: unlike SIG_IGN, not inherited by CMD."""
+def with_preload(env: Mapping[str, str]) -> Dict[str, str]:
+    """A copy of `env` with the library first in LD_PRELOAD, ahead of what is
+    there already (a libfaketime listed after it is wrapped, not winning)."""
+    if sys.platform in ("win32", "darwin"):
+        raise NativeUnavailable(
+            "monostamp: --native needs LD_PRELOAD, which %s does not have" % sys.platform)
+    path = library_path()
+    # The loader splits LD_PRELOAD on spaces and colons; a copy further on
+    # is dropped, so the library is first exactly once.
+    rest = [p for p in env.get("LD_PRELOAD", "").replace(":", " ").split() if p != path]
+    return dict(env, LD_PRELOAD=" ".join([path] + rest))
 
 
 def _fail(message: str, status: int) -> int:
     print("{}: {}".format(PROG, message), file=sys.stderr)
     return status
-
-
-def _start(command: List[str], env: Dict[str, str]) -> "subprocess.Popen[bytes]":
-    """CMD started; OSError as the exec(2) of it failed."""
-    return subprocess.Popen(command, env=env)
 
 
 def _wait(child: "subprocess.Popen[bytes]", pending: List[int]) -> int:
@@ -181,38 +159,40 @@ def _wait(child: "subprocess.Popen[bytes]", pending: List[int]) -> int:
     return 128 - status if status < 0 else status
 
 
-def run(options: Options, base_env: Optional[Mapping[str, str]] = None) -> int:
+def run(options: Options) -> int:
     """Runs options.command in its environment; returns the exit status."""
-    base = os.environ if base_env is None else base_env
     owned_dir: Optional[str] = None
     pending: List[int] = []
     # Until CMD runs, a forwarded signal is kept for it; the terminal's are
-    # CMD's to act on for the whole run (the runner just waits).
+    # CMD's to act on for the whole run (the runner's handler does nothing:
+    # unlike SIG_IGN, a handler is not inherited by CMD).
     # A signal ignored when the runner started (a background job's SIGINT)
     # stays ignored, and CMD inherits that, as it would without the runner.
     saved = {}
     for signum in FORWARDED + FROM_TERMINAL:
         if signal.getsignal(signum) is not signal.SIG_IGN:
-            saved[signum] = signal.signal(
-                signum, (lambda s, f: pending.append(s)) if signum in FORWARDED else _ignore)
+            saved[signum] = signal.signal(signum, (lambda s, f: pending.append(s))
+                                          if signum in FORWARDED else (lambda s, f: None))
     try:
+        import monostamp
         try:
-            if options.shared is not None:
-                state = _join_state(options.shared)
-            elif base.get(SHARED):
-                state = _join_state(base[SHARED])  # an outer run's, or the user's
+            state = options.shared or os.environ.get(SHARED)  # or an outer run's, the user's
+            if state:
+                monostamp.Clock(shared=state)  # usable (created if missing) by every process
             else:
+                # A directory made just now, 0700: no earlier sequence used
+                # it, so the file starts at the real clock, not a lead bound ahead.
                 owned_dir = tempfile.mkdtemp(prefix="monostamp-run-")
-                state = _make_private_state(owned_dir)
+                state = os.path.join(owned_dir, "state")
+                monostamp.create_state_file(state)
         except (OSError, ValueError) as e:
             return _fail("cannot make the state file: {}".format(e), EXIT_RUNNER)
-        from ._native import NativeUnavailable
         try:
-            env = child_environment(options, state, base)
+            env = child_environment(options, state, os.environ)
         except NativeUnavailable as e:
             return _fail(str(e), EXIT_RUNNER)
         try:
-            child = _start(options.command, env)
+            child = subprocess.Popen(options.command, env=env)
         except FileNotFoundError:
             return _fail("{}: command not found".format(options.command[0]), EXIT_NOT_FOUND)
         except OSError as e:  # EACCES, ENOEXEC, a directory ...
@@ -226,8 +206,7 @@ def run(options: Options, base_env: Optional[Mapping[str, str]] = None) -> int:
             shutil.rmtree(owned_dir, ignore_errors=True)
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    args = sys.argv[2:] if argv is None else argv
+def main(args: List[str]) -> int:
     if args[:1] in (["-h"], ["--help"]):
         print(HELP)
         return 0

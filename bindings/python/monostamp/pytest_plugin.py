@@ -1,29 +1,11 @@
 """pytest plugin: unique timestamps across a whole test session, and a manual clock.
 
-Active once monostamp is installed (entry point ``pytest11: monostamp``).
-
-* ``monostamp_clock``: a strict clock (``monotonicForceNanosecondIncrement``)
-  whose stamps are unique and increasing across every test, every
-  pytest-xdist worker and every subprocess the tests start.  The controller
-  creates a state file in a temporary directory of the session and points
-  ``MONOSTAMP_SHARED`` at it; workers and subprocesses inherit the variable,
-  and the directory is removed when the session ends.
-* ``manual_clock``: a clock on the manual source, at 2000-01-01T00:00:00Z in
-  zone UTC unless ``@pytest.mark.monostamp(start=..., zone=..., policy=...)``
-  says otherwise; ``set``, ``advance`` and ``step_back`` move it.
-
-* ``monostamp_patch``: ``monostamp.patch()`` for one test, on the
-  session's shared clock: ``time.time()``, ``datetime.now()`` and the rest
-  of the standard library's wall-clock calls return unique stamps, even in
-  code that bound them before the test.  ``@pytest.mark.monostamp(patch=True)``
-  patches a test with its ``manual_clock``; ``--monostamp-patch`` (or
-  ``monostamp_patch = true``) patches every test of the run, around its
-  fixtures too.  A test's own time-machine travel or freezegun freeze wins
-  while it is active; the patch resumes when it ends.
-
-``--monostamp-no-share`` (or ``monostamp_share = false`` in the ini file)
-keeps each process on its own sequence.  See docs/pytest.md and docs/patch.md.
+Fixtures monostamp_clock (one sequence across tests, xdist workers and
+subprocesses, through a state file in MONOSTAMP_SHARED), manual_clock and
+monostamp_patch; @pytest.mark.monostamp(...); --monostamp-patch and
+--monostamp-no-share.  See docs/pytest.md.
 """
+import contextlib
 import datetime as _datetime
 import difflib
 import importlib
@@ -32,21 +14,29 @@ import shutil
 import signal
 import tempfile
 import threading
-from typing import Any, Generator, Iterator, List, Optional
+from typing import Any, Callable, Generator, Iterator, List, Optional
 
 import pytest
 
 import monostamp
 
 ENV = "MONOSTAMP_SHARED"
-#: Set to "1" for children, so that each Python child patches itself at
-#: startup (monostamp/_startup.py) and continues the session's sequence.
-PATCH_ENV = "MONOSTAMP_PATCH"
+PATCH_ENV = "MONOSTAMP_PATCH"  # "1": each Python child patches itself at startup
 EPOCH_2000_NS = 946_684_800 * 10**9
 STRICT = monostamp.Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT
 #: The extension itself, for its private _share_default (not in the stub).
 _ext = importlib.import_module("monostamp._monostamp")
 _MARKER_OPTIONS = ("start", "zone", "policy", "patch")
+#: The flags and ini keys: flag, its help, ini key, ini default, ini help.
+_OPTIONS = (
+    ("--monostamp-no-share",
+     "do not share one monostamp sequence across workers and subprocesses",
+     "monostamp_share", True, "share one monostamp sequence across the session (default true)"),
+    ("--monostamp-patch",
+     "patch time.time(), datetime.now() & co. with monostamp.patch() in every test",
+     "monostamp_patch", False,
+     "patch the standard library's clocks in every test (default false)"),
+)
 
 
 class MarkerWarning(pytest.PytestWarning):
@@ -59,63 +49,30 @@ _RUN_PATCH: "pytest.StashKey[Optional[monostamp.patch]]" = pytest.StashKey()
 _REFUSED: "pytest.StashKey[str]" = pytest.StashKey()
 
 
-class _Session:
-    """What this process knows of the session's shared state."""
-
-    def __init__(self, path: Optional[str] = None, owned_dir: Optional[str] = None,
-                 previous_env: Optional[str] = None) -> None:
-        self.path = path            # the state file, or None when not sharing
-        self.owned_dir = owned_dir  # the directory this process made (controller)
-        self.previous_env = previous_env
-        self.sigterm: Any = None    # our SIGTERM handler, while installed
-        self.sigterm_previous: Any = None  # the handler it replaced
-        # MONOSTAMP_PATCH as it was before --monostamp-patch exported it
-        # (controller), or not exported by this plugin: _NOT_EXPORTED.
-        self.previous_patch_env: object = _NOT_EXPORTED
+#: The session's state file, or None when not sharing.
+_path: Optional[str] = None
+#: What pytest_unconfigure undoes, last first (the controller's changes).
+_undo: List[Callable[[], object]] = []
 
 
-_NOT_EXPORTED = object()
-_session = _Session()
+def _setenv(name: str, value: str) -> Callable[[], None]:
+    """os.environ[name] = value; returns the undo, which puts back what was there."""
+    previous = os.environ.get(name)
+    os.environ[name] = value
 
-
-class _PatchEnv:
-    """MONOSTAMP_PATCH=1 in os.environ until undo(), which puts back what was
-    there: children started meanwhile (subprocess, spawn and forkserver
-    workers) patch themselves at startup."""
-
-    def __init__(self) -> None:
-        self.previous = os.environ.get(PATCH_ENV)
-        os.environ[PATCH_ENV] = "1"
-
-    def undo(self) -> None:
-        if self.previous is None:
-            os.environ.pop(PATCH_ENV, None)
+    def undo() -> None:
+        if previous is None:
+            os.environ.pop(name, None)
         else:
-            os.environ[PATCH_ENV] = self.previous
+            os.environ[name] = previous
+    return undo
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("monostamp", "unique timestamps (monostamp)")
-    group.addoption(
-        "--monostamp-no-share", action="store_true", default=False,
-        help="do not share one monostamp sequence across workers and subprocesses",
-    )
-    group.addoption(
-        "--monostamp-patch", action="store_true", default=False,
-        help="patch time.time(), datetime.now() & co. with monostamp.patch() in every test",
-    )
-    parser.addini(
-        "monostamp_share", type="bool", default=True,
-        help="share one monostamp sequence across the session (default true)",
-    )
-    parser.addini(
-        "monostamp_patch", type="bool", default=False,
-        help="patch the standard library's clocks in every test (default false)",
-    )
-
-
-def _sharing_wanted(config: pytest.Config) -> bool:
-    return bool(config.getini("monostamp_share")) and not config.getoption("monostamp_no_share")
+    for flag, flag_help, ini, default, ini_help in _OPTIONS:
+        group.addoption(flag, action="store_true", default=False, help=flag_help)
+        parser.addini(ini, type="bool", default=default, help=ini_help)
 
 
 def _patch_run(config: pytest.Config) -> bool:
@@ -124,6 +81,8 @@ def _patch_run(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    global _path, _undo
+    _path, _undo = None, []  # this session's (pytester runs one inside another)
     config.addinivalue_line(
         "markers",
         "monostamp(start=None, zone='UTC', policy=None, patch=False): configure the "
@@ -131,11 +90,15 @@ def pytest_configure(config: pytest.Config) -> None:
         "datetime; patch=True runs the test inside monostamp.patch(manual_clock)",
     )
     _configure_sharing(config)
-    _export_patch(config)
+    # --monostamp-patch: every child of the session patches itself at
+    # startup, beside MONOSTAMP_SHARED.  Not in an xdist worker: the
+    # controller exported it already, for the whole tree.
+    if getattr(config, "workerinput", None) is None and _patch_run(config):
+        _undo.append(_setenv(PATCH_ENV, "1"))
 
 
 def _configure_sharing(config: pytest.Config) -> None:
-    global _session
+    global _path
     workerinput: Optional[Any] = getattr(config, "workerinput", None)
     if workerinput is not None:
         # An xdist worker: the controller decided, and said so in two ways.
@@ -144,17 +107,24 @@ def _configure_sharing(config: pytest.Config) -> None:
         if path and os.environ.get(ENV) != path:
             os.environ[ENV] = path
             _ext._share_default(path)
-        _session = _Session(path or os.environ.get(ENV))
-        if workerinput.get("monostamp_patch_exported"):
-            _unpatch_worker_startup()
+        _path = path or os.environ.get(ENV)
+        if _patch_run(config):
+            # The controller (same options) exported MONOSTAMP_PATCH=1, so it
+            # patched itself at startup; as without xdist, pytest's machinery
+            # gets real time between tests.  The variable stays, for children.
+            importlib.import_module("monostamp._startup").stop()
         return
-    if not _sharing_wanted(config):
-        _session = _Session()
+    if not config.getini("monostamp_share") or config.getoption("monostamp_no_share"):
         return
     if os.environ.get(ENV):
-        # An outer run (or the user) already shares a file: join it.
-        _check_state_file(os.environ[ENV], ENV + "=" + repr(os.environ[ENV]))
-        _session = _Session(os.environ[ENV])
+        # An outer run (or the user) already shares a file: join it, or stop
+        # the session at start in one line rather than fail each test.
+        try:
+            monostamp.Clock(policy=STRICT, shared=os.environ[ENV])
+        except (OSError, ValueError) as e:
+            raise pytest.UsageError("monostamp: {}={!r} cannot be the session's state file: "
+                                    "{}".format(ENV, os.environ[ENV], e)) from None
+        _path = os.environ[ENV]
         return
     directory = tempfile.mkdtemp(prefix="monostamp-pytest-")
     path = os.path.join(directory, "state")
@@ -168,32 +138,21 @@ def _configure_sharing(config: pytest.Config) -> None:
     # This process imported monostamp before the file existed: move its
     # default clock (monostamp.now()) onto the file.
     _ext._share_default(path)
-    _session = _Session(path, directory, os.environ.get(ENV))
-    _session.sigterm_previous = signal.getsignal(signal.SIGTERM)
-    _session.sigterm = _remove_on_sigterm(directory)
-    os.environ[ENV] = path
+    _path = path
+    _undo.append(lambda: shutil.rmtree(directory, ignore_errors=True))
+    _undo.append(_setenv(ENV, path))
+    _remove_on_sigterm(directory)
 
 
-def _check_state_file(path: str, named: str) -> None:
-    """A state file the session cannot use stops it at start, in one line,
-    rather than failing each test that stamps."""
-    try:
-        monostamp.Clock(policy=STRICT, shared=path)
-    except (OSError, ValueError) as e:
-        raise pytest.UsageError("monostamp: {} cannot be the session's state file: {}".format(
-            named, e)) from None
-
-
-def _remove_on_sigterm(directory: str) -> Any:
-    """A CI timeout ends the run with SIGTERM, which runs no unconfigure:
-    the handler removes the session's directory, then lets the signal do
-    what it did before (the default: end the process).  Only from the main
-    thread, and never over an ignored SIGTERM.  Returns the handler, or None."""
+def _remove_on_sigterm(directory: str) -> None:
+    """A CI timeout's SIGTERM runs no unconfigure: the handler removes the
+    directory, then lets the signal do what it did before.  Only from the
+    main thread, and never over an ignored SIGTERM."""
     if threading.current_thread() is not threading.main_thread():
-        return None
+        return
     previous = signal.getsignal(signal.SIGTERM)
     if previous == signal.SIG_IGN:
-        return None
+        return
 
     def handler(signum: int, frame: Any) -> None:
         shutil.rmtree(directory, ignore_errors=True)
@@ -203,125 +162,82 @@ def _remove_on_sigterm(directory: str) -> Any:
         else:
             os.kill(os.getpid(), signal.SIGTERM)
 
+    def undo() -> None:
+        if signal.getsignal(signal.SIGTERM) is handler:
+            signal.signal(signal.SIGTERM, previous)
+
     signal.signal(signal.SIGTERM, handler)
-    return handler
-def _export_patch(config: pytest.Config) -> None:
-    """--monostamp-patch: every child of the session patches itself at
-    startup, beside MONOSTAMP_SHARED (set by _configure_sharing).  Not in an
-    xdist worker: the controller exported it already, for the whole tree."""
-    if getattr(config, "workerinput", None) is None and _patch_run(config):
-        _session.previous_patch_env = os.environ.get(PATCH_ENV)
-        os.environ[PATCH_ENV] = "1"
-
-
-def _unpatch_worker_startup() -> None:
-    """An xdist worker started with the MONOSTAMP_PATCH=1 that the
-    controller's --monostamp-patch exported patched itself at startup for
-    its whole life; as in a run without xdist, pytest's own machinery gets
-    real time between tests (each test is patched by pytest_runtest_setup),
-    so that startup patch stops here.  The variable stays, for the tests'
-    children."""
-    importlib.import_module("monostamp._startup").stop()
+    _undo.append(undo)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
     """xdist: hand the state file to each worker explicitly too."""
-    node.workerinput["monostamp_shared"] = _session.path
-    node.workerinput["monostamp_patch_exported"] = (
-        _session.previous_patch_env is not _NOT_EXPORTED)
+    node.workerinput["monostamp_shared"] = _path
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    global _session
-    if _session.previous_patch_env is not _NOT_EXPORTED:
-        if _session.previous_patch_env is None:
-            os.environ.pop(PATCH_ENV, None)
-        else:
-            os.environ[PATCH_ENV] = str(_session.previous_patch_env)
-    if _session.owned_dir is not None:
-        if _session.sigterm is not None and signal.getsignal(signal.SIGTERM) is _session.sigterm:
-            signal.signal(signal.SIGTERM, _session.sigterm_previous)
-        if _session.previous_env is None:
-            os.environ.pop(ENV, None)
-        else:
-            os.environ[ENV] = _session.previous_env
-        shutil.rmtree(_session.owned_dir, ignore_errors=True)
-    _session = _Session()
-
-
-def _patch_clock(run: bool) -> str:
-    """Which clock the whole run's patch (run) or the fixture's draws from."""
-    bound = "lead bound {:g} ms".format(monostamp.PATCH_MAX_LEAD_NS / 1e6)
-    if _session.path is not None:
-        return "the session's clock (the process default clock on {}, {})".format(
-            _session.path, bound)
-    if run:
-        return "the process default clock, private to each process ({})".format(bound)
-    return "a strict Clock private to the test"
+    global _path, _undo
+    for undo in reversed(_undo):
+        undo()
+    _path, _undo = None, []
 
 
 def pytest_report_header(config: pytest.Config) -> List[str]:
-    if _session.path is None:
+    bound = "lead bound {:g} ms".format(monostamp.PATCH_MAX_LEAD_NS / 1e6)
+    if _path is None:
         clock = "monostamp: session sharing off; monostamp_clock is {} per process".format(
             STRICT)
+        run_clock = "the process default clock, private to each process ({})".format(bound)
+        test_clock = "a strict Clock private to the test"
     else:
         clock = "monostamp: monostamp_clock is {}, shared through {}={}".format(
-            STRICT, ENV, _session.path)
-    if not hasattr(monostamp, "patch"):
-        patch = "monostamp: patch: none (this build has no monostamp.patch)"
-    elif _patch_run(config):
+            STRICT, ENV, _path)
+        run_clock = test_clock = ("the session's clock (the process default clock on {}, {})"
+                                  .format(_path, bound))
+    if _patch_run(config):
         patch = ("monostamp: patch: the whole run (--monostamp-patch): every test, "
                  "fixtures included, reads the standard library's clocks from {}; a test's "
-                 "time-machine travel or freezegun freeze wins while active".format(
-                     _patch_clock(True)))
+                 "time-machine travel or freezegun freeze wins while active".format(run_clock))
     else:
         patch = ("monostamp: patch: per test only (the monostamp_patch fixture on {}, "
                  "@pytest.mark.monostamp(patch=True) on the test's manual_clock)".format(
-                     _patch_clock(False)))
+                     test_clock))
     return [clock, patch]
 
 
 # ---------------------------------------------------------------- patching
-# monostamp.patch() swaps the C functions behind time.time(), datetime.now()
-# & co. (docs/patch.md).  A test's own time-machine travel or freezegun
-# freeze is the more specific request: monostamp.patch() gives way to it
-# while it is active and resumes after (monostamp/_compose.py), so a whole
-# suite runs under --monostamp-patch as it runs without.
+# A test's own time-machine travel or freezegun freeze wins while active
+# (_compose.py): a suite runs under --monostamp-patch as it runs without.
 
 def _start_patch(item: pytest.Item,
                  clock: Optional[monostamp.Clock] = None) -> Optional[monostamp.patch]:
-    """monostamp.patch(clock), started.
-
-    None if it cannot start (no monostamp.patch in this build, or another
-    tool than time-machine and freezegun holds the functions): the reason
-    is kept on the item, and the test fails with it when it is called,
-    instead of running unpatched.
-    """
-    patch = getattr(monostamp, "patch", None)
-    if patch is None:
-        item.stash[_REFUSED] = "monostamp.patch is not in this build ({})".format(
-            _ext.__file__)
-        return None
-    p: monostamp.patch = patch(clock)
+    """monostamp.patch(clock), started; None if it cannot start (another tool
+    holds the functions): the test then fails with the reason, not unpatched."""
     try:
-        p.start()
+        return monostamp.patch(clock).start()
     except RuntimeError as e:
         item.stash[_REFUSED] = str(e)  # "monostamp.patch() cannot start: ..."
         return None
-    return p
 
 
-def _stop_patch(p: Optional[monostamp.patch]) -> None:
-    if p is not None:
-        p.stop()
+@contextlib.contextmanager
+def _patched(item: pytest.Item, clock: Optional[monostamp.Clock]) -> Iterator[None]:
+    """The test patched on `clock`, and MONOSTAMP_PATCH=1 for its children."""
+    p = _start_patch(item, clock)
+    undo = _setenv(PATCH_ENV, "1")
+    try:
+        yield
+    finally:
+        undo()
+        if p is not None:
+            p.stop()
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> Generator[None, object, object]:
     # --monostamp-patch: started before any fixture of the test is set up
-    # (session and module fixtures included), stopped after the last is
-    # torn down, below.
+    # (session and module ones too), stopped after the last is torn down.
     if _patch_run(item.config):
         item.stash[_RUN_PATCH] = _start_patch(item)
     return (yield)
@@ -343,28 +259,20 @@ def pytest_runtest_teardown(item: pytest.Item,
         p = item.stash.get(_RUN_PATCH, None)
         if p is not None:
             del item.stash[_RUN_PATCH]
-            _stop_patch(p)
+            p.stop()
 
 
 @pytest.fixture
 def monostamp_patch(request: pytest.FixtureRequest) -> Iterator[monostamp.Clock]:
     """monostamp.patch() for this test on the session's shared clock; yields the clock.
 
-    time.time(), datetime.now() & co. draw from the process default clock,
-    which the plugin moved onto the session's state file: unique across
-    tests, xdist workers and subprocesses.  The clock yielded is a strict
-    Clock on that file, so its stamps and the patched calls are one
-    sequence.  With sharing off there is no file: the test is patched with
-    the strict Clock it yields, its own.
+    The clock yielded is a strict Clock on the session's state file, so its
+    stamps and time.time(), datetime.now() & co. are one sequence; with
+    sharing off, the test's own strict Clock (docs/pytest.md).
     """
-    clock = monostamp.Clock(policy=STRICT, shared=_session.path)
-    p = _start_patch(request.node, None if _session.path is not None else clock)
-    env = _PatchEnv()
-    try:
+    clock = monostamp.Clock(policy=STRICT, shared=_path)
+    with _patched(request.node, None if _path is not None else clock):
         yield clock
-    finally:
-        env.undo()
-        _stop_patch(p)
 
 
 @pytest.fixture(autouse=True)
@@ -382,44 +290,21 @@ def _monostamp_marker_patch(request: pytest.FixtureRequest) -> Iterator[None]:
                     request.node.name)))
         yield
         return
-    p = _start_patch(request.node, request.getfixturevalue("manual_clock"))
     # Children cannot read this process's manual clock: they patch on the
     # session's clock (unique beside the test's values, but real time).
-    env = _PatchEnv()
-    try:
+    with _patched(request.node, request.getfixturevalue("manual_clock")):
         yield
-    finally:
-        env.undo()
-        _stop_patch(p)
 
 
 @pytest.fixture
 def monostamp_clock() -> monostamp.Clock:
     """A strict clock, unique across the whole session when sharing is on."""
-    return monostamp.Clock(policy=STRICT, shared=_session.path)
-
-
-#: What the ``manual_clock`` fixture gives: a ``monostamp.Clock`` whose
-#: source is "manual" (``step_back``, ``set`` and ``advance`` are Clock
-#: methods), so it passes wherever a Clock is expected.  The name stays for
-#: annotations written against the wrapper class it replaces.
-ManualClock = monostamp.Clock
-
-
-def _manual_clock(start_ns: int = EPOCH_2000_NS, zone: str = "UTC",
-                  policy: Any = STRICT) -> monostamp.Clock:
-    # No lead bound: the test moves this source at will, and a clock
-    # stepped back an hour leads it by an hour (the default bound is 1 s).
-    return monostamp.Clock(policy=policy, source="manual", zone=zone, start_ns=start_ns,
-                           max_lead_ns=0)
+    return monostamp.Clock(policy=STRICT, shared=_path)
 
 
 def _start_ns(start: object) -> int:
     """start as ns: an int, ISO 8601 text, or an aware datetime."""
-    if isinstance(start, bool):
-        raise TypeError("@pytest.mark.monostamp(): start must be int ns, ISO 8601 text or "
-                        "an aware datetime, not bool")
-    if isinstance(start, int):
+    if isinstance(start, int) and not isinstance(start, bool):
         return start
     if isinstance(start, str):
         return monostamp.Stamp.fromisoformat(start).utc_ns
@@ -463,8 +348,11 @@ def _marker_clock(request: pytest.FixtureRequest) -> monostamp.Clock:
     start = options.get("start")
     start_ns = EPOCH_2000_NS if start is None else _start_ns(start)
     try:
-        return _manual_clock(start_ns=start_ns, zone=options.get("zone") or "UTC",
-                             policy=options.get("policy") or STRICT)
+        # No lead bound: the test moves this source at will, and a clock
+        # stepped back an hour leads it by an hour (the default bound is 1 s).
+        return monostamp.Clock(policy=options.get("policy") or STRICT, source="manual",
+                               zone=options.get("zone") or "UTC", start_ns=start_ns,
+                               max_lead_ns=0)
     except (TypeError, ValueError) as e:
         # "Clock(): zone='Europe/Berln' is not ..." said of the marker.
         raise type(e)("@pytest.mark.monostamp(): " + str(e).replace("Clock(): ", "", 1)) from None
