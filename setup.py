@@ -81,12 +81,26 @@ PTH_SOURCE = os.path.join("bindings", "python", PTH)
 
 
 class BuildPyWithPth(build_py):
-    """build_py, plus the .pth at the root of the built tree (so the wheel's)."""
+    """build_py, plus the .pth at the root of the built tree (so the wheel's),
+    less the modules the source no longer has."""
 
     def run(self):
+        self.drop_removed_modules()
         super().run()
         if not getattr(self, "editable_mode", False):
             self.copy_file(PTH_SOURCE, os.path.join(self.build_lib, PTH), preserve_mode=False)
+
+    def drop_removed_modules(self):
+        """build_py only copies, so a module deleted from the package would
+        stay in build-python/ from an earlier build and go into every later
+        wheel: removed here, in a checkout that was built before."""
+        built = os.path.join(self.build_lib, "monostamp")
+        source = os.path.join("bindings", "python", "monostamp")
+        if not os.path.isdir(built):
+            return
+        for name in os.listdir(built):
+            if name.endswith((".py", ".pyi")) and not os.path.exists(os.path.join(source, name)):
+                os.remove(os.path.join(built, name))
 
     def get_outputs(self, include_bytecode=True):
         outputs = super().get_outputs(include_bytecode)
