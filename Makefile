@@ -3,9 +3,9 @@
 # README's table of targets is that list; make test-help holds the two
 # together and .PHONY to the targets that exist).
 #
-#   make test       the native suites, quick (meant to take at most 4 minutes
-#                   on 2 cores once the dependencies are installed; not yet:
-#                   docs/testing.md has the figures): C (plain, ASan+UBSan,
+#   make test       the native suites, quick (at most 4 minutes on 2 cores
+#                   once the dependencies are installed: two at a time, the
+#                   Python suite on two workers): C (plain, ASan+UBSan,
 #                   TSan), Python on $(PYTHON), Lua 5.4 and LuaJIT, the header
 #                   as C and C++, make install, the exports, the preload library
 #   make test-all   what CI runs (.ci/run): make test, then everything else:
@@ -78,8 +78,10 @@ TEST_ALL_MORE := test-pythons test-python-tsan test-lua53 test-lua-asan \
                  test-preload-asan test-preload-tsan test-fuzz test-windows test-soak \
                  test-forky test-nginx test-real-time-machine
 
+# TEST_JOBS (2) suites at once, each one's output printed whole when it ends.
+TEST_JOBS ?= 2
 test: deps ## the native suites, quick: C (plain, ASan+UBSan, TSan), Python, Lua 5.4, LuaJIT, header, exports, preload
-	@$(MAKE) --no-print-directory $(TEST_NATIVE)
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target $(TEST_NATIVE)
 	@echo "make test: all suites passed"
 
 test-all: deps ## what CI runs: make test, then the other CPythons, Lua 5.3, Wine, sanitized bindings, fuzzers, soak, forky, nginx
@@ -234,36 +236,49 @@ dist: deps ## dist/: the sdist, manylinux_2_17 wheels for CPython 3.10-3.15 (x86
 test-dist: ## each wheel of dist/ installed where no compiler is reachable and tested; the sdist's suite (root)
 	@tools/dist-test.sh $(BUILD) $(DIST)
 
+# The wheel of this tree for $(PYTHON), built by pip when one of its inputs
+# changed (a warning of the build, the compiler's or setuptools', fails it),
+# shared by test-python, which installs it, and test-exports, which reads its
+# extension: one build for both, also when make test runs them side by side.
+PY_TAG := $(shell $(PYTHON) -c 'import sys; print(sys.implementation.cache_tag)' 2>/dev/null)
+PY_WHEEL_DIR := $(BUILD)/python-wheel/$(PY_TAG)
+PY_WHEEL := $(PY_WHEEL_DIR)/built
+PY_BUILD_INPUTS := setup.py pyproject.toml MANIFEST.in tools/ext_build.py $(CORE_SRC) $(CORE_HDR) \
+    $(wildcard preload/*) $(shell find bindings/python -type f -not -path '*/__pycache__/*' \
+    -not -name '*.so' 2>/dev/null)
+$(PY_WHEEL): $(PY_BUILD_INPUTS)
+	@tools/pip-install-checked.sh --wheel $(PY_WHEEL_DIR) $(PYTHON) $(BUILD)/pip-wheel-$(PY_TAG).log
+	@touch $@
+
 # What each shared object exports: libmonostamp.so its API (also when built
 # without -fvisibility=hidden), the Python extension (one, patch() included)
-# PyInit__monostamp alone, the rock
-# that a plain `luarocks make` builds luaopen_* alone.  The extension is the
-# one in the wheel pip builds from this tree now, not whatever monostamp
+# PyInit__monostamp alone, the rock that a plain `luarocks make` builds
+# luaopen_* alone.  The extension is the one in the wheel pip builds from
+# this tree (PY_WHEEL, shared with test-python), not whatever monostamp
 # $(PYTHON) has installed.
-test-exports: $(BUILD)/libmonostamp.so ## what each shared object exports: the API alone, PyInit_* alone, luaopen_* alone
+test-exports: $(BUILD)/libmonostamp.so $(PY_WHEEL) ## what each shared object exports: the API alone, PyInit_* alone, luaopen_* alone
 	@mkdir -p $(BUILD)/exports
 	$(CC) $(CSTD) -O2 -fPIC -shared -Icsrc -DMONOSTAMP_EXPORTS $(CORE_SRC) \
 	    -o $(BUILD)/exports/libmonostamp-default-visibility.so $(LDLIBS_ALL)
 	@tools/check-exports.sh monostamp_ $(BUILD)/libmonostamp.so \
 	    $(BUILD)/exports/libmonostamp-default-visibility.so
-	@rm -rf $(BUILD)/exports/wheel
-	@$(PYTHON) -m pip wheel --disable-pip-version-check --no-deps --no-build-isolation \
-	    -w $(BUILD)/exports/wheel . >$(BUILD)/exports/wheel.log 2>&1 || \
-	    { tail -n 20 $(BUILD)/exports/wheel.log; echo "pip wheel . failed" >&2; exit 1; }
-	@cd $(BUILD)/exports/wheel && $(PYTHON) -m zipfile -e monostamp-*.whl unpacked
-	@tools/check-exports.sh PyInit__monostamp $(BUILD)/exports/wheel/unpacked/monostamp/_monostamp*
+	@rm -rf $(BUILD)/exports/unpacked
+	@$(PYTHON) -m zipfile -e $(PY_WHEEL_DIR)/monostamp-*.whl $(BUILD)/exports/unpacked
+	@tools/check-exports.sh PyInit__monostamp $(BUILD)/exports/unpacked/monostamp/_monostamp*
 	@tools/check-lua-exports.sh $(BUILD)
 
-# Python: the extension is built and installed for the default interpreter
-# (a warning of the build, the compiler's or setuptools', fails it), then
-# every other CPython >= 3.10 on the machine is tried in its own venv.
-# The Lua module is built first: the plugin's tests run a Lua subprocess.
-# mypy's stubtest then holds the package's .pyi to what the module really
-# has (its cache goes under $(BUILD), not into the checkout).
+# Python: test-python installs PY_WHEEL and runs the suite on PYTEST_JOBS (2)
+# pytest-xdist workers (0 or 1: in one process).  The Lua module is built
+# first: the plugin's tests run a Lua subprocess.  mypy's stubtest then holds
+# the package's .pyi to what the module really has (its cache goes under
+# $(BUILD), not into the checkout).
+PYTEST_JOBS ?= 2
 PY_TEST_ENV = MONOSTAMP_LUA_CPATH="$(abspath $(BUILD))/lua/?.so" MONOSTAMP_REQUIRE_LUA=1
-test-python: lua ## pip install . (no warning allowed), the Python suite on PYTHON (python3), stubtest
-	@tools/pip-install-checked.sh $(PYTHON) $(BUILD)/pip-install.log
-	cd tests/python && $(PY_TEST_ENV) MONOSTAMP_REQUIRE_OLD_TOOLS=1 $(PYTHON) -m pytest -q -p no:cacheprovider
+test-python: lua $(PY_WHEEL) ## the wheel of this tree (pip, no warning allowed) installed, the Python suite on PYTHON (python3), stubtest
+	@$(PYTHON) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps \
+	    --no-index $(PY_WHEEL_DIR)/monostamp-*.whl
+	cd tests/python && $(PY_TEST_ENV) MONOSTAMP_REQUIRE_OLD_TOOLS=1 $(PYTHON) -m pytest -q \
+	    -p no:cacheprovider $(if $(filter-out 0 1,$(PYTEST_JOBS)),-n $(PYTEST_JOBS))
 	cd tests/python && MYPY_CACHE_DIR="$(abspath $(BUILD))/mypy-cache" \
 	    $(PYTHON) -m mypy.stubtest --allowlist stubtest-allowlist.txt monostamp
 test-pythons: lua ## the Python suite, leaner, on every other CPython 3.10+ on the machine, each in its venv
