@@ -1,9 +1,11 @@
 /* binding_rules.c: rules every binding applies at its edge, written once:
  * the names an option field takes, a UTC offset's range, the instant of a
- * wall time, and the hint for a state file whose directory is missing. */
+ * wall time, a sleep's arguments and the hint for a state file whose
+ * directory is missing. */
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #if !defined(_WIN32)
@@ -62,6 +64,29 @@ int monostamp_wall_instant(const monostamp_wall *w, int32_t offset_s, int64_t *o
     if (w == NULL)
         return MONOSTAMP_EINVAL;
     return monostamp_ns_from_seconds(monostamp_wall_seconds(w) - offset_s, w->nanosecond, out_ns);
+}
+
+int monostamp_sleep_deadline(int64_t now_ns, int64_t ns, int is_duration, int64_t tolerance_ns,
+                             int64_t *out_deadline_ns, int *bad_arg, char *why, size_t size)
+{
+    int rc = MONOSTAMP_EINVAL, arg = 1;
+    const char *fmt;
+    if (is_duration && ns < 0)
+        fmt = "ns must be >= 0, not %lld";
+    else if (tolerance_ns < 0)
+        arg = 2, ns = tolerance_ns, fmt = "tolerance_ns must be >= 0, not %lld";
+    else if (is_duration && now_ns > 0 && ns > INT64_MAX - now_ns)
+        rc = MONOSTAMP_ERANGE, fmt = "a sleep of %lld ns ends past the monotonic clock's range";
+    else {  /* any deadline is valid */
+        if (out_deadline_ns != NULL)
+            *out_deadline_ns = is_duration ? now_ns + ns : ns;
+        return MONOSTAMP_OK;
+    }
+    if (bad_arg != NULL)
+        *bad_arg = arg;
+    if (why != NULL && size > 0)
+        snprintf(why, size, fmt, (long long)ns);
+    return rc;
 }
 
 const char *monostamp_state_file_hint(int code, const char *path)

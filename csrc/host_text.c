@@ -1,10 +1,12 @@
 /* host_text.c: text the bindings show, written once here so that the C
  * module and the FFI module (and any host) say the same: the names of the
- * core's codes, a clock's summary and the sentence for an unknown zone. */
+ * core's codes, a clock's summary, the sentence for an unknown zone and
+ * the context of a default clock's failure. */
 #include "config.h"
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* snprintf's result as the core's: the length, or MONOSTAMP_ERANGE when it
  * was cut short (or could not be written). */
@@ -55,4 +57,17 @@ int monostamp_zone_unknown(const char *name, char *buf, size_t size)
                        "\xe2\x80\x94 did you mean '%s'?", name, near);
     return written(buf, size, "zone '%s' is not a zone this machine knows \xe2\x80\x94 give "
                    "'UTC', an IANA name such as 'Europe/Berlin' or a POSIX TZ string", name);
+}
+
+int monostamp_default_context(int code, char *buf, size_t size)
+{
+    /* The variable as the environment holds it now: what the core read at
+     * load, unless the host has changed its environment since. */
+    const char *path = getenv("MONOSTAMP_SHARED");
+    if (buf == NULL || size == 0)
+        return MONOSTAMP_EINVAL;
+    buf[0] = '\0';
+    if (path == NULL || path[0] == '\0' || !monostamp_state_file_fault(code))
+        return 0;
+    return written(buf, size, "MONOSTAMP_SHARED=%s", path);
 }

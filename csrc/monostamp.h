@@ -787,6 +787,15 @@ MONOSTAMP_API int monostamp_clock_describe(const monostamp_clock *clock, char *b
  * a NULL argument or a `size` of 0.  Walks the zone database as
  * monostamp_zone_suggest does: for error messages.  Thread-safe. */
 MONOSTAMP_API int monostamp_zone_unknown(const char *name, char *buf, size_t size);
+/* Writes the context a message names for `code`, a failure of the default
+ * clock, when the state file MONOSTAMP_SHARED names is to blame
+ * (monostamp_state_file_fault): "MONOSTAMP_SHARED=path", the variable as
+ * getenv gives it now.  Returns the length; 0 (and "" in `buf`) when the
+ * file is not to blame or the variable is unset or empty: the binding then
+ * names the call.  MONOSTAMP_ERANGE if cut short (17 bytes plus the path
+ * always fit), MONOSTAMP_EINVAL for a NULL `buf` or a `size` of 0.
+ * Thread-safe as getenv is. */
+MONOSTAMP_API int monostamp_default_context(int code, char *buf, size_t size);
 
 /* ------------------------------------------------- rules at a binding's edge */
 
@@ -829,6 +838,19 @@ MONOSTAMP_API int monostamp_wall_instant(const monostamp_wall *w, int32_t offset
  * sentence for a missing directory says so.  Reads the file system (one
  * stat); thread-safe. */
 MONOSTAMP_API const char *monostamp_state_file_hint(int code, const char *path);
+
+/* A binding's sleep checked and its deadline made: `ns` from `now_ns` when
+ * `is_duration` (sleep_ns(ns, tolerance_ns)), else `ns` itself, any
+ * deadline (sleep_until_ns).  0 and *out_deadline_ns; MONOSTAMP_EINVAL for
+ * a negative duration or tolerance, MONOSTAMP_ERANGE for a deadline past
+ * INT64_MAX, with *bad_arg the argument at fault (1: `ns`, 2:
+ * `tolerance_ns`) and `why` (if not NULL; cut short to fit `size`) its
+ * sentence: "ns must be >= 0, not -1", "tolerance_ns must be >= 0, not -1"
+ * or "a sleep of N ns ends past the monotonic clock's range" (96 bytes
+ * always fit).  Pure; thread-safe. */
+MONOSTAMP_API int monostamp_sleep_deadline(int64_t now_ns, int64_t ns, int is_duration,
+                                           int64_t tolerance_ns, int64_t *out_deadline_ns,
+                                           int *bad_arg, char *why, size_t size);
 
 #ifdef __cplusplus
 }

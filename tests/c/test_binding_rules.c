@@ -1,6 +1,6 @@
 /* test_binding_rules.c: the rules a binding applies at its edge
- * (csrc/binding_rules.c): option names, offsets, wall instants and the
- * state file's missing-directory hint. */
+ * (csrc/binding_rules.c): option names, offsets, wall instants, a sleep's
+ * arguments and the state file's missing-directory hint. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,12 +125,47 @@ static void test_a_missing_directory_is_said(void)
 #endif
 }
 
+static void test_a_sleep_deadline(void)
+{
+    int64_t deadline = 0;
+    int bad = 0;
+    char why[96], small[8];
+    CHECK_OK(monostamp_sleep_deadline(100, 5, 1, 0, &deadline, &bad, why, sizeof why));
+    CHECK_EQ(deadline, 105);
+    /* Any deadline, even a negative one, for sleep_until_ns. */
+    CHECK_OK(monostamp_sleep_deadline(100, -5, 0, 7, &deadline, NULL, NULL, 0));
+    CHECK_EQ(deadline, -5);
+    CHECK_OK(monostamp_sleep_deadline(1, INT64_MAX - 1, 1, 0, &deadline, NULL, NULL, 0));
+    CHECK_EQ(deadline, INT64_MAX);
+    /* The duration's fault first, then the tolerance's, then the range. */
+    CHECK_RC(monostamp_sleep_deadline(100, -1, 1, -2, &deadline, &bad, why, sizeof why),
+             MONOSTAMP_EINVAL);
+    CHECK_EQ(bad, 1);
+    CHECK_STR_EQ(why, "ns must be >= 0, not -1");
+    CHECK_RC(monostamp_sleep_deadline(100, -1, 0, -7, &deadline, &bad, why, sizeof why),
+             MONOSTAMP_EINVAL);
+    CHECK_EQ(bad, 2);
+    CHECK_STR_EQ(why, "tolerance_ns must be >= 0, not -7");
+    CHECK_RC(monostamp_sleep_deadline(2, INT64_MAX - 1, 1, 0, &deadline, &bad, why, sizeof why),
+             MONOSTAMP_ERANGE);
+    CHECK_EQ(bad, 1);
+    CHECK_STR_EQ(why, "a sleep of 9223372036854775806 ns ends past the monotonic clock's range");
+    CHECK_EQ(deadline, INT64_MAX);  /* untouched on failure */
+    /* A clock read as negative cannot overflow a non-negative duration. */
+    CHECK_OK(monostamp_sleep_deadline(-10, INT64_MAX, 1, 0, &deadline, NULL, NULL, 0));
+    CHECK_EQ(deadline, INT64_MAX - 10);
+    CHECK_RC(monostamp_sleep_deadline(0, -3, 1, 0, NULL, NULL, small, sizeof small),
+             MONOSTAMP_EINVAL);
+    CHECK_STR_EQ(small, "ns must");
+}
+
 int main(void)
 {
     RUN(test_option_names_round_trip);
     RUN(test_a_policy_goes_by_its_constant_too);
     RUN(test_an_offset_is_strictly_within_a_day);
     RUN(test_wall_offset_and_instant);
+    RUN(test_a_sleep_deadline);
     RUN(test_a_missing_directory_is_said);
     return check_summary();
 }

@@ -1,7 +1,9 @@
 /* test_host_text.c: the text the bindings show, from the core
  * (host_text.c): every code's name, a clock's summary in each shape (local
  * or named zone, lead bound or none, shared or not), the unknown-zone
- * sentence with and without a suggestion, and short buffers. */
+ * sentence with and without a suggestion, the default clock's context, and
+ * short buffers. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -90,6 +92,34 @@ static void test_zone_unknown(void)
     CHECK_RC(monostamp_zone_unknown("x", buf, 0), MONOSTAMP_EINVAL);
 }
 
+static void set_shared(const char *value)
+{
+#if defined(_WIN32)
+    _putenv_s("MONOSTAMP_SHARED", value);
+#else
+    setenv("MONOSTAMP_SHARED", value, 1);
+#endif
+}
+
+static void test_default_context(void)
+{
+    char buf[64], small[12];
+    set_shared("/run/app/state");
+    CHECK_EQ(monostamp_default_context(MONOSTAMP_EFOREIGN, buf, sizeof buf), 31);
+    CHECK_STR_EQ(buf, "MONOSTAMP_SHARED=/run/app/state");
+    CHECK_GT(monostamp_default_context(MONOSTAMP_EOS(2), buf, sizeof buf), 0);
+    /* Not the file's doing: the binding names its call. */
+    CHECK_RC(monostamp_default_context(MONOSTAMP_ENOZONE, buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "");
+    CHECK_RC(monostamp_default_context(MONOSTAMP_EFOREIGN, small, sizeof small), MONOSTAMP_ERANGE);
+    CHECK_STR_EQ(small, "MONOSTAMP_S");
+    CHECK_RC(monostamp_default_context(MONOSTAMP_EFOREIGN, NULL, 8), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_default_context(MONOSTAMP_EFOREIGN, buf, 0), MONOSTAMP_EINVAL);
+    set_shared("");  /* empty is unset, as the core reads it */
+    CHECK_RC(monostamp_default_context(MONOSTAMP_EFOREIGN, buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "");
+}
+
 int main(void)
 {
     if (pin_zones() != 0) return 1;
@@ -97,5 +127,6 @@ int main(void)
     RUN(test_clock_describe);
     RUN(test_clock_describe_shared);
     RUN(test_zone_unknown);
+    RUN(test_default_context);
     return check_summary();
 }
