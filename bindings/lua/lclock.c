@@ -8,7 +8,6 @@
 #define lclock_c
 #define LUA_LIB
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "lmonostamp.h"
@@ -129,21 +128,16 @@ static const char *options_fault (lua_State *L, const char *field) {
 /* Types here, values by the core: a name it does not know becomes -1,
 ** which monostamp_options_check() then names. */
 static void tooptions (lua_State *L, monostamp_options *o) {
+  static const char *const named[] = {"policy", "source", "on_lead"};
+  int *field[] = {&o->policy, &o->source, &o->on_lead};
   const char *s;
+  int i;
   luaL_checktype(L, 1, LUA_TTABLE);
   check_option_names(L);
-  if ((s = opt_string(L, "policy")) != NULL) {
-    monostamp_policy v;
-    o->policy = monostamp_policy_from_name(s, &v) == MONOSTAMP_OK ? (int)v : -1;
-  }
-  if ((s = opt_string(L, "source")) != NULL) {
-    monostamp_source v;
-    o->source = monostamp_source_from_name(s, &v) == MONOSTAMP_OK ? (int)v : -1;
-  }
-  if ((s = opt_string(L, "on_lead")) != NULL) {
-    monostamp_on_lead v;
-    o->on_lead = monostamp_on_lead_from_name(s, &v) == MONOSTAMP_OK ? (int)v : -1;
-  }
+  for (i = 0; i < 3; i++)
+    if ((s = opt_string(L, named[i])) != NULL &&
+        monostamp_option_from_name(named[i], s, field[i]) != MONOSTAMP_OK)
+      *field[i] = -1;
   o->zone = opt_string(L, "zone");
   o->shared_path = opt_string(L, "shared");
   if (getoption(L, "trust_group", LUA_TBOOLEAN))
@@ -195,13 +189,12 @@ static monostamp_clock *target (lua_State *L, int *first) {
   return clock != NULL ? clock : toclock(L);
 }
 
-/* For the default clock, MONOSTAMP_SHARED=path is the context when the
-** state file is to blame (the core read it at load; standard Lua cannot
-** change the environment since). */
+/* For the default clock, MONOSTAMP_SHARED=path is the context when its
+** state file is to blame (the core says when). */
 static int fail (lua_State *L, int rc, int first, const char *call, const char *why) {
-  const char *path = getenv("MONOSTAMP_SHARED");
-  if (first == 1 && path != NULL && path[0] != '\0' && monostamp_state_file_fault(rc))
-    call = lua_pushfstring(L, "MONOSTAMP_SHARED=%s", path);
+  char context[4096 + 32];
+  if (first == 1 && monostamp_default_context(rc, context, sizeof context) > 0)
+    call = context;
   return lms_result(L, rc, 0, 0, call, why);
 }
 
@@ -267,7 +260,7 @@ static int c_policy (lua_State *L) {
 static int c_set_policy (lua_State *L) {
   int first;
   monostamp_clock *clock = target(L, &first);
-  int rc = monostamp_clock_set_policy(clock, lms_checkpolicy(L, first));
+  int rc = monostamp_clock_set_policy(clock, lms_checkoption(L, first, "policy"));
   lua_pushboolean(L, 1);
   return lms_result(L, rc, 1, first, NULL, NULL);
 }

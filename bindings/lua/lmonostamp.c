@@ -71,14 +71,14 @@ const char *lms_checkname (lua_State *L, int arg) {
   return s;
 }
 
-monostamp_policy lms_checkpolicy (lua_State *L, int arg) {
+int lms_checkoption (lua_State *L, int arg, const char *field) {
   const char *name = lms_checkname(L, arg);
-  monostamp_policy policy = MONOSTAMP_DEFAULT_POLICY;
-  int rc = monostamp_policy_from_name(name, &policy);
+  int value = 0;
+  int rc = monostamp_option_from_name(field, name, &value);
   if (rc != MONOSTAMP_OK)
-    lms_result(L, rc, 0, arg, NULL, lua_pushfstring(L, "policy='%s' %s", name,
-               monostamp_options_rule("policy")));
-  return policy;
+    lms_result(L, rc, 0, arg, NULL, lua_pushfstring(L, "%s='%s' %s", field, name,
+               monostamp_options_rule(field)));
+  return value;
 }
 
 static int ms_monotonic_ns (lua_State *L) {
@@ -93,16 +93,10 @@ static int ms_zone_changed (lua_State *L) {
 }
 
 static int ms_clock_info (lua_State *L) {
-  const char *name = lms_checkname(L, 1);
-  monostamp_source source = MONOSTAMP_SOURCE_REALTIME;
   monostamp_clock_info info;
-  int rc = monostamp_source_from_name(name, &source);
-  if (rc != MONOSTAMP_OK)
-    return lms_result(L, rc, 0, 1, NULL, lua_pushfstring(L, "source='%s' %s", name,
-                      monostamp_options_rule("source")));
-  rc = monostamp_clock_info_get(source, &info);
+  int rc = monostamp_clock_info_get(lms_checkoption(L, 1, "source"), &info);
   if (rc != MONOSTAMP_OK)  /* a source this platform lacks */
-    return lms_result(L, rc, 0, 0, name, NULL);
+    return lms_result(L, rc, 0, 0, lua_tostring(L, 1), NULL);
   lua_createtable(L, 0, 5);
   lua_pushstring(L, info.name), lua_setfield(L, -2, "name");
   lua_pushstring(L, info.implementation), lua_setfield(L, -2, "implementation");

@@ -39,13 +39,6 @@ return function(M, I)
     max_lead_ns = true, on_lead = true, policy = true, shared = true, source = true,
     start_ns = true, trust_group = true, zone = true,
   }
-  -- A name the core does not know becomes -1, which monostamp_options_check
-  -- then names.
-  local LOOKUPS = {
-    policy = { C.monostamp_policy_from_name, I.policy_out },
-    source = { C.monostamp_source_from_name, I.source_out },
-    on_lead = { C.monostamp_on_lead_from_name, I.on_lead_out },
-  }
   local out = ffi.new("monostamp_clock *[1]")
   local bad_field = ffi.new("const char *[1]")
 
@@ -67,8 +60,11 @@ return function(M, I)
     if t.trust_group ~= nil and type(t.trust_group) ~= "boolean" then
       argerror(1, "clock", "trust_group: boolean expected, got " .. type(t.trust_group), 1)
     end
-    for field, l in pairs(LOOKUPS) do
-      if t[field] ~= nil then o[field] = l[1](t[field], l[2]) == 0 and tonumber(l[2][0]) or -1 end
+    -- A name the core does not know becomes -1, which options_check names.
+    for _, field in ipairs { "policy", "source", "on_lead" } do
+      if t[field] ~= nil then
+        o[field] = C.monostamp_option_from_name(field, t[field], I.int_out) == 0 and I.int_out[0] or -1
+      end
     end
     o.zone = t.zone      -- the table keeps the strings alive during the call
     o.shared_path = t.shared
@@ -151,7 +147,7 @@ return function(M, I)
       return ns_out[0], tonumber(n), tonumber(ns_out2[0])
     end,
     set_policy = function(p, context, _, arg, name)
-      local rc = C.monostamp_clock_set_policy(p, I.checkpolicy(name, arg, "set_policy", 2))
+      local rc = C.monostamp_clock_set_policy(p, I.checkoption("policy", name, arg, "set_policy", 2))
       if rc ~= 0 then return failure(rc, context(rc, "set_policy")) end
       return true
     end,
