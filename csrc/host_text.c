@@ -1,12 +1,14 @@
 /* host_text.c: text the bindings show, written once here so that the C
  * module and the FFI module (and any host) say the same: the names of the
- * core's codes, a clock's summary, the sentence for an unknown zone and
- * the context of a default clock's failure. */
+ * core's codes, a clock's summary, the sentences for an unknown zone and a
+ * refused take or manual move, and the context of a default clock's
+ * failure. */
 #include "config.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* snprintf's result as the core's: the length, or MONOSTAMP_ERANGE when it
  * was cut short (or could not be written). */
@@ -45,6 +47,29 @@ int monostamp_clock_describe(const monostamp_clock *clock, char *buf, size_t siz
                    monostamp_policy_name(monostamp_clock_policy(clock)),
                    zone[0] != '\0' ? zone : "local", bound,
                    monostamp_clock_is_shared(clock) ? ", shared" : "");
+}
+
+int monostamp_clock_fault(const monostamp_clock *clock, const char *call, int code,
+                          int64_t value, char *buf, size_t size)
+{
+    int take = call != NULL && strcmp(call, "take") == 0, blamed = 0;
+    if (clock == NULL || call == NULL || buf == NULL || size == 0)
+        return MONOSTAMP_EINVAL;
+    buf[0] = '\0';
+    if (take && code == MONOSTAMP_EINVAL)
+        blamed = 2, written(buf, size, "n=%lld must be >= 1", (long long)value);
+    else if (take && code == MONOSTAMP_ERANGE)
+        blamed = 2, written(buf, size, "n=%lld stamps would pass the int64 range", (long long)value);
+    else if (take && code == MONOSTAMP_EPOLICY)
+        written(buf, size, "the clock's policy %s allows equal stamps, so it has no blocks",
+                monostamp_policy_name(monostamp_clock_policy(clock)));
+    else if (!take && code == MONOSTAMP_ENOTSUP)
+        blamed = 1, written(buf, size, "%s needs a clock with source 'manual', this one's is '%s'",
+                            call, monostamp_source_name(monostamp_clock_source(clock)));
+    else if (!take && code == MONOSTAMP_ERANGE)
+        blamed = 2, written(buf, size, "%s by %lld ns would overflow the manual reading", call,
+                            (long long)value);
+    return blamed;
 }
 
 int monostamp_zone_unknown(const char *name, char *buf, size_t size)

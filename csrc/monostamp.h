@@ -787,6 +787,19 @@ MONOSTAMP_API int monostamp_clock_describe(const monostamp_clock *clock, char *b
  * a NULL argument or a `size` of 0.  Walks the zone database as
  * monostamp_zone_suggest does: for error messages.  Thread-safe. */
 MONOSTAMP_API int monostamp_zone_unknown(const char *name, char *buf, size_t size);
+/* Writes the sentence for `code`, a failure of `call` on `clock`:
+ * "take" (monostamp_clock_take, `value` its n) or a manual move ("set",
+ * "advance" or the binding's name for one; `value` its ns), and returns the
+ * argument to blame: 2 the value ("n=0 must be >= 1", "n=N stamps would
+ * pass the int64 range", "advance by N ns would overflow the manual
+ * reading"), 1 the clock ("set needs a clock with source 'manual', this
+ * one's is 'realtime'"), 0 neither: the clock's state, with "the clock's
+ * policy P allows equal stamps, so it has no blocks" for take's
+ * MONOSTAMP_EPOLICY and "" for every other code.  Cut short to fit `size`
+ * (160 bytes always fit); MONOSTAMP_EINVAL for a NULL argument or a `size`
+ * of 0.  Thread-safe as the clock's getters are. */
+MONOSTAMP_API int monostamp_clock_fault(const monostamp_clock *clock, const char *call, int code,
+                                        int64_t value, char *buf, size_t size);
 /* Writes the context a message names for `code`, a failure of the default
  * clock, when the state file MONOSTAMP_SHARED names is to blame
  * (monostamp_state_file_fault): "MONOSTAMP_SHARED=path", the variable as

@@ -125,6 +125,7 @@ const char *monostamp_error_name(int code);
 int monostamp_clock_describe(const monostamp_clock *clock, char *buf, size_t size);
 int monostamp_zone_unknown(const char *name, char *buf, size_t size);
 int monostamp_default_context(int code, char *buf, size_t size);
+int monostamp_clock_fault(const monostamp_clock *clock, const char *call, int code, int64_t value, char *buf, size_t size);
 int monostamp_option_from_name(const char *field, const char *name, int *out);
 int monostamp_sleep_deadline(int64_t now_ns, int64_t ns, int is_duration, int64_t tolerance_ns, int64_t *out_deadline_ns, int *bad_arg, char *why, size_t size);
 ]]
@@ -209,7 +210,7 @@ do
       "monostamp_options_rule", "monostamp_now_us", "monostamp_os_errno",
       "monostamp_errno_of", "monostamp_error_name", "monostamp_clock_describe",
       "monostamp_zone_unknown", "monostamp_default_context", "monostamp_option_from_name",
-      "monostamp_sleep_deadline" } do
+      "monostamp_sleep_deadline", "monostamp_clock_fault" } do
     if not pcall(function() return C[name] end) then missing[#missing + 1] = name end
   end
   if #missing > 0 then
@@ -465,7 +466,7 @@ end
 
 M.Clock = require("monostamp.ffi_clock")(M, {
   C = C, argerror = argerror, failure = failure, tons = tons, checkname = checkname,
-  checkoption = checkoption, shown = shown, nstr = nstr, stamp = stamp, ns_out = ns_out,
+  checkoption = checkoption, shown = shown, stamp = stamp, ns_out = ns_out,
   ns_out2 = ns_out2, int_out = int_out, uuid_bytes = uuid_bytes, text_buf = text_buf,
   dclock = dclock, default_context = default_context,
 })
