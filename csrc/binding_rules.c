@@ -1,7 +1,7 @@
 /* binding_rules.c: rules every binding applies at its edge, written once:
  * the names an option field takes, a UTC offset's range, the instant of a
- * wall time, a sleep's arguments and the hint for a state file whose
- * directory is missing. */
+ * wall time, a sleep's and isoformat's arguments and the hint for a state
+ * file whose directory is missing. */
 #include "config.h"
 
 #include <errno.h>
@@ -87,6 +87,34 @@ int monostamp_sleep_deadline(int64_t now_ns, int64_t ns, int is_duration, int64_
     if (why != NULL && size > 0)
         snprintf(why, size, fmt, (long long)ns);
     return rc;
+}
+
+int monostamp_isoformat(char *buf, size_t size, int64_t utc_ns, int64_t offset_s, int64_t digits,
+                        int use_z, int *bad_arg, char *why, size_t why_size)
+{
+    long long offset = offset_s;
+    int n, arg = 2;
+    if (why == NULL)
+        why_size = 0;  /* snprintf then writes nothing */
+    if (offset_s < INT32_MIN || offset_s > INT32_MAX) {  /* no offset at all */
+        n = MONOSTAMP_ERANGE;
+        snprintf(why, why_size, "offset %lld s out of range", offset);
+    } else if (digits < 0 || digits > 9) {
+        n = MONOSTAMP_EINVAL, arg = 3;
+        snprintf(why, why_size, "digits must be 0..9, not %lld", (long long)digits);
+    } else {
+        n = monostamp_format_iso8601(buf, size, utc_ns, (int32_t)offset_s, (int)digits, use_z);
+        if (n == MONOSTAMP_EINVAL)
+            snprintf(why, why_size, "offset %lld s cannot be written as +hh:mm", offset);
+        else if (n == MONOSTAMP_ERANGE && size > MONOSTAMP_ISO8601_MAX)
+            arg = 1, snprintf(why, why_size, "%lld ns at offset %lld s is outside the years "
+                              "1..9999", (long long)utc_ns, offset);
+        else
+            arg = 0;  /* done, or no room in `buf`: the code says it */
+    }
+    if (bad_arg != NULL)
+        *bad_arg = arg;
+    return n;
 }
 
 const char *monostamp_state_file_hint(int code, const char *path)

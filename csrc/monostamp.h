@@ -864,6 +864,18 @@ MONOSTAMP_API const char *monostamp_state_file_hint(int code, const char *path);
 MONOSTAMP_API int monostamp_sleep_deadline(int64_t now_ns, int64_t ns, int is_duration,
                                            int64_t tolerance_ns, int64_t *out_deadline_ns,
                                            int *bad_arg, char *why, size_t size);
+/* A binding's isoformat(utc_ns, offset_s, digits, use_z):
+ * monostamp_format_iso8601 with `offset_s` and `digits` as the host gave
+ * them (`digits` 0..9 only).  The length, or the code with *bad_arg the
+ * argument at fault (1: `utc_ns`, 2: `offset_s`, 3: `digits`; 0: none,
+ * `buf` too small) and `why` (if not NULL; cut short to fit `why_size`)
+ * its sentence: "offset 4294967296 s out of range" (beyond int32),
+ * "digits must be 0..9, not 10", "offset 30 s cannot be written as
+ * +hh:mm", "N ns at offset M s is outside the years 1..9999" (128 bytes
+ * always fit).  Thread-safe. */
+MONOSTAMP_API int monostamp_isoformat(char *buf, size_t size, int64_t utc_ns, int64_t offset_s,
+                                      int64_t digits, int use_z, int *bad_arg, char *why,
+                                      size_t why_size);
 
 #ifdef __cplusplus
 }

@@ -107,28 +107,15 @@ static int ms_clock_info (lua_State *L) {
 }
 
 static int ms_isoformat (lua_State *L) {
-  char buf[MONOSTAMP_ISO8601_MAX + 1];
+  char buf[MONOSTAMP_ISO8601_MAX + 1], why[128];
   int64_t utc_ns = lms_checkns(L, 1);
   lua_Integer offset_s = luaL_checkinteger(L, 2);
   lua_Integer digits = luaL_optinteger(L, 3, 9);
-  int use_z = lua_toboolean(L, 4);
-  int n;
-  /* The casts' range only; the core judges the values. */
-  luaL_argcheck(L, offset_s >= INT32_MIN && offset_s <= INT32_MAX, 2,
-                lua_pushfstring(L, "offset %I s out of range", offset_s));
-  luaL_argcheck(L, digits >= 0 && digits <= 9, 3,
-                lua_pushfstring(L, "digits must be 0..9, not %I", digits));
-  n = monostamp_format_iso8601(buf, sizeof buf, utc_ns, (int32_t)offset_s,
-                               (int)digits, use_z);
-  if (n == MONOSTAMP_EINVAL)
-    return lms_result(L, n, 0, 2, NULL, lua_pushfstring(L,
-        "offset %I s cannot be written as +hh:mm", offset_s));
-  if (n == MONOSTAMP_ERANGE)
-    return lms_result(L, n, 0, 1, NULL, lua_pushfstring(L,
-        "%I ns at offset %I s is outside the years 1..9999",
-        (lua_Integer)utc_ns, offset_s));
+  int bad = 0;
+  int n = monostamp_isoformat(buf, sizeof buf, utc_ns, offset_s, digits, lua_toboolean(L, 4),
+                              &bad, why, sizeof why);
   if (n < 0)
-    return lms_result(L, n, 0, 0, "isoformat", NULL);
+    return lms_result(L, n, 0, bad, bad > 0 ? NULL : "isoformat", bad > 0 ? why : NULL);
   lua_pushlstring(L, buf, (size_t)n);
   return 1;
 }

@@ -1,6 +1,6 @@
 /* test_binding_rules.c: the rules a binding applies at its edge
  * (csrc/binding_rules.c): option names, offsets, wall instants, a sleep's
- * arguments and the state file's missing-directory hint. */
+ * and isoformat's arguments and the state file's missing-directory hint. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,6 +159,42 @@ static void test_a_sleep_deadline(void)
     CHECK_STR_EQ(small, "ns must");
 }
 
+static void test_isoformat(void)
+{
+    char buf[MONOSTAMP_ISO8601_MAX + 1], why[128], small[8];
+    int bad = -1;
+    CHECK_EQ(monostamp_isoformat(buf, sizeof buf, 0, 3600, 3, 0, &bad, why, sizeof why), 29);
+    CHECK_STR_EQ(buf, "1970-01-01T01:00:00.000+01:00");
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(monostamp_isoformat(buf, sizeof buf, 0, 0, 0, 1, &bad, NULL, 0), 20);
+    CHECK_STR_EQ(buf, "1970-01-01T00:00:00Z");
+    /* Each argument's fault, the offset's first. */
+    CHECK_RC(monostamp_isoformat(buf, sizeof buf, 0, INT64_C(4294967296), 10, 0, &bad, why,
+                                 sizeof why), MONOSTAMP_ERANGE);
+    CHECK_EQ(bad, 2);
+    CHECK_STR_EQ(why, "offset 4294967296 s out of range");
+    CHECK_RC(monostamp_isoformat(buf, sizeof buf, 0, 0, 10, 0, &bad, why, sizeof why),
+             MONOSTAMP_EINVAL);
+    CHECK_EQ(bad, 3);
+    CHECK_STR_EQ(why, "digits must be 0..9, not 10");
+    CHECK_RC(monostamp_isoformat(buf, sizeof buf, 0, 30, 9, 0, &bad, why, sizeof why),
+             MONOSTAMP_EINVAL);
+    CHECK_EQ(bad, 2);
+    CHECK_STR_EQ(why, "offset 30 s cannot be written as +hh:mm");
+    CHECK_RC(monostamp_isoformat(buf, sizeof buf, INT64_MIN, 0, 0, 0, &bad, why, sizeof why),
+             MONOSTAMP_ERANGE);
+    CHECK_EQ(bad, 1);
+    CHECK_STR_EQ(why, "-9223372036854775808 ns at offset 0 s is outside the years 1..9999");
+    /* A buffer too small is no argument's fault. */
+    CHECK_RC(monostamp_isoformat(small, sizeof small, 0, 0, 9, 0, &bad, why, sizeof why),
+             MONOSTAMP_ERANGE);
+    CHECK_EQ(bad, 0);
+    CHECK_RC(monostamp_isoformat(buf, sizeof buf, 0, 0, -1, 0, NULL, NULL, 0), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_isoformat(buf, sizeof buf, 0, 0, -1, 0, &bad, small, sizeof small),
+             MONOSTAMP_EINVAL);
+    CHECK_STR_EQ(small, "digits ");
+}
+
 int main(void)
 {
     RUN(test_option_names_round_trip);
@@ -166,6 +202,7 @@ int main(void)
     RUN(test_an_offset_is_strictly_within_a_day);
     RUN(test_wall_offset_and_instant);
     RUN(test_a_sleep_deadline);
+    RUN(test_isoformat);
     RUN(test_a_missing_directory_is_said);
     return check_summary();
 }

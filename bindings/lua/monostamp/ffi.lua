@@ -125,6 +125,7 @@ const char *monostamp_error_name(int code);
 int monostamp_clock_describe(const monostamp_clock *clock, char *buf, size_t size);
 int monostamp_zone_unknown(const char *name, char *buf, size_t size);
 int monostamp_default_context(int code, char *buf, size_t size);
+int monostamp_isoformat(char *buf, size_t size, int64_t utc_ns, int64_t offset_s, int64_t digits, int use_z, int *bad_arg, char *why, size_t why_size);
 int monostamp_clock_fault(const monostamp_clock *clock, const char *call, int code, int64_t value, char *buf, size_t size);
 int monostamp_option_from_name(const char *field, const char *name, int *out);
 int monostamp_sleep_deadline(int64_t now_ns, int64_t ns, int is_duration, int64_t tolerance_ns, int64_t *out_deadline_ns, int *bad_arg, char *why, size_t size);
@@ -210,7 +211,7 @@ do
       "monostamp_options_rule", "monostamp_now_us", "monostamp_os_errno",
       "monostamp_errno_of", "monostamp_error_name", "monostamp_clock_describe",
       "monostamp_zone_unknown", "monostamp_default_context", "monostamp_option_from_name",
-      "monostamp_sleep_deadline", "monostamp_clock_fault" } do
+      "monostamp_sleep_deadline", "monostamp_clock_fault", "monostamp_isoformat" } do
     if not pcall(function() return C[name] end) then missing[#missing + 1] = name end
   end
   if #missing > 0 then
@@ -314,7 +315,7 @@ local function checkinteger(v, arg, fname)
   if type(v) ~= "number" then
     argerror(arg, fname, "number expected, got " .. (v == nil and "no value" or type(v)), 1)
   end
-  if v ~= math.floor(v) or v ~= v then
+  if v ~= math.floor(v) or v ~= v or v >= 2 ^ 63 or v < -2 ^ 63 then
     argerror(arg, fname, "number has no integer representation", 1)
   end
   return v
@@ -429,23 +430,13 @@ end
 function M.isoformat(utc_ns, offset_s, digits, use_z)
   utc_ns = tons(utc_ns, 1, "isoformat")
   offset_s = checkinteger(offset_s, 2, "isoformat")
-  if offset_s < -2147483648 or offset_s > 2147483647 then
-    argerror(2, "isoformat", "offset " .. offset_s .. " s out of range")
-  end
   digits = digits == nil and 9 or checkinteger(digits, 3, "isoformat")
-  if digits < 0 or digits > 9 then
-    argerror(3, "isoformat", "digits must be 0..9, not " .. digits)
-  end
-  local n = C.monostamp_format_iso8601(text_buf, 36, utc_ns, offset_s, digits, use_z and 1 or 0)
-  if n == M.EINVAL then
-    argerror(2, "isoformat", "offset " .. offset_s .. " s cannot be written as +hh:mm")
-  elseif n == M.ERANGE then
-    argerror(1, "isoformat", nstr(utc_ns) .. " ns at offset " .. offset_s
-             .. " s is outside the years 1..9999")
-  elseif n < 0 then
-    return failure(n, "isoformat")
-  end
-  return ffi.string(text_buf, n)
+  local why = text_buf + 64  -- the text is at most 35 bytes
+  local n = C.monostamp_isoformat(text_buf, 36, utc_ns, offset_s, digits, use_z and 1 or 0,
+                                  int_out, why, 128)
+  if n >= 0 then return ffi.string(text_buf, n) end
+  if int_out[0] > 0 then argerror(int_out[0], "isoformat", ffi.string(why)) end
+  return failure(n, "isoformat")
 end
 
 function M.parse(text)
