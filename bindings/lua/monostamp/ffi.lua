@@ -7,8 +7,7 @@ local ffi = require "ffi"
 
 -- Copied from csrc/monostamp.h (tests/luajit/cdef_spec.lua holds them to
 -- it).  Guarded: a host may load this file twice, ffi.cdef define once.
-if not pcall(ffi.typeof, "monostamp_options") then
-  ffi.cdef [[
+local CDEF = [[
 typedef enum monostamp_policy {
     MONOSTAMP_ACCEPT_PLATFORM_TIME = 0,
     MONOSTAMP_MONOTONIC_ALLOW_DUPLICATES = 1,
@@ -130,7 +129,7 @@ int monostamp_clock_fault(const monostamp_clock *clock, const char *call, int co
 int monostamp_option_from_name(const char *field, const char *name, int *out);
 int monostamp_sleep_deadline(int64_t now_ns, int64_t ns, int is_duration, int64_t tolerance_ns, int64_t *out_deadline_ns, int *bad_arg, char *why, size_t size);
 ]]
-end
+if not pcall(ffi.typeof, "monostamp_options") then ffi.cdef(CDEF) end
 
 local M = {
   _NAME = "monostamp",
@@ -203,15 +202,11 @@ end
 local C, library = find_library()
 M.library = library
 
--- An older library: say what it lacks now, not at the first call.
+-- An older library: say what it lacks of the functions above now, not at
+-- the first call.
 do
   local missing = {}
-  for _, name in ipairs { "monostamp_clock_new", "monostamp_clock_free", "monostamp_now",
-      "monostamp_clock_take", "monostamp_uuid7", "monostamp_uuid_format",
-      "monostamp_options_rule", "monostamp_now_us", "monostamp_os_errno",
-      "monostamp_errno_of", "monostamp_error_name", "monostamp_clock_describe",
-      "monostamp_zone_unknown", "monostamp_default_context", "monostamp_option_from_name",
-      "monostamp_sleep_deadline", "monostamp_clock_fault", "monostamp_isoformat" } do
+  for name in CDEF:gmatch("(monostamp_[%w_]+)%(") do
     if not pcall(function() return C[name] end) then missing[#missing + 1] = name end
   end
   if #missing > 0 then
@@ -287,11 +282,6 @@ local function tons(v, arg, fname, field, level)
   if type(v) == "cdata" and ffi.istype(int64_t, v) then return v end
   local got = type(v) == "cdata" and tostring(ffi.typeof(v)) or type(v)
   argerror(arg, fname, pre .. "integer expected, got " .. got, level)
-end
-
--- -1, not -1LL.
-local function nstr(v)
-  return (tostring(v):gsub("[LU]+$", ""))
 end
 
 -- A string for the core: one with a NUL inside is refused, never cut.  A
