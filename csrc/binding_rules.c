@@ -1,7 +1,7 @@
 /* binding_rules.c: rules every binding applies at its edge, written once:
  * the names an option field takes, a UTC offset's range, the instant of a
- * wall time, a sleep's and isoformat's arguments and the hint for a state
- * file whose directory is missing. */
+ * wall time, the arguments of a sleep, of isoformat and of uuid7_ns, and
+ * the hint for a state file whose directory is missing. */
 #include "config.h"
 
 #include <errno.h>
@@ -115,6 +115,22 @@ int monostamp_isoformat(char *buf, size_t size, int64_t utc_ns, int64_t offset_s
     if (bad_arg != NULL)
         *bad_arg = arg;
     return n;
+}
+
+int monostamp_uuid7_text_ns(const char *text, size_t len, int64_t *out_ns, char *why,
+                             size_t size)
+{
+    enum { SHOWN = 40 };  /* long junk is shown cut short */
+    uint8_t id[16];
+    int rc = text != NULL ? monostamp_uuid_parse(text, len, id) : MONOSTAMP_EINVAL;
+    if (rc == MONOSTAMP_OK && (rc = monostamp_uuid7_ns(id, out_ns)) == MONOSTAMP_OK)
+        return rc;
+    int unparsed = rc == MONOSTAMP_EINVAL;
+    if (why != NULL && size > 0 && text != NULL)
+        snprintf(why, size, "'%.*s%s'%s%s", (int)(len > SHOWN ? SHOWN : len), text,
+                 len > SHOWN ? "..." : "", unparsed ? " " : ": ",
+                 unparsed ? "is not a UUID in canonical 8-4-4-4-12 form" : monostamp_strerror(rc));
+    return rc;
 }
 
 const char *monostamp_state_file_hint(int code, const char *path)

@@ -873,6 +873,15 @@ MONOSTAMP_API int monostamp_sleep_deadline(int64_t now_ns, int64_t ns, int is_du
  * "digits must be 0..9, not 10", "offset 30 s cannot be written as
  * +hh:mm", "N ns at offset M s is outside the years 1..9999" (128 bytes
  * always fit).  Thread-safe. */
+/* A binding's uuid7_ns(text): the stamp in the UUIDv7 whose canonical
+ * text is the `len` bytes at `text` (monostamp_uuid_parse, then
+ * monostamp_uuid7_ns).  0 and *out_ns; else MONOSTAMP_EINVAL or
+ * MONOSTAMP_ENOTV7, with `why` (if not NULL; cut short to fit `size`) the
+ * sentence, the text quoted (its first 40 bytes and "..." if longer): "'x'
+ * is not a UUID in canonical 8-4-4-4-12 form", "'...': " and
+ * monostamp_strerror's for ENOTV7 (192 bytes always fit).  Thread-safe. */
+MONOSTAMP_API int monostamp_uuid7_text_ns(const char *text, size_t len, int64_t *out_ns,
+                                          char *why, size_t size);
 MONOSTAMP_API int monostamp_isoformat(char *buf, size_t size, int64_t utc_ns, int64_t offset_s,
                                       int64_t digits, int use_z, int *bad_arg, char *why,
                                       size_t why_size);

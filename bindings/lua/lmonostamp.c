@@ -140,15 +140,10 @@ static int ms_parse (lua_State *L) {
 static int ms_uuid7_ns (lua_State *L) {
   size_t len;
   const char *text = luaL_checklstring(L, 1, &len);
-  uint8_t id[16];
+  char why[192];
   int64_t ns = 0;
-  int rc;
-  if (monostamp_uuid_parse(text, len, id) != MONOSTAMP_OK)
-    return luaL_argerror(L, 1, lua_pushfstring(L,
-        "'%s' is not a UUID in canonical 8-4-4-4-12 form", text));
-  rc = monostamp_uuid7_ns(id, &ns);
-  if (rc != MONOSTAMP_OK)
-    return luaL_argerror(L, 1, lua_pushfstring(L, "'%s': %s", text, monostamp_strerror(rc)));
+  if (monostamp_uuid7_text_ns(text, len, &ns, why, sizeof why) != MONOSTAMP_OK)
+    return luaL_argerror(L, 1, why);
   lua_pushinteger(L, (lua_Integer)ns);
   return 1;
 }

@@ -1,6 +1,7 @@
 /* test_binding_rules.c: the rules a binding applies at its edge
- * (csrc/binding_rules.c): option names, offsets, wall instants, a sleep's
- * and isoformat's arguments and the state file's missing-directory hint. */
+ * (csrc/binding_rules.c): option names, offsets, wall instants, the
+ * arguments of a sleep, isoformat and uuid7_ns, and the state file's
+ * missing-directory hint. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -195,6 +196,32 @@ static void test_isoformat(void)
     CHECK_STR_EQ(small, "digits ");
 }
 
+static void test_uuid7_text(void)
+{
+    static const char v4[] = "00000000-0000-4000-8000-000000000000";
+    char text[MONOSTAMP_UUID_TEXT_SIZE], why[192], small[6];
+    uint8_t id[16];
+    int64_t ns = 0;
+    CHECK_OK(monostamp_uuid7_pack(INT64_C(1764777600000000002), 0, id));
+    monostamp_uuid_format(id, text);
+    CHECK_OK(monostamp_uuid7_text_ns(text, strlen(text), &ns, why, sizeof why));
+    CHECK_EQ(ns, INT64_C(1764777600000000002));
+    CHECK_RC(monostamp_uuid7_text_ns("nope", 4, &ns, why, sizeof why), MONOSTAMP_EINVAL);
+    CHECK_STR_EQ(why, "'nope' is not a UUID in canonical 8-4-4-4-12 form");
+    CHECK_RC(monostamp_uuid7_text_ns(v4, strlen(v4), &ns, why, sizeof why), MONOSTAMP_ENOTV7);
+    CHECK(strncmp(why, "'00000000-0000-4000-8000-000000000000': ", 40) == 0);
+    CHECK_STR_EQ(why + 40, monostamp_strerror(MONOSTAMP_ENOTV7));
+    /* Only `len` bytes count, and a long text is shown cut short. */
+    CHECK_RC(monostamp_uuid7_text_ns(text, 35, &ns, why, sizeof why), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_uuid7_text_ns("0123456789012345678901234567890123456789xyz", 43, &ns,
+                                     why, sizeof why), MONOSTAMP_EINVAL);
+    CHECK_STR_EQ(why, "'0123456789012345678901234567890123456789...' is not a UUID in "
+                      "canonical 8-4-4-4-12 form");
+    CHECK_RC(monostamp_uuid7_text_ns("nope", 4, &ns, small, sizeof small), MONOSTAMP_EINVAL);
+    CHECK_STR_EQ(small, "'nope");
+    CHECK_RC(monostamp_uuid7_text_ns(NULL, 0, &ns, why, sizeof why), MONOSTAMP_EINVAL);
+}
+
 int main(void)
 {
     RUN(test_option_names_round_trip);
@@ -203,6 +230,7 @@ int main(void)
     RUN(test_wall_offset_and_instant);
     RUN(test_a_sleep_deadline);
     RUN(test_isoformat);
+    RUN(test_uuid7_text);
     RUN(test_a_missing_directory_is_said);
     return check_summary();
 }

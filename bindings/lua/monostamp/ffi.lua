@@ -100,9 +100,7 @@ void monostamp_clock_stats(const monostamp_clock *clock, monostamp_stats *out);
 int monostamp_default_clock(monostamp_clock **out);
 int monostamp_default_time_ns(int64_t *out_ns);
 int monostamp_uuid7(monostamp_clock *clock, uint8_t out[16]);
-int monostamp_uuid7_ns(const uint8_t id[16], int64_t *out_ns);
 void monostamp_uuid_format(const uint8_t id[16], char *out);
-int monostamp_uuid_parse(const char *text, size_t len, uint8_t out[16]);
 int monostamp_format_iso8601(char *buf, size_t size, int64_t utc_ns, int32_t offset_s, int digits, int use_z);
 int monostamp_parse_iso8601(const char *text, size_t len, int64_t *out_utc_ns, int32_t *out_offset_s, monostamp_parse_error *error);
 int monostamp_sleep_until(int64_t deadline_ns, int64_t tolerance_ns);
@@ -124,6 +122,7 @@ const char *monostamp_error_name(int code);
 int monostamp_clock_describe(const monostamp_clock *clock, char *buf, size_t size);
 int monostamp_zone_unknown(const char *name, char *buf, size_t size);
 int monostamp_default_context(int code, char *buf, size_t size);
+int monostamp_uuid7_text_ns(const char *text, size_t len, int64_t *out_ns, char *why, size_t size);
 int monostamp_isoformat(char *buf, size_t size, int64_t utc_ns, int64_t offset_s, int64_t digits, int use_z, int *bad_arg, char *why, size_t why_size);
 int monostamp_clock_fault(const monostamp_clock *clock, const char *call, int code, int64_t value, char *buf, size_t size);
 int monostamp_option_from_name(const char *field, const char *name, int *out);
@@ -354,12 +353,8 @@ function M.uuid7_ns(text)
   if type(text) ~= "string" then
     argerror(1, "uuid7_ns", "string expected, got " .. type(text))
   end
-  if C.monostamp_uuid_parse(text, #text, uuid_bytes) ~= 0 then
-    argerror(1, "uuid7_ns", "'" .. text .. "' is not a UUID in canonical 8-4-4-4-12 form")
-  end
-  local rc = C.monostamp_uuid7_ns(uuid_bytes, ns_out)
-  if rc ~= 0 then
-    argerror(1, "uuid7_ns", "'" .. text .. "': " .. ffi.string(C.monostamp_strerror(rc)))
+  if C.monostamp_uuid7_text_ns(text, #text, ns_out, text_buf, 192) ~= 0 then
+    argerror(1, "uuid7_ns", ffi.string(text_buf))
   end
   return ns_out[0]
 end
