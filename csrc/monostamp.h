@@ -787,6 +787,28 @@ MONOSTAMP_API int monostamp_clock_describe(const monostamp_clock *clock, char *b
  * a NULL argument or a `size` of 0.  Walks the zone database as
  * monostamp_zone_suggest does: for error messages.  Thread-safe. */
 MONOSTAMP_API int monostamp_zone_unknown(const char *name, char *buf, size_t size);
+/* Writes the sentence for `code`, a failure of `call` on `clock`:
+ * "take" (monostamp_clock_take, `value` its n) or a manual move ("set",
+ * "advance" or the binding's name for one; `value` its ns), and returns the
+ * argument to blame: 2 the value ("n=0 must be >= 1", "n=N stamps would
+ * pass the int64 range", "advance by N ns would overflow the manual
+ * reading"), 1 the clock ("set needs a clock with source 'manual', this
+ * one's is 'realtime'"), 0 neither: the clock's state, with "the clock's
+ * policy P allows equal stamps, so it has no blocks" for take's
+ * MONOSTAMP_EPOLICY and "" for every other code.  Cut short to fit `size`
+ * (160 bytes always fit); MONOSTAMP_EINVAL for a NULL argument or a `size`
+ * of 0.  Thread-safe as the clock's getters are. */
+MONOSTAMP_API int monostamp_clock_fault(const monostamp_clock *clock, const char *call, int code,
+                                        int64_t value, char *buf, size_t size);
+/* Writes the context a message names for `code`, a failure of the default
+ * clock, when the state file MONOSTAMP_SHARED names is to blame
+ * (monostamp_state_file_fault): "MONOSTAMP_SHARED=path", the variable as
+ * getenv gives it now.  Returns the length; 0 (and "" in `buf`) when the
+ * file is not to blame or the variable is unset or empty: the binding then
+ * names the call.  MONOSTAMP_ERANGE if cut short (17 bytes plus the path
+ * always fit), MONOSTAMP_EINVAL for a NULL `buf` or a `size` of 0.
+ * Thread-safe as getenv is. */
+MONOSTAMP_API int monostamp_default_context(int code, char *buf, size_t size);
 
 /* ------------------------------------------------- rules at a binding's edge */
 
@@ -829,6 +851,40 @@ MONOSTAMP_API int monostamp_wall_instant(const monostamp_wall *w, int32_t offset
  * sentence for a missing directory says so.  Reads the file system (one
  * stat); thread-safe. */
 MONOSTAMP_API const char *monostamp_state_file_hint(int code, const char *path);
+
+/* A binding's sleep checked and its deadline made: `ns` from `now_ns` when
+ * `is_duration` (sleep_ns(ns, tolerance_ns)), else `ns` itself, any
+ * deadline (sleep_until_ns).  0 and *out_deadline_ns; MONOSTAMP_EINVAL for
+ * a negative duration or tolerance, MONOSTAMP_ERANGE for a deadline past
+ * INT64_MAX, with *bad_arg the argument at fault (1: `ns`, 2:
+ * `tolerance_ns`) and `why` (if not NULL; cut short to fit `size`) its
+ * sentence: "ns must be >= 0, not -1", "tolerance_ns must be >= 0, not -1"
+ * or "a sleep of N ns ends past the monotonic clock's range" (96 bytes
+ * always fit).  Pure; thread-safe. */
+MONOSTAMP_API int monostamp_sleep_deadline(int64_t now_ns, int64_t ns, int is_duration,
+                                           int64_t tolerance_ns, int64_t *out_deadline_ns,
+                                           int *bad_arg, char *why, size_t size);
+/* A binding's isoformat(utc_ns, offset_s, digits, use_z):
+ * monostamp_format_iso8601 with `offset_s` and `digits` as the host gave
+ * them (`digits` 0..9 only).  The length, or the code with *bad_arg the
+ * argument at fault (1: `utc_ns`, 2: `offset_s`, 3: `digits`; 0: none,
+ * `buf` too small) and `why` (if not NULL; cut short to fit `why_size`)
+ * its sentence: "offset 4294967296 s out of range" (beyond int32),
+ * "digits must be 0..9, not 10", "offset 30 s cannot be written as
+ * +hh:mm", "N ns at offset M s is outside the years 1..9999" (128 bytes
+ * always fit).  Thread-safe. */
+/* A binding's uuid7_ns(text): the stamp in the UUIDv7 whose canonical
+ * text is the `len` bytes at `text` (monostamp_uuid_parse, then
+ * monostamp_uuid7_ns).  0 and *out_ns; else MONOSTAMP_EINVAL or
+ * MONOSTAMP_ENOTV7, with `why` (if not NULL; cut short to fit `size`) the
+ * sentence, the text quoted (its first 40 bytes and "..." if longer): "'x'
+ * is not a UUID in canonical 8-4-4-4-12 form", "'...': " and
+ * monostamp_strerror's for ENOTV7 (192 bytes always fit).  Thread-safe. */
+MONOSTAMP_API int monostamp_uuid7_text_ns(const char *text, size_t len, int64_t *out_ns,
+                                          char *why, size_t size);
+MONOSTAMP_API int monostamp_isoformat(char *buf, size_t size, int64_t utc_ns, int64_t offset_s,
+                                      int64_t digits, int use_z, int *bad_arg, char *why,
+                                      size_t why_size);
 
 #ifdef __cplusplus
 }

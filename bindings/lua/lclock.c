@@ -8,7 +8,6 @@
 #define lclock_c
 #define LUA_LIB
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "lmonostamp.h"
@@ -129,21 +128,16 @@ static const char *options_fault (lua_State *L, const char *field) {
 /* Types here, values by the core: a name it does not know becomes -1,
 ** which monostamp_options_check() then names. */
 static void tooptions (lua_State *L, monostamp_options *o) {
+  static const char *const named[] = {"policy", "source", "on_lead"};
+  int *field[] = {&o->policy, &o->source, &o->on_lead};
   const char *s;
+  int i;
   luaL_checktype(L, 1, LUA_TTABLE);
   check_option_names(L);
-  if ((s = opt_string(L, "policy")) != NULL) {
-    monostamp_policy v;
-    o->policy = monostamp_policy_from_name(s, &v) == MONOSTAMP_OK ? (int)v : -1;
-  }
-  if ((s = opt_string(L, "source")) != NULL) {
-    monostamp_source v;
-    o->source = monostamp_source_from_name(s, &v) == MONOSTAMP_OK ? (int)v : -1;
-  }
-  if ((s = opt_string(L, "on_lead")) != NULL) {
-    monostamp_on_lead v;
-    o->on_lead = monostamp_on_lead_from_name(s, &v) == MONOSTAMP_OK ? (int)v : -1;
-  }
+  for (i = 0; i < 3; i++)
+    if ((s = opt_string(L, named[i])) != NULL &&
+        monostamp_option_from_name(named[i], s, field[i]) != MONOSTAMP_OK)
+      *field[i] = -1;
   o->zone = opt_string(L, "zone");
   o->shared_path = opt_string(L, "shared");
   if (getoption(L, "trust_group", LUA_TBOOLEAN))
@@ -195,13 +189,12 @@ static monostamp_clock *target (lua_State *L, int *first) {
   return clock != NULL ? clock : toclock(L);
 }
 
-/* For the default clock, MONOSTAMP_SHARED=path is the context when the
-** state file is to blame (the core read it at load; standard Lua cannot
-** change the environment since). */
+/* For the default clock, MONOSTAMP_SHARED=path is the context when its
+** state file is to blame (the core says when). */
 static int fail (lua_State *L, int rc, int first, const char *call, const char *why) {
-  const char *path = getenv("MONOSTAMP_SHARED");
-  if (first == 1 && path != NULL && path[0] != '\0' && monostamp_state_file_fault(rc))
-    call = lua_pushfstring(L, "MONOSTAMP_SHARED=%s", path);
+  char context[4096 + 32];
+  if (first == 1 && monostamp_default_context(rc, context, sizeof context) > 0)
+    call = context;
   return lms_result(L, rc, 0, 0, call, why);
 }
 
@@ -236,38 +229,35 @@ static int c_uuid7 (lua_State *L) {
   return 1;
 }
 
+/* take, set and advance refused: the core's sentence, and the argument it
+** blames (1: the clock, 2: the value) numbered as the caller wrote it. */
+static int clock_fault (lua_State *L, int rc, int first, monostamp_clock *clock,
+                        const char *call, int64_t value) {
+  char why[160];
+  int arg = monostamp_clock_fault(clock, call, rc, value, why, sizeof why);
+  if (arg > 0)
+    return lms_result(L, rc, 0, arg + first - 2, NULL, why);
+  return fail(L, rc, first, call, why[0] != '\0' ? why : NULL);
+}
+
 /* take(n): first, n, step of n stamps reserved at once. */
 static int c_take (lua_State *L) {
   int first;
   monostamp_clock *clock = target(L, &first);
   int64_t n = lms_checkns(L, first), start = 0, step = 0;
-  int rc;
-  if (n < 1)
-    return luaL_argerror(L, first, lua_pushfstring(L, "n=%I must be >= 1", (lua_Integer)n));
-  rc = monostamp_clock_take(clock, n, &start, &step);
-  if (rc == MONOSTAMP_ERANGE)
-    return luaL_argerror(L, first, lua_pushfstring(L,
-        "n=%I stamps would pass the int64 range", (lua_Integer)n));
+  int rc = monostamp_clock_take(clock, n, &start, &step);
   if (rc != MONOSTAMP_OK)
-    return fail(L, rc, first, "take", rc != MONOSTAMP_EPOLICY ? NULL : lua_pushfstring(L,
-        "the clock's policy %s allows equal stamps, so it has no blocks",
-        monostamp_policy_name(monostamp_clock_policy(clock))));
+    return clock_fault(L, rc, first, clock, "take", n);
   lua_pushinteger(L, (lua_Integer)start);
   lua_pushinteger(L, (lua_Integer)n);
   lua_pushinteger(L, (lua_Integer)step);
   return 3;
 }
 
-static int c_policy (lua_State *L) {
-  int first;
-  lua_pushstring(L, monostamp_policy_name(monostamp_clock_policy(target(L, &first))));
-  return 1;
-}
-
 static int c_set_policy (lua_State *L) {
   int first;
   monostamp_clock *clock = target(L, &first);
-  int rc = monostamp_clock_set_policy(clock, lms_checkpolicy(L, first));
+  int rc = monostamp_clock_set_policy(clock, lms_checkoption(L, first, "policy"));
   lua_pushboolean(L, 1);
   return lms_result(L, rc, 1, first, NULL, NULL);
 }
@@ -281,31 +271,16 @@ static int d_unusable (lua_State *L) {
 
 /* ---- The other methods ---- */
 
-static int c_source (lua_State *L) {
-  lua_pushstring(L, monostamp_source_name(monostamp_clock_source(toclock(L))));
-  return 1;
-}
-
-/* "" for the local zone. */
-static int c_zone (lua_State *L) {
-  lua_pushstring(L, monostamp_zone_name(monostamp_clock_zone(toclock(L))));
-  return 1;
-}
-
-static int c_max_lead_ns (lua_State *L) {
-  lua_pushinteger(L, (lua_Integer)monostamp_clock_max_lead_ns(toclock(L)));
-  return 1;
-}
-
-static int c_on_lead (lua_State *L) {
-  lua_pushstring(L, monostamp_on_lead_name(monostamp_clock_on_lead(toclock(L))));
-  return 1;
-}
-
-static int c_is_shared (lua_State *L) {
-  lua_pushboolean(L, monostamp_clock_is_shared(toclock(L)));
-  return 1;
-}
+/* What the clock was made with, asked of the core; zone "" is the local one.
+** policy is shared with the default clock (a compound literal for 'first'). */
+#define GETTER(name, push, value) \
+  static int c_##name (lua_State *L) { push(L, value); return 1; }
+GETTER(policy, lua_pushstring, monostamp_policy_name(monostamp_clock_policy(target(L, &(int){0}))))
+GETTER(source, lua_pushstring, monostamp_source_name(monostamp_clock_source(toclock(L))))
+GETTER(zone, lua_pushstring, monostamp_zone_name(monostamp_clock_zone(toclock(L))))
+GETTER(max_lead_ns, lua_pushinteger, (lua_Integer)monostamp_clock_max_lead_ns(toclock(L)))
+GETTER(on_lead, lua_pushstring, monostamp_on_lead_name(monostamp_clock_on_lead(toclock(L))))
+GETTER(is_shared, lua_pushboolean, monostamp_clock_is_shared(toclock(L)))
 
 static int c_stats (lua_State *L) {
   monostamp_stats st;
@@ -319,22 +294,14 @@ static int c_stats (lua_State *L) {
   return 1;
 }
 
-/* set and advance: true, or an argument error.  ENOTSUP: the clock
-** (argument 1) is the bad value; ERANGE: the amount (argument 2). */
+/* set and advance: true, or an argument error. */
 static int manual (lua_State *L, const char *what,
                    int (*f) (monostamp_clock *, int64_t)) {
   monostamp_clock *clock = toclock(L);
   int64_t ns = lms_checkns(L, 2);
   int rc = f(clock, ns);
   lua_pushboolean(L, 1);
-  if (rc == MONOSTAMP_ENOTSUP)
-    return lms_result(L, rc, 1, 1, NULL, lua_pushfstring(L,
-        "%s needs a clock with source 'manual', this one's is '%s'",
-        what, monostamp_source_name(monostamp_clock_source(clock))));
-  if (rc == MONOSTAMP_ERANGE)
-    return lms_result(L, rc, 1, 2, NULL, lua_pushfstring(L,
-        "%s by %I ns would overflow the manual reading", what, (lua_Integer)ns));
-  return lms_result(L, rc, 1, 2, what, NULL);
+  return rc == MONOSTAMP_OK ? 1 : clock_fault(L, rc, 2, clock, what, ns);
 }
 
 static int c_set (lua_State *L) {

@@ -71,14 +71,14 @@ const char *lms_checkname (lua_State *L, int arg) {
   return s;
 }
 
-monostamp_policy lms_checkpolicy (lua_State *L, int arg) {
+int lms_checkoption (lua_State *L, int arg, const char *field) {
   const char *name = lms_checkname(L, arg);
-  monostamp_policy policy = MONOSTAMP_DEFAULT_POLICY;
-  int rc = monostamp_policy_from_name(name, &policy);
+  int value = 0;
+  int rc = monostamp_option_from_name(field, name, &value);
   if (rc != MONOSTAMP_OK)
-    lms_result(L, rc, 0, arg, NULL, lua_pushfstring(L, "policy='%s' %s", name,
-               monostamp_options_rule("policy")));
-  return policy;
+    lms_result(L, rc, 0, arg, NULL, lua_pushfstring(L, "%s='%s' %s", field, name,
+               monostamp_options_rule(field)));
+  return value;
 }
 
 static int ms_monotonic_ns (lua_State *L) {
@@ -93,16 +93,10 @@ static int ms_zone_changed (lua_State *L) {
 }
 
 static int ms_clock_info (lua_State *L) {
-  const char *name = lms_checkname(L, 1);
-  monostamp_source source = MONOSTAMP_SOURCE_REALTIME;
   monostamp_clock_info info;
-  int rc = monostamp_source_from_name(name, &source);
-  if (rc != MONOSTAMP_OK)
-    return lms_result(L, rc, 0, 1, NULL, lua_pushfstring(L, "source='%s' %s", name,
-                      monostamp_options_rule("source")));
-  rc = monostamp_clock_info_get(source, &info);
+  int rc = monostamp_clock_info_get(lms_checkoption(L, 1, "source"), &info);
   if (rc != MONOSTAMP_OK)  /* a source this platform lacks */
-    return lms_result(L, rc, 0, 0, name, NULL);
+    return lms_result(L, rc, 0, 0, lua_tostring(L, 1), NULL);
   lua_createtable(L, 0, 5);
   lua_pushstring(L, info.name), lua_setfield(L, -2, "name");
   lua_pushstring(L, info.implementation), lua_setfield(L, -2, "implementation");
@@ -113,28 +107,15 @@ static int ms_clock_info (lua_State *L) {
 }
 
 static int ms_isoformat (lua_State *L) {
-  char buf[MONOSTAMP_ISO8601_MAX + 1];
+  char buf[MONOSTAMP_ISO8601_MAX + 1], why[128];
   int64_t utc_ns = lms_checkns(L, 1);
   lua_Integer offset_s = luaL_checkinteger(L, 2);
   lua_Integer digits = luaL_optinteger(L, 3, 9);
-  int use_z = lua_toboolean(L, 4);
-  int n;
-  /* The casts' range only; the core judges the values. */
-  luaL_argcheck(L, offset_s >= INT32_MIN && offset_s <= INT32_MAX, 2,
-                lua_pushfstring(L, "offset %I s out of range", offset_s));
-  luaL_argcheck(L, digits >= 0 && digits <= 9, 3,
-                lua_pushfstring(L, "digits must be 0..9, not %I", digits));
-  n = monostamp_format_iso8601(buf, sizeof buf, utc_ns, (int32_t)offset_s,
-                               (int)digits, use_z);
-  if (n == MONOSTAMP_EINVAL)
-    return lms_result(L, n, 0, 2, NULL, lua_pushfstring(L,
-        "offset %I s cannot be written as +hh:mm", offset_s));
-  if (n == MONOSTAMP_ERANGE)
-    return lms_result(L, n, 0, 1, NULL, lua_pushfstring(L,
-        "%I ns at offset %I s is outside the years 1..9999",
-        (lua_Integer)utc_ns, offset_s));
+  int bad = 0;
+  int n = monostamp_isoformat(buf, sizeof buf, utc_ns, offset_s, digits, lua_toboolean(L, 4),
+                              &bad, why, sizeof why);
   if (n < 0)
-    return lms_result(L, n, 0, 0, "isoformat", NULL);
+    return lms_result(L, n, 0, bad, bad > 0 ? NULL : "isoformat", bad > 0 ? why : NULL);
   lua_pushlstring(L, buf, (size_t)n);
   return 1;
 }
@@ -159,15 +140,10 @@ static int ms_parse (lua_State *L) {
 static int ms_uuid7_ns (lua_State *L) {
   size_t len;
   const char *text = luaL_checklstring(L, 1, &len);
-  uint8_t id[16];
+  char why[192];
   int64_t ns = 0;
-  int rc;
-  if (monostamp_uuid_parse(text, len, id) != MONOSTAMP_OK)
-    return luaL_argerror(L, 1, lua_pushfstring(L,
-        "'%s' is not a UUID in canonical 8-4-4-4-12 form", text));
-  rc = monostamp_uuid7_ns(id, &ns);
-  if (rc != MONOSTAMP_OK)
-    return luaL_argerror(L, 1, lua_pushfstring(L, "'%s': %s", text, monostamp_strerror(rc)));
+  if (monostamp_uuid7_text_ns(text, len, &ns, why, sizeof why) != MONOSTAMP_OK)
+    return luaL_argerror(L, 1, why);
   lua_pushinteger(L, (lua_Integer)ns);
   return 1;
 }

@@ -15,16 +15,6 @@
 
 static const char finish_key = 0;
 
-static int64_t opt_tolerance (lua_State *L) {
-  return lua_isnoneornil(L, 2) ? MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS
-                               : lms_checkns(L, 2);
-}
-
-static int bad_tolerance (lua_State *L, int64_t tolerance_ns) {
-  return lms_result(L, MONOSTAMP_EINVAL, 0, 2, NULL, lua_pushfstring(L,
-      "tolerance_ns must be >= 0, not %I", (lua_Integer)tolerance_ns));
-}
-
 static int core_sleep (lua_State *L, int64_t deadline_ns, int64_t tolerance_ns,
                        const char *context) {
   int rc = monostamp_sleep_until(deadline_ns, tolerance_ns);
@@ -58,29 +48,28 @@ static int sleep_to (lua_State *L, int64_t deadline_ns, int64_t tolerance_ns,
 }
 
 /* ns, not seconds: a Lua sleep(1) that slept 1 ns would surprise anyone
-** who knows Python's monostamp.sleep(). */
-int lms_sleep_ns (lua_State *L) {
+** who knows Python's monostamp.sleep().  The core checks the arguments. */
+static int sleep_args (lua_State *L, int is_duration, const char *context) {
   int64_t now = monostamp_monotonic_ns();  /* first: what runs before is lateness */
-  int64_t ns = lms_checkns(L, 1);
-  int64_t tolerance_ns = opt_tolerance(L);
-  if (ns < 0)
-    return lms_result(L, MONOSTAMP_EINVAL, 0, 1, NULL, lua_pushfstring(L,
-        "ns must be >= 0, not %I", (lua_Integer)ns));
-  if (tolerance_ns < 0)
-    return bad_tolerance(L, tolerance_ns);
-  if (ns > INT64_MAX - now)
-    return lms_result(L, MONOSTAMP_ERANGE, 0, 1, NULL, lua_pushfstring(L,
-        "a sleep of %I ns ends past the monotonic clock's range", (lua_Integer)ns));
-  return sleep_to(L, now + ns, tolerance_ns, now, "sleep_ns");
+  int64_t ns = lms_checkns(L, 1), deadline = 0;
+  int64_t tolerance_ns = lua_isnoneornil(L, 2) ? MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS
+                                               : lms_checkns(L, 2);
+  int bad = 0;
+  char why[96];
+  int rc = monostamp_sleep_deadline(now, ns, is_duration, tolerance_ns, &deadline, &bad,
+                                    why, sizeof why);
+  if (rc != MONOSTAMP_OK)
+    return lms_result(L, rc, 0, bad, NULL, why);
+  return sleep_to(L, deadline, tolerance_ns, is_duration ? now : monostamp_monotonic_ns(),
+                  context);
+}
+
+int lms_sleep_ns (lua_State *L) {
+  return sleep_args(L, 1, "sleep_ns");
 }
 
 int lms_sleep_until_ns (lua_State *L) {
-  int64_t deadline_ns = lms_checkns(L, 1);
-  int64_t tolerance_ns = opt_tolerance(L);
-  if (tolerance_ns < 0)  /* any deadline is valid */
-    return bad_tolerance(L, tolerance_ns);
-  return sleep_to(L, deadline_ns, tolerance_ns, monostamp_monotonic_ns(),
-                  "sleep_until_ns");
+  return sleep_args(L, 0, "sleep_until_ns");
 }
 
 /* _sleep_nap(plan), _sleep_step(plan, now_ns), _sleep_finish(f or nil):

@@ -1,6 +1,7 @@
 /* test_binding_rules.c: the rules a binding applies at its edge
- * (csrc/binding_rules.c): option names, offsets, wall instants and the
- * state file's missing-directory hint. */
+ * (csrc/binding_rules.c): option names, offsets, wall instants, the
+ * arguments of a sleep, isoformat and uuid7_ns, and the state file's
+ * missing-directory hint. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -125,12 +126,111 @@ static void test_a_missing_directory_is_said(void)
 #endif
 }
 
+static void test_a_sleep_deadline(void)
+{
+    int64_t deadline = 0;
+    int bad = 0;
+    char why[96], small[8];
+    CHECK_OK(monostamp_sleep_deadline(100, 5, 1, 0, &deadline, &bad, why, sizeof why));
+    CHECK_EQ(deadline, 105);
+    /* Any deadline, even a negative one, for sleep_until_ns. */
+    CHECK_OK(monostamp_sleep_deadline(100, -5, 0, 7, &deadline, NULL, NULL, 0));
+    CHECK_EQ(deadline, -5);
+    CHECK_OK(monostamp_sleep_deadline(1, INT64_MAX - 1, 1, 0, &deadline, NULL, NULL, 0));
+    CHECK_EQ(deadline, INT64_MAX);
+    /* The duration's fault first, then the tolerance's, then the range. */
+    CHECK_RC(monostamp_sleep_deadline(100, -1, 1, -2, &deadline, &bad, why, sizeof why),
+             MONOSTAMP_EINVAL);
+    CHECK_EQ(bad, 1);
+    CHECK_STR_EQ(why, "ns must be >= 0, not -1");
+    CHECK_RC(monostamp_sleep_deadline(100, -1, 0, -7, &deadline, &bad, why, sizeof why),
+             MONOSTAMP_EINVAL);
+    CHECK_EQ(bad, 2);
+    CHECK_STR_EQ(why, "tolerance_ns must be >= 0, not -7");
+    CHECK_RC(monostamp_sleep_deadline(2, INT64_MAX - 1, 1, 0, &deadline, &bad, why, sizeof why),
+             MONOSTAMP_ERANGE);
+    CHECK_EQ(bad, 1);
+    CHECK_STR_EQ(why, "a sleep of 9223372036854775806 ns ends past the monotonic clock's range");
+    CHECK_EQ(deadline, INT64_MAX);  /* untouched on failure */
+    /* A clock read as negative cannot overflow a non-negative duration. */
+    CHECK_OK(monostamp_sleep_deadline(-10, INT64_MAX, 1, 0, &deadline, NULL, NULL, 0));
+    CHECK_EQ(deadline, INT64_MAX - 10);
+    CHECK_RC(monostamp_sleep_deadline(0, -3, 1, 0, NULL, NULL, small, sizeof small),
+             MONOSTAMP_EINVAL);
+    CHECK_STR_EQ(small, "ns must");
+}
+
+static void test_isoformat(void)
+{
+    char buf[MONOSTAMP_ISO8601_MAX + 1], why[128], small[8];
+    int bad = -1;
+    CHECK_EQ(monostamp_isoformat(buf, sizeof buf, 0, 3600, 3, 0, &bad, why, sizeof why), 29);
+    CHECK_STR_EQ(buf, "1970-01-01T01:00:00.000+01:00");
+    CHECK_EQ(bad, 0);
+    CHECK_EQ(monostamp_isoformat(buf, sizeof buf, 0, 0, 0, 1, &bad, NULL, 0), 20);
+    CHECK_STR_EQ(buf, "1970-01-01T00:00:00Z");
+    /* Each argument's fault, the offset's first. */
+    CHECK_RC(monostamp_isoformat(buf, sizeof buf, 0, INT64_C(4294967296), 10, 0, &bad, why,
+                                 sizeof why), MONOSTAMP_ERANGE);
+    CHECK_EQ(bad, 2);
+    CHECK_STR_EQ(why, "offset 4294967296 s out of range");
+    CHECK_RC(monostamp_isoformat(buf, sizeof buf, 0, 0, 10, 0, &bad, why, sizeof why),
+             MONOSTAMP_EINVAL);
+    CHECK_EQ(bad, 3);
+    CHECK_STR_EQ(why, "digits must be 0..9, not 10");
+    CHECK_RC(monostamp_isoformat(buf, sizeof buf, 0, 30, 9, 0, &bad, why, sizeof why),
+             MONOSTAMP_EINVAL);
+    CHECK_EQ(bad, 2);
+    CHECK_STR_EQ(why, "offset 30 s cannot be written as +hh:mm");
+    CHECK_RC(monostamp_isoformat(buf, sizeof buf, INT64_MIN, 0, 0, 0, &bad, why, sizeof why),
+             MONOSTAMP_ERANGE);
+    CHECK_EQ(bad, 1);
+    CHECK_STR_EQ(why, "-9223372036854775808 ns at offset 0 s is outside the years 1..9999");
+    /* A buffer too small is no argument's fault. */
+    CHECK_RC(monostamp_isoformat(small, sizeof small, 0, 0, 9, 0, &bad, why, sizeof why),
+             MONOSTAMP_ERANGE);
+    CHECK_EQ(bad, 0);
+    CHECK_RC(monostamp_isoformat(buf, sizeof buf, 0, 0, -1, 0, NULL, NULL, 0), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_isoformat(buf, sizeof buf, 0, 0, -1, 0, &bad, small, sizeof small),
+             MONOSTAMP_EINVAL);
+    CHECK_STR_EQ(small, "digits ");
+}
+
+static void test_uuid7_text(void)
+{
+    static const char v4[] = "00000000-0000-4000-8000-000000000000";
+    char text[MONOSTAMP_UUID_TEXT_SIZE], why[192], small[6];
+    uint8_t id[16];
+    int64_t ns = 0;
+    CHECK_OK(monostamp_uuid7_pack(INT64_C(1764777600000000002), 0, id));
+    monostamp_uuid_format(id, text);
+    CHECK_OK(monostamp_uuid7_text_ns(text, strlen(text), &ns, why, sizeof why));
+    CHECK_EQ(ns, INT64_C(1764777600000000002));
+    CHECK_RC(monostamp_uuid7_text_ns("nope", 4, &ns, why, sizeof why), MONOSTAMP_EINVAL);
+    CHECK_STR_EQ(why, "'nope' is not a UUID in canonical 8-4-4-4-12 form");
+    CHECK_RC(monostamp_uuid7_text_ns(v4, strlen(v4), &ns, why, sizeof why), MONOSTAMP_ENOTV7);
+    CHECK(strncmp(why, "'00000000-0000-4000-8000-000000000000': ", 40) == 0);
+    CHECK_STR_EQ(why + 40, monostamp_strerror(MONOSTAMP_ENOTV7));
+    /* Only `len` bytes count, and a long text is shown cut short. */
+    CHECK_RC(monostamp_uuid7_text_ns(text, 35, &ns, why, sizeof why), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_uuid7_text_ns("0123456789012345678901234567890123456789xyz", 43, &ns,
+                                     why, sizeof why), MONOSTAMP_EINVAL);
+    CHECK_STR_EQ(why, "'0123456789012345678901234567890123456789...' is not a UUID in "
+                      "canonical 8-4-4-4-12 form");
+    CHECK_RC(monostamp_uuid7_text_ns("nope", 4, &ns, small, sizeof small), MONOSTAMP_EINVAL);
+    CHECK_STR_EQ(small, "'nope");
+    CHECK_RC(monostamp_uuid7_text_ns(NULL, 0, &ns, why, sizeof why), MONOSTAMP_EINVAL);
+}
+
 int main(void)
 {
     RUN(test_option_names_round_trip);
     RUN(test_a_policy_goes_by_its_constant_too);
     RUN(test_an_offset_is_strictly_within_a_day);
     RUN(test_wall_offset_and_instant);
+    RUN(test_a_sleep_deadline);
+    RUN(test_isoformat);
+    RUN(test_uuid7_text);
     RUN(test_a_missing_directory_is_said);
     return check_summary();
 }

@@ -1,7 +1,9 @@
 /* test_host_text.c: the text the bindings show, from the core
  * (host_text.c): every code's name, a clock's summary in each shape (local
  * or named zone, lead bound or none, shared or not), the unknown-zone
- * sentence with and without a suggestion, and short buffers. */
+ * sentence with and without a suggestion, a refused take or manual move,
+ * the default clock's context, and short buffers. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -90,6 +92,68 @@ static void test_zone_unknown(void)
     CHECK_RC(monostamp_zone_unknown("x", buf, 0), MONOSTAMP_EINVAL);
 }
 
+static void test_clock_fault(void)
+{
+    monostamp_clock c;
+    monostamp_options o;
+    char buf[160], small[8];
+    monostamp_options_init(&o);
+    o.policy = MONOSTAMP_MONOTONIC_ALLOW_DUPLICATES;
+    CHECK_OK(monostamp_clock_init(&c, &o));
+    CHECK_EQ(monostamp_clock_fault(&c, "take", MONOSTAMP_EINVAL, -3, buf, sizeof buf), 2);
+    CHECK_STR_EQ(buf, "n=-3 must be >= 1");
+    CHECK_EQ(monostamp_clock_fault(&c, "take", MONOSTAMP_ERANGE, INT64_MAX, buf, sizeof buf), 2);
+    CHECK_STR_EQ(buf, "n=9223372036854775807 stamps would pass the int64 range");
+    CHECK_EQ(monostamp_clock_fault(&c, "take", MONOSTAMP_EPOLICY, 5, buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "the clock's policy monotonicAllowDuplicates allows equal stamps, "
+                      "so it has no blocks");
+    CHECK_EQ(monostamp_clock_fault(&c, "advance", MONOSTAMP_ENOTSUP, 1, buf, sizeof buf), 1);
+    CHECK_STR_EQ(buf, "advance needs a clock with source 'manual', this one's is 'realtime'");
+    CHECK_EQ(monostamp_clock_fault(&c, "set", MONOSTAMP_ERANGE, -1, buf, sizeof buf), 2);
+    CHECK_STR_EQ(buf, "set by -1 ns would overflow the manual reading");
+    /* The clock's state, not a value: nothing to add to the core's sentence. */
+    CHECK_EQ(monostamp_clock_fault(&c, "take", MONOSTAMP_ELEAD, 5, buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "");
+    CHECK_EQ(monostamp_clock_fault(&c, "set", MONOSTAMP_EPOLICY, 5, buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "");
+    CHECK_EQ(monostamp_clock_fault(&c, "take", MONOSTAMP_EINVAL, 0, small, sizeof small), 2);
+    CHECK_STR_EQ(small, "n=0 mus");
+    CHECK_RC(monostamp_clock_fault(NULL, "take", MONOSTAMP_EINVAL, 0, buf, sizeof buf),
+             MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_clock_fault(&c, NULL, MONOSTAMP_EINVAL, 0, buf, sizeof buf),
+             MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_clock_fault(&c, "take", MONOSTAMP_EINVAL, 0, buf, 0), MONOSTAMP_EINVAL);
+    monostamp_clock_destroy(&c);
+}
+
+static void set_shared(const char *value)
+{
+#if defined(_WIN32)
+    _putenv_s("MONOSTAMP_SHARED", value);
+#else
+    setenv("MONOSTAMP_SHARED", value, 1);
+#endif
+}
+
+static void test_default_context(void)
+{
+    char buf[64], small[12];
+    set_shared("/run/app/state");
+    CHECK_EQ(monostamp_default_context(MONOSTAMP_EFOREIGN, buf, sizeof buf), 31);
+    CHECK_STR_EQ(buf, "MONOSTAMP_SHARED=/run/app/state");
+    CHECK_GT(monostamp_default_context(MONOSTAMP_EOS(2), buf, sizeof buf), 0);
+    /* Not the file's doing: the binding names its call. */
+    CHECK_RC(monostamp_default_context(MONOSTAMP_ENOZONE, buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "");
+    CHECK_RC(monostamp_default_context(MONOSTAMP_EFOREIGN, small, sizeof small), MONOSTAMP_ERANGE);
+    CHECK_STR_EQ(small, "MONOSTAMP_S");
+    CHECK_RC(monostamp_default_context(MONOSTAMP_EFOREIGN, NULL, 8), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_default_context(MONOSTAMP_EFOREIGN, buf, 0), MONOSTAMP_EINVAL);
+    set_shared("");  /* empty is unset, as the core reads it */
+    CHECK_RC(monostamp_default_context(MONOSTAMP_EFOREIGN, buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "");
+}
+
 int main(void)
 {
     if (pin_zones() != 0) return 1;
@@ -97,5 +161,7 @@ int main(void)
     RUN(test_clock_describe);
     RUN(test_clock_describe_shared);
     RUN(test_zone_unknown);
+    RUN(test_clock_fault);
+    RUN(test_default_context);
     return check_summary();
 }

@@ -47,6 +47,15 @@ describe("a manual clock", function()
     assert.same({ true }, { c:close() })
   end)
 
+  it("takes a policy by its constant's name too, as the core names it", function()
+    local c = assert(monostamp.clock{ policy = "MONOTONIC_ALLOW_DUPLICATES" })
+    assert.equal("monotonicAllowDuplicates", c:policy())
+    assert.is_true(c:set_policy("ACCEPT_PLATFORM_TIME"))
+    assert.equal("acceptPlatformTime", c:policy())
+    helper.raises("policy='accept_platform_time' must be one of", c.set_policy, c,
+                  "accept_platform_time")
+  end)
+
   it("defaults to the nanosecond policy, a 0 start and the local zone", function()
     local c = assert(monostamp.clock{ source = "manual" })
     assert.equal("monotonicForceNanosecondIncrement", c:policy())

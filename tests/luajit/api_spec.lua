@@ -92,6 +92,11 @@ describe("private clocks", function()
                    .. "max_lead_ns 1000 error%): 0x%x+$", tostring(c))
     assert.is_true(c:set_policy("acceptPlatformTime"))
     assert.equal("acceptPlatformTime", c:policy())
+    -- A policy's constant's name too, as the core names it.
+    assert.is_true(c:set_policy("MONOTONIC_FORCE_MICROSECOND_INCREMENT"))
+    assert.equal("monotonicForceMicrosecondIncrement", c:policy())
+    assert.equal("monotonicAllowDuplicates",
+                 monostamp.clock{ policy = "MONOTONIC_ALLOW_DUPLICATES" }:policy())
   end)
 
   it("give a named zone's offset at each instant, across a DST change", function()

@@ -21,12 +21,12 @@ local function norm(s)
   return (s:gsub("^ ", ""):gsub(" $", ""))
 end
 
-local cdef = read(helper.root .. "/bindings/lua/monostamp/ffi.lua"):match("ffi%.cdef %[%[(.-)%]%]")
+local cdef = read(helper.root .. "/bindings/lua/monostamp/ffi.lua"):match("local CDEF = %[%[(.-)%]%]")
 local header = read(helper.root .. "/csrc/monostamp.h"):gsub("/%*.-%*/", "")
 
 describe("ffi.lua's cdef", function()
   it("declares each function exactly as csrc/monostamp.h does", function()
-    assert(cdef, "no ffi.cdef [[...]] block found in ffi.lua")
+    assert(cdef, "no CDEF = [[...]] block found in ffi.lua")
     local protos = {}
     for name, decl in header:gmatch("MONOSTAMP_API%s+[^;]-(monostamp_[%w_]+)%s*(%b())%s*;") do
       protos[name] = true

@@ -7,8 +7,7 @@ local ffi = require "ffi"
 
 -- Copied from csrc/monostamp.h (tests/luajit/cdef_spec.lua holds them to
 -- it).  Guarded: a host may load this file twice, ffi.cdef define once.
-if not pcall(ffi.typeof, "monostamp_options") then
-  ffi.cdef [[
+local CDEF = [[
 typedef enum monostamp_policy {
     MONOSTAMP_ACCEPT_PLATFORM_TIME = 0,
     MONOSTAMP_MONOTONIC_ALLOW_DUPLICATES = 1,
@@ -71,17 +70,13 @@ typedef struct monostamp_parse_error {
 
 int monostamp_os_errno(int code);
 int monostamp_errno_of(int code);
-int monostamp_state_file_fault(int code);
 const char *monostamp_strerror(int code);
 const char *monostamp_policy_name(int policy);
-int monostamp_policy_from_name(const char *name, monostamp_policy *out);
 const char *monostamp_source_name(int source);
-int monostamp_source_from_name(const char *name, monostamp_source *out);
 int monostamp_clock_info_get(int source, monostamp_clock_info *out);
 void monostamp_zone_changed(void);
 const char *monostamp_zone_name(const monostamp_zone *zone);
 const char *monostamp_on_lead_name(int on_lead);
-int monostamp_on_lead_from_name(const char *name, monostamp_on_lead *out);
 void monostamp_options_init(monostamp_options *options);
 int monostamp_options_check(const monostamp_options *options, const char **bad_field);
 const char *monostamp_options_rule(const char *field);
@@ -105,9 +100,7 @@ void monostamp_clock_stats(const monostamp_clock *clock, monostamp_stats *out);
 int monostamp_default_clock(monostamp_clock **out);
 int monostamp_default_time_ns(int64_t *out_ns);
 int monostamp_uuid7(monostamp_clock *clock, uint8_t out[16]);
-int monostamp_uuid7_ns(const uint8_t id[16], int64_t *out_ns);
 void monostamp_uuid_format(const uint8_t id[16], char *out);
-int monostamp_uuid_parse(const char *text, size_t len, uint8_t out[16]);
 int monostamp_format_iso8601(char *buf, size_t size, int64_t utc_ns, int32_t offset_s, int digits, int use_z);
 int monostamp_parse_iso8601(const char *text, size_t len, int64_t *out_utc_ns, int32_t *out_offset_s, monostamp_parse_error *error);
 int monostamp_sleep_until(int64_t deadline_ns, int64_t tolerance_ns);
@@ -128,8 +121,14 @@ int monostamp_sleep_step(monostamp_sleep_plan *plan, int64_t now_ns);
 const char *monostamp_error_name(int code);
 int monostamp_clock_describe(const monostamp_clock *clock, char *buf, size_t size);
 int monostamp_zone_unknown(const char *name, char *buf, size_t size);
+int monostamp_default_context(int code, char *buf, size_t size);
+int monostamp_uuid7_text_ns(const char *text, size_t len, int64_t *out_ns, char *why, size_t size);
+int monostamp_isoformat(char *buf, size_t size, int64_t utc_ns, int64_t offset_s, int64_t digits, int use_z, int *bad_arg, char *why, size_t why_size);
+int monostamp_clock_fault(const monostamp_clock *clock, const char *call, int code, int64_t value, char *buf, size_t size);
+int monostamp_option_from_name(const char *field, const char *name, int *out);
+int monostamp_sleep_deadline(int64_t now_ns, int64_t ns, int is_duration, int64_t tolerance_ns, int64_t *out_deadline_ns, int *bad_arg, char *why, size_t size);
 ]]
-end
+if not pcall(ffi.typeof, "monostamp_options") then ffi.cdef(CDEF) end
 
 local M = {
   _NAME = "monostamp",
@@ -202,14 +201,11 @@ end
 local C, library = find_library()
 M.library = library
 
--- An older library: say what it lacks now, not at the first call.
+-- An older library: say what it lacks of the functions above now, not at
+-- the first call.
 do
   local missing = {}
-  for _, name in ipairs { "monostamp_clock_new", "monostamp_clock_free", "monostamp_now",
-      "monostamp_clock_take", "monostamp_uuid7", "monostamp_uuid_format",
-      "monostamp_options_rule", "monostamp_now_us", "monostamp_os_errno",
-      "monostamp_errno_of", "monostamp_state_file_fault", "monostamp_error_name",
-      "monostamp_clock_describe", "monostamp_zone_unknown" } do
+  for name in CDEF:gmatch("(monostamp_[%w_]+)%(") do
     if not pcall(function() return C[name] end) then missing[#missing + 1] = name end
   end
   if #missing > 0 then
@@ -248,14 +244,20 @@ local function failure(rc, context, why)
   return nil, context .. ": " .. why, os_errno ~= 0 and os_errno or rc
 end
 
+-- Scratch for out-parameters: nothing here yields, and a LuaJIT state runs
+-- one coroutine at a time.  Room for MONOSTAMP_SHARED=path.
+local stamp = ffi.new("monostamp_stamp")
+local ns_out = ffi.new("int64_t[1]")
+local ns_out2 = ffi.new("int64_t[1]")
+local int_out = ffi.new("int[1]")
+local text_buf = ffi.new("char[?]", 4352)
+local uuid_bytes = ffi.new("uint8_t[16]")
+
 -- A default-clock failure names MONOSTAMP_SHARED=path when the file is to
--- blame, else the call.
+-- blame (the core says when), else the call.
 local function default_context(rc, call)
-  local path = os.getenv("MONOSTAMP_SHARED")
-  if path == nil or path == "" or C.monostamp_state_file_fault(rc) == 0 then
-    return call
-  end
-  return "MONOSTAMP_SHARED=" .. path
+  local n = C.monostamp_default_context(rc, text_buf, 4352)
+  return n > 0 and ffi.string(text_buf, n) or call
 end
 
 local int64_t = ffi.typeof("int64_t")
@@ -281,11 +283,6 @@ local function tons(v, arg, fname, field, level)
   argerror(arg, fname, pre .. "integer expected, got " .. got, level)
 end
 
--- -1, not -1LL.
-local function nstr(v)
-  return (tostring(v):gsub("[LU]+$", ""))
-end
-
 -- A string for the core: one with a NUL inside is refused, never cut.  A
 -- plain argument takes a number as its text (as luaL_checklstring), a
 -- table field does not (as the C module's options).
@@ -307,7 +304,7 @@ local function checkinteger(v, arg, fname)
   if type(v) ~= "number" then
     argerror(arg, fname, "number expected, got " .. (v == nil and "no value" or type(v)), 1)
   end
-  if v ~= math.floor(v) or v ~= v then
+  if v ~= math.floor(v) or v ~= v or v >= 2 ^ 63 or v < -2 ^ 63 then
     argerror(arg, fname, "number has no integer representation", 1)
   end
   return v
@@ -320,33 +317,17 @@ local function shown(v)
   return "'" .. v:sub(1, 40) .. "...' (" .. #v .. " bytes)"
 end
 
-local policy_out = ffi.new("monostamp_policy[1]")
-local source_out = ffi.new("monostamp_source[1]")
-local on_lead_out = ffi.new("monostamp_on_lead[1]")
-
--- A policy or source name as the core's number, else its rule raised.
-local function checkenum(what, from_name, out, v, arg, fname, level)
+-- The core's value for the name of an option `field` ("policy", "source",
+-- "on_lead"), else its rule raised.
+local function checkoption(field, v, arg, fname, level)
   level = level or 1
   v = checkname(v, arg, fname, nil, level + 1)
-  if from_name(v, out) ~= 0 then
-    argerror(arg, fname, what .. "='" .. v .. "' " .. ffi.string(C.monostamp_options_rule(what)), level)
+  if C.monostamp_option_from_name(field, v, int_out) ~= 0 then
+    argerror(arg, fname, field .. "='" .. v .. "' " .. ffi.string(C.monostamp_options_rule(field)),
+             level)
   end
-  return tonumber(out[0])
+  return int_out[0]
 end
-
-local function checkpolicy(v, arg, fname, level)
-  local policy = checkenum("policy", C.monostamp_policy_from_name, policy_out, v, arg, fname,
-                           (level or 1) + 1)
-  return policy  -- not a tail call: argerror counts this frame
-end
-
--- Scratch for out-parameters: nothing here yields, and a LuaJIT state runs
--- one coroutine at a time.
-local stamp = ffi.new("monostamp_stamp")
-local ns_out = ffi.new("int64_t[1]")
-local ns_out2 = ffi.new("int64_t[1]")
-local text_buf = ffi.new("char[?]", 768)
-local uuid_bytes = ffi.new("uint8_t[16]")
 
 -- The default clock (one address for the process's life), nil if unusable.
 local dclock
@@ -372,21 +353,10 @@ function M.uuid7_ns(text)
   if type(text) ~= "string" then
     argerror(1, "uuid7_ns", "string expected, got " .. type(text))
   end
-  if C.monostamp_uuid_parse(text, #text, uuid_bytes) ~= 0 then
-    argerror(1, "uuid7_ns", "'" .. text .. "' is not a UUID in canonical 8-4-4-4-12 form")
-  end
-  local rc = C.monostamp_uuid7_ns(uuid_bytes, ns_out)
-  if rc ~= 0 then
-    argerror(1, "uuid7_ns", "'" .. text .. "': " .. ffi.string(C.monostamp_strerror(rc)))
+  if C.monostamp_uuid7_text_ns(text, #text, ns_out, text_buf, 192) ~= 0 then
+    argerror(1, "uuid7_ns", ffi.string(text_buf))
   end
   return ns_out[0]
-end
-
-local function tolerance(v, fname)
-  if v == nil then return M.DEFAULT_SLEEP_TOLERANCE_NS end
-  local t = tons(v, 2, fname, nil, 2)
-  if t < 0 then argerror(2, fname, "tolerance_ns must be >= 0, not " .. nstr(t), 1) end
-  return t
 end
 
 -- The core's plan carried out by the Lua finish (monostamp/sleep_finish.lua).
@@ -408,27 +378,28 @@ local function sleep_to(deadline_ns, tolerance_ns, now)
   local what = C.monostamp_sleep_begin(begun, deadline_ns, tolerance_ns, now, 1)
   return sleep_finish(deadline_ns, what == NAP and plan_t(begun) or nil, what)
 end
-local NS_MAX = ffi.new("int64_t", 9223372036854775807LL)
+
+-- The core checks the arguments.  A tail call: argerror counts no frame.
+local function sleep(fname, is_duration, ns, tolerance_ns)
+  local now = C.monostamp_monotonic_ns()  -- first: what runs before is lateness
+  ns = tons(ns, 1, fname)
+  local tol = tolerance_ns == nil and M.DEFAULT_SLEEP_TOLERANCE_NS or tons(tolerance_ns, 2, fname)
+  if C.monostamp_sleep_deadline(now, ns, is_duration, tol, ns_out, int_out, text_buf, 96) ~= 0 then
+    argerror(int_out[0], fname, ffi.string(text_buf))
+  end
+  return sleep_to(ns_out[0], tol, is_duration == 1 and now or C.monostamp_monotonic_ns())
+end
 
 function M.sleep_ns(ns, tolerance_ns)
-  local now = C.monostamp_monotonic_ns()  -- first: what runs before is lateness
-  ns = tons(ns, 1, "sleep_ns")
-  local tol = tolerance(tolerance_ns, "sleep_ns")
-  if ns < 0 then argerror(1, "sleep_ns", "ns must be >= 0, not " .. nstr(ns)) end
-  if ns > NS_MAX - now then
-    argerror(1, "sleep_ns", "a sleep of " .. nstr(ns) .. " ns ends past the monotonic clock's range")
-  end
-  return sleep_to(now + ns, tol, now)
+  return sleep("sleep_ns", 1, ns, tolerance_ns)
 end
 
 function M.sleep_until_ns(deadline_ns, tolerance_ns)
-  deadline_ns = tons(deadline_ns, 1, "sleep_until_ns")
-  return sleep_to(deadline_ns, tolerance(tolerance_ns, "sleep_until_ns"), C.monostamp_monotonic_ns())
+  return sleep("sleep_until_ns", 0, deadline_ns, tolerance_ns)
 end
 
 function M.clock_info(name)
-  local source = checkenum("source", C.monostamp_source_from_name, source_out, name, 1,
-                           "clock_info", 1)
+  local source = checkoption("source", name, 1, "clock_info")
   local info = ffi.new("monostamp_clock_info")
   local rc = C.monostamp_clock_info_get(source, info)
   if rc ~= 0 then return failure(rc, name) end
@@ -444,23 +415,13 @@ end
 function M.isoformat(utc_ns, offset_s, digits, use_z)
   utc_ns = tons(utc_ns, 1, "isoformat")
   offset_s = checkinteger(offset_s, 2, "isoformat")
-  if offset_s < -2147483648 or offset_s > 2147483647 then
-    argerror(2, "isoformat", "offset " .. offset_s .. " s out of range")
-  end
   digits = digits == nil and 9 or checkinteger(digits, 3, "isoformat")
-  if digits < 0 or digits > 9 then
-    argerror(3, "isoformat", "digits must be 0..9, not " .. digits)
-  end
-  local n = C.monostamp_format_iso8601(text_buf, 36, utc_ns, offset_s, digits, use_z and 1 or 0)
-  if n == M.EINVAL then
-    argerror(2, "isoformat", "offset " .. offset_s .. " s cannot be written as +hh:mm")
-  elseif n == M.ERANGE then
-    argerror(1, "isoformat", nstr(utc_ns) .. " ns at offset " .. offset_s
-             .. " s is outside the years 1..9999")
-  elseif n < 0 then
-    return failure(n, "isoformat")
-  end
-  return ffi.string(text_buf, n)
+  local why = text_buf + 64  -- the text is at most 35 bytes
+  local n = C.monostamp_isoformat(text_buf, 36, utc_ns, offset_s, digits, use_z and 1 or 0,
+                                  int_out, why, 128)
+  if n >= 0 then return ffi.string(text_buf, n) end
+  if int_out[0] > 0 then argerror(int_out[0], "isoformat", ffi.string(why)) end
+  return failure(n, "isoformat")
 end
 
 function M.parse(text)
@@ -481,10 +442,9 @@ end
 
 M.Clock = require("monostamp.ffi_clock")(M, {
   C = C, argerror = argerror, failure = failure, tons = tons, checkname = checkname,
-  checkpolicy = checkpolicy, shown = shown, nstr = nstr, stamp = stamp, ns_out = ns_out,
-  ns_out2 = ns_out2, uuid_bytes = uuid_bytes, text_buf = text_buf, source_out = source_out,
-  policy_out = policy_out, on_lead_out = on_lead_out, dclock = dclock,
-  default_context = default_context,
+  checkoption = checkoption, shown = shown, stamp = stamp, ns_out = ns_out,
+  ns_out2 = ns_out2, int_out = int_out, uuid_bytes = uuid_bytes, text_buf = text_buf,
+  dclock = dclock, default_context = default_context,
 })
 
 return M

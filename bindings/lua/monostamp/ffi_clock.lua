@@ -9,7 +9,7 @@ local ffi = require "ffi"
 return function(M, I)
   local C = I.C
   local argerror, failure = I.argerror, I.failure
-  local tons, nstr = I.tons, I.nstr
+  local tons = I.tons
   local stamp, ns_out, ns_out2, buf = I.stamp, I.ns_out, I.ns_out2, I.text_buf
   local str = ffi.string
 
@@ -39,13 +39,6 @@ return function(M, I)
     max_lead_ns = true, on_lead = true, policy = true, shared = true, source = true,
     start_ns = true, trust_group = true, zone = true,
   }
-  -- A name the core does not know becomes -1, which monostamp_options_check
-  -- then names.
-  local LOOKUPS = {
-    policy = { C.monostamp_policy_from_name, I.policy_out },
-    source = { C.monostamp_source_from_name, I.source_out },
-    on_lead = { C.monostamp_on_lead_from_name, I.on_lead_out },
-  }
   local out = ffi.new("monostamp_clock *[1]")
   local bad_field = ffi.new("const char *[1]")
 
@@ -67,8 +60,11 @@ return function(M, I)
     if t.trust_group ~= nil and type(t.trust_group) ~= "boolean" then
       argerror(1, "clock", "trust_group: boolean expected, got " .. type(t.trust_group), 1)
     end
-    for field, l in pairs(LOOKUPS) do
-      if t[field] ~= nil then o[field] = l[1](t[field], l[2]) == 0 and tonumber(l[2][0]) or -1 end
+    -- A name the core does not know becomes -1, which options_check names.
+    for _, field in ipairs { "policy", "source", "on_lead" } do
+      if t[field] ~= nil then
+        o[field] = C.monostamp_option_from_name(field, t[field], I.int_out) == 0 and I.int_out[0] or -1
+      end
     end
     o.zone = t.zone      -- the table keeps the strings alive during the call
     o.shared_path = t.shared
@@ -122,15 +118,19 @@ return function(M, I)
       return ns_out[0]
     end
   end
-  local function policy_name(p)
-    return str(C.monostamp_policy_name(C.monostamp_clock_policy(p)))
+  -- take, set and advance refused: the core's sentence, and the argument it
+  -- blames (1: the clock, 2: the value); `arg` as for the bodies below.
+  local function clock_fault(p, rc, context, call, arg, value)
+    local blamed = C.monostamp_clock_fault(p, call, rc, value, buf, 160)
+    if blamed > 0 then argerror(blamed + arg - 2, call, str(buf), 1) end  -- tail-called
+    return failure(rc, context, buf[0] ~= 0 and str(buf) or nil)
   end
   local SHARED = {
     now = stamp_call(C.monostamp_now),
     now_us = stamp_call(C.monostamp_now_us),
     time_ns = ns_call(C.monostamp_time_ns),
     time_us = ns_call(C.monostamp_time_us),
-    policy = policy_name,
+    policy = function(p) return str(C.monostamp_policy_name(C.monostamp_clock_policy(p))) end,
     uuid7 = function(p, context)
       local rc = C.monostamp_uuid7(p, I.uuid_bytes)
       if rc ~= 0 then return failure(rc, context(rc, "uuid7")) end
@@ -140,18 +140,12 @@ return function(M, I)
     -- first (int64_t cdata), n and step of n stamps reserved at once.
     take = function(p, context, _, arg, n)
       n = tons(n, arg, "take", nil, 2)
-      if n < 1 then argerror(arg, "take", "n=" .. nstr(n) .. " must be >= 1", 1) end
       local rc = C.monostamp_clock_take(p, n, ns_out, ns_out2)
-      if rc == M.ERANGE then
-        argerror(arg, "take", "n=" .. nstr(n) .. " stamps would pass the int64 range", 1)
-      elseif rc ~= 0 then
-        return failure(rc, context(rc, "take"), rc == M.EPOLICY and "the clock's policy "
-                       .. policy_name(p) .. " allows equal stamps, so it has no blocks" or nil)
-      end
+      if rc ~= 0 then return clock_fault(p, rc, context(rc, "take"), "take", arg, n) end
       return ns_out[0], tonumber(n), tonumber(ns_out2[0])
     end,
     set_policy = function(p, context, _, arg, name)
-      local rc = C.monostamp_clock_set_policy(p, I.checkpolicy(name, arg, "set_policy", 2))
+      local rc = C.monostamp_clock_set_policy(p, I.checkoption("policy", name, arg, "set_policy", 2))
       if rc ~= 0 then return failure(rc, context(rc, "set_policy")) end
       return true
     end,
@@ -200,20 +194,12 @@ return function(M, I)
     return t
   end
 
-  -- set/advance: true, or an argument error (ENOTSUP: the clock is the bad
-  -- value; ERANGE: the amount).
+  -- set/advance: true, or an argument error.
   local function manual(self, what, fn, ns)
     local p = toclock(self, what)
     ns = tons(ns, 2, what, nil, 2)
     local rc = fn(p, ns)
-    if rc == M.ENOTSUP then
-      argerror(1, what, what .. " needs a clock with source 'manual', this one's is '"
-                .. GETTERS.source(p) .. "'", 1)
-    elseif rc == M.ERANGE then
-      argerror(2, what, what .. " by " .. nstr(ns) .. " ns would overflow the manual reading", 1)
-    elseif rc ~= 0 then
-      return failure(rc, what)
-    end
+    if rc ~= 0 then return clock_fault(p, rc, what, what, 2, ns) end
     return true
   end
   for what, fn in pairs { set = C.monostamp_manual_set, advance = C.monostamp_manual_advance } do
