@@ -1,6 +1,7 @@
 /* host_text.c: text the bindings show, written once here so that the C
  * module and the FFI module (and any host) say the same: the names of the
- * core's codes, a clock's summary and the sentence for an unknown zone. */
+ * core's codes, a clock's summary, the sentence for an unknown zone and the
+ * list of an option's names. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -43,6 +44,21 @@ int monostamp_clock_describe(const monostamp_clock *clock, char *buf, size_t siz
                    monostamp_policy_name(monostamp_clock_policy(clock)),
                    zone[0] != '\0' ? zone : "local", bound,
                    monostamp_clock_is_shared(clock) ? ", shared" : "");
+}
+
+int monostamp_option_names(const char *field, char *buf, size_t size)
+{
+    int used = written(buf, size, "%s", "");
+    if (used < 0 || monostamp_option_name(field, 0) == NULL)
+        return used < 0 ? used : MONOSTAMP_EINVAL;
+    for (int v = 0; monostamp_option_name(field, v) != NULL; v++) {
+        int n = written(buf + used, size - (size_t)used, "%s'%s'", v > 0 ? ", " : "",
+                        monostamp_option_name(field, v));
+        if (n < 0)
+            return n;
+        used += n;
+    }
+    return used;
 }
 
 int monostamp_zone_unknown(const char *name, char *buf, size_t size)
