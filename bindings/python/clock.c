@@ -139,13 +139,11 @@ static int clock_args_check(const clock_args *ca)
     };
     const char *rule = monostamp_options_rule(field);
     for (size_t i = 0; field != NULL && i < sizeof args / sizeof args[0]; i++) {
-        if (strcmp(args[i].field, field) == 0) {
-            PyErr_Format(PyExc_ValueError, "Clock(): %s=%R %s",
-                         strcmp(field, "shared_path") == 0 ? "shared" : field,
-                         args[i].value != NULL ? args[i].value : Py_None,
-                         rule != NULL ? rule : "is not accepted");
-            return -1;
-        }
+        if (strcmp(args[i].field, field) == 0)
+            return PyErr_Format(PyExc_ValueError, "Clock(): %s=%R %s",
+                                strcmp(field, "shared_path") == 0 ? "shared" : field,
+                                args[i].value != NULL ? args[i].value : Py_None,
+                                rule != NULL ? rule : "is not accepted"), -1;
     }
     PyErr_Format(PyExc_ValueError, "Clock(): the options are not accepted (%s)",
                  field != NULL ? field : "no field named");
@@ -470,10 +468,8 @@ static int clock_set_policy(PyObject *op, PyObject *value, void *closure)
 {
     ms_state *st = STATE_OF(op);
     int policy;
-    if (value == NULL) {
-        PyErr_SetString(PyExc_AttributeError, "cannot delete a clock's policy");
-        return -1;
-    }
+    if (value == NULL)
+        return PyErr_Format(PyExc_AttributeError, "cannot delete a clock's policy"), -1;
     if (ms_policy_arg(st, value, CLOCK(op)->is_default ? "set_policy(): policy" : "Clock.policy",
                       &policy) < 0)
         return -1;

@@ -6,18 +6,14 @@
 
 const char *ms_utf8_arg(PyObject *obj, const char *what, int no_nul, Py_ssize_t *len)
 {
-    if (!PyUnicode_Check(obj)) {
-        ms_type_error(what, "str", obj);
-        return NULL;
-    }
+    if (!PyUnicode_Check(obj))
+        return ms_type_error(what, "str", obj), NULL;
     /* The bytes are cached in the str and live as long as it does. */
     const char *text = PyUnicode_AsUTF8AndSize(obj, len);
     if (text == NULL)
         return NULL;
-    if (no_nul && strlen(text) != (size_t)*len) {
-        PyErr_Format(PyExc_ValueError, "%s=%R contains a NUL character", what, obj);
-        return NULL;
-    }
+    if (no_nul && strlen(text) != (size_t)*len)
+        return PyErr_Format(PyExc_ValueError, "%s=%R contains a NUL character", what, obj), NULL;
     return text;
 }
 
@@ -56,10 +52,8 @@ int ms_seconds_arg(PyObject *obj, const char *what, int64_t *out)
         return -1;
     else
         rc = monostamp_ns_from_seconds(s, 0, out);
-    if (rc != MONOSTAMP_OK) {
-        PyErr_Format(PyExc_ValueError, "%s=%R is out of range", what, obj);
-        return -1;
-    }
+    if (rc != MONOSTAMP_OK)
+        return PyErr_Format(PyExc_ValueError, "%s=%R is out of range", what, obj), -1;
     return 0;
 }
 
@@ -171,11 +165,9 @@ int ms_parse_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
         out[i] = args[nargs + k];
     }
     for (Py_ssize_t i = 0; i < required; i++) {
-        if (out[i] == NULL) {
-            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos %zd)",
-                         fname, names[i], i + 1);
-            return -1;
-        }
+        if (out[i] == NULL)
+            return PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos %zd)",
+                                fname, names[i], i + 1), -1;
     }
     return 0;
 }

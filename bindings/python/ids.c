@@ -141,11 +141,9 @@ PyObject *ms_uuid7_ns(PyObject *module, PyObject *arg)
         const char *text = PyUnicode_AsUTF8AndSize(arg, &len);
         if (text == NULL)
             return NULL;
-        if (monostamp_uuid_parse(text, (size_t)len, id) != MONOSTAMP_OK) {
-            PyErr_Format(PyExc_ValueError,
-                         "uuid7_ns(): %R is not a UUID in canonical 8-4-4-4-12 form", arg);
-            return NULL;
-        }
+        if (monostamp_uuid_parse(text, (size_t)len, id) != MONOSTAMP_OK)
+            return PyErr_Format(PyExc_ValueError,
+                                "uuid7_ns(): %R is not a UUID in canonical 8-4-4-4-12 form", arg);
     } else {
         ms_uuid_refs *refs = uuid_refs(st);
         if (refs == NULL)
@@ -153,10 +151,8 @@ PyObject *ms_uuid7_ns(PyObject *module, PyObject *arg)
         int is_uuid = PyObject_IsInstance(arg, (PyObject *)refs->uuid_type);
         if (is_uuid < 0)
             return NULL;
-        if (!is_uuid) {
-            ms_type_error("uuid7_ns() argument", "uuid.UUID or str", arg);
-            return NULL;
-        }
+        if (!is_uuid)
+            return ms_type_error("uuid7_ns() argument", "uuid.UUID or str", arg), NULL;
         PyObject *bytes = PyObject_GetAttrString(arg, "bytes");
         char *data;
         Py_ssize_t size = 0;
@@ -222,19 +218,15 @@ PyObject *ms_draw_take(ms_state *st, monostamp_clock *clock, PyObject *arg, cons
     if (count_arg(arg, fname, &n) < 0)
         return NULL;
     int rc = monostamp_clock_take(clock, n, &first, &step);
-    if (rc == MONOSTAMP_EPOLICY) {
-        PyErr_Format(PyExc_ValueError,
-                     "%s: the clock's policy %s allows equal stamps, so it has no blocks; "
-                     "take() needs monotonicForceNanosecondIncrement or "
-                     "monotonicForceMicrosecondIncrement",
-                     fname, monostamp_policy_name(monostamp_clock_policy(clock)));
-        return NULL;
-    }
-    if (rc == MONOSTAMP_ERANGE) {
-        PyErr_Format(PyExc_ValueError,
-                     "%s: n=%R stamps would pass the int64 range", fname, arg);
-        return NULL;
-    }
+    if (rc == MONOSTAMP_EPOLICY)
+        return PyErr_Format(PyExc_ValueError,
+                            "%s: the clock's policy %s allows equal stamps, so it has no blocks; "
+                            "take() needs monotonicForceNanosecondIncrement or "
+                            "monotonicForceMicrosecondIncrement",
+                            fname, monostamp_policy_name(monostamp_clock_policy(clock)));
+    if (rc == MONOSTAMP_ERANGE)
+        return PyErr_Format(PyExc_ValueError,
+                            "%s: n=%R stamps would pass the int64 range", fname, arg);
     if (rc != MONOSTAMP_OK)
         return raise_core(st, rc, NULL, "%s", fname);
     return block_range(first, n, step);

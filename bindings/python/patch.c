@@ -278,13 +278,11 @@ static PyObject *activate(PyObject *module, PyObject *clock_obj)
     *next = (active_clock){Py_NewRef(clock_obj), clock, PyInterpreterState_Get(), bound};
 
     int conflict = install(next);
-    if (conflict >= 0) {
-        PyErr_Format(PyExc_RuntimeError,
-                     "monostamp.patch() cannot start: %s is patched by another tool "
-                     "(time-machine?); stop it first",
-                     specs[conflict].name);
-        return NULL;
-    }
+    if (conflict >= 0)
+        return PyErr_Format(PyExc_RuntimeError,
+                            "monostamp.patch() cannot start: %s is patched by another tool "
+                            "(time-machine?); stop it first",
+                            specs[conflict].name);
     Py_RETURN_NONE;
 }
 
@@ -294,10 +292,8 @@ PyDoc_STRVAR(adopt_doc, "_adopt(witness, /)\n--\n\n"
 
 static PyObject *adopt(PyObject *module, PyObject *witness)
 {
-    if (!PyCFunction_Check(witness)) {
-        ms_type_error("_adopt(): witness", "a built-in function", witness);
-        return NULL;
-    }
+    if (!PyCFunction_Check(witness))
+        return ms_type_error("_adopt(): witness", "a built-in function", witness), NULL;
     return PyLong_FromLong(adopt_originals(PyCFunction_GetFunction(witness)));
 }
 

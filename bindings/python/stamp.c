@@ -44,12 +44,10 @@ static PyObject *stamp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         int rc = ms_long_arg(offset_obj, "offset", &offset);
         if (rc < 0)
             return NULL;
-        if (rc > 0 || monostamp_offset_check(offset) != MONOSTAMP_OK) {
-            ms_raise(PyExc_ValueError,
-                     "Stamp(): offset=%R is out of range -- give seconds east of UTC within "
-                     "+-86399", offset_obj);
-            return NULL;
-        }
+        if (rc > 0 || monostamp_offset_check(offset) != MONOSTAMP_OK)
+            return ms_raise(PyExc_ValueError,
+                            "Stamp(): offset=%R is out of range -- give seconds east of UTC within "
+                            "+-86399", offset_obj);
     }
     /* A subclass by its own allocator (GC header, __dict__). */
     PyObject *self = type->tp_dealloc != ms_stamp_dealloc
@@ -141,10 +139,8 @@ static PyObject *stamp_isoformat(PyObject *op, PyObject *const *args, Py_ssize_t
     if (ms_parse_args("isoformat", args, nargs, kwnames, names, 2, 0, argv) < 0)
         return NULL;
     if (argv[0] != NULL && argv[0] != Py_None) {
-        if (argv[2] != NULL && argv[2] != Py_None) {
-            PyErr_SetString(PyExc_TypeError, "isoformat() takes digits or timespec, not both");
-            return NULL;
-        }
+        if (argv[2] != NULL && argv[2] != Py_None)
+            return PyErr_Format(PyExc_TypeError, "isoformat() takes digits or timespec, not both");
         long long v;
         int rc = ms_long_arg(argv[0], "Stamp.isoformat(): digits", &v);
         if (rc < 0)
@@ -163,10 +159,8 @@ static PyObject *stamp_isoformat(PyObject *op, PyObject *const *args, Py_ssize_t
     if (sep != NULL) {
         if (!PyUnicode_Check(sep))
             return ms_type_error("sep", "str", sep), NULL;
-        if (PyUnicode_GetLength(sep) != 1) {
-            PyErr_Format(PyExc_ValueError, "sep=%R must be one character", sep);
-            return NULL;
-        }
+        if (PyUnicode_GetLength(sep) != 1)
+            return PyErr_Format(PyExc_ValueError, "sep=%R must be one character", sep);
         if (PyUnicode_CompareWithASCIIString(sep, "T") == 0)
             sep = NULL;
     }

@@ -76,12 +76,10 @@ static int offset_of_timedelta(PyObject *td, PyObject *who, int32_t *out)
         return ms_type_error("utcoffset()", "a datetime.timedelta", td);
     if (timedelta_ns(td, "utcoffset()", &ns) < 0)
         return -1;
-    if (ns % NS_PER_S != 0 || monostamp_offset_check(ns / NS_PER_S) != MONOSTAMP_OK) {
-        PyErr_Format(PyExc_ValueError,
-                     "the UTC offset %R of %R is not whole seconds within a day, which a "
-                     "Stamp's offset must be", td, who);
-        return -1;
-    }
+    if (ns % NS_PER_S != 0 || monostamp_offset_check(ns / NS_PER_S) != MONOSTAMP_OK)
+        return PyErr_Format(PyExc_ValueError,
+                            "the UTC offset %R of %R is not whole seconds within a day, which a "
+                            "Stamp's offset must be", td, who), -1;
     *out = (int32_t)(ns / NS_PER_S);
     return 0;
 }
@@ -131,12 +129,10 @@ int ms_datetime_exec(ms_state *st)
  * must never be indexed past its ends. */
 static PyObject *timezone_of(ms_state *st, int32_t offset_s)
 {
-    if (monostamp_offset_check(offset_s) != MONOSTAMP_OK) {
-        PyErr_Format(PyExc_ValueError,
-                     "UTC offset %d s is a day or more; a datetime.timezone must be "
-                     "strictly within +-86400 s", (int)offset_s);
-        return NULL;
-    }
+    if (monostamp_offset_check(offset_s) != MONOSTAMP_OK)
+        return PyErr_Format(PyExc_ValueError,
+                            "UTC offset %d s is a day or more; a datetime.timezone must be "
+                            "strictly within +-86400 s", (int)offset_s);
     if (offset_s % 900 == 0)
         return Py_NewRef(st->tz_quarter[offset_s / 900 + MS_TZ_QUARTERS / 2]);
     PyObject *key = PyLong_FromLong(offset_s);
@@ -258,12 +254,10 @@ PyObject *ms_stamp_fromdatetime(PyObject *cls, PyObject *const *args, Py_ssize_t
 {
     int32_t offset;
     int64_t utc_ns;
-    if (nargs != 1 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0)) {
-        PyErr_Format(PyExc_TypeError,
-                     "fromdatetime() takes exactly one positional argument (%zd given)",
-                     nargs + (kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0));
-        return NULL;
-    }
+    if (nargs != 1 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0))
+        return PyErr_Format(PyExc_TypeError,
+                            "fromdatetime() takes exactly one positional argument (%zd given)",
+                            nargs + (kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0));
     PyObject *dt = args[0];
     if (!PyDateTime_Check(dt))
         return ms_type_error("dt", "a datetime.datetime", dt), NULL;
@@ -363,14 +357,10 @@ static int named_zone_offset(ms_state *st, PyObject *name, int64_t utc_ns, int32
         if (PyErr_Occurred())
             return -1;
         int rc = monostamp_zone_open(text, &zone);
-        if (rc == MONOSTAMP_ENOZONE) {
-            ms_zone_error("Stamp.astimezone()", name, text);
-            return -1;
-        }
-        if (rc != MONOSTAMP_OK) {
-            raise_core(st, rc, NULL, "zone=%R", name);
-            return -1;
-        }
+        if (rc == MONOSTAMP_ENOZONE)
+            return ms_zone_error("Stamp.astimezone()", name, text), -1;
+        if (rc != MONOSTAMP_OK)
+            return raise_core(st, rc, NULL, "zone=%R", name), -1;
         if ((capsule = PyCapsule_New(zone, ZONE_CAPSULE, zone_capsule_free)) == NULL) {
             monostamp_zone_close(zone);
             return -1;
@@ -485,12 +475,10 @@ PyObject *ms_stamp_fromtimestamp(PyObject *cls, PyObject *const *args, Py_ssize_
         return NULL;
     else
         bad = bad || monostamp_ns_from_seconds(s, 0, &utc_ns) != MONOSTAMP_OK;
-    if (bad) {
-        PyErr_Format(PyExc_ValueError,
-                     "fromtimestamp(%R): out of range: must be finite and within int64 "
-                     "nanoseconds since the epoch", t);
-        return NULL;
-    }
+    if (bad)
+        return PyErr_Format(PyExc_ValueError,
+                            "fromtimestamp(%R): out of range: must be finite and within int64 "
+                            "nanoseconds since the epoch", t);
     if (ms_zone_offset_at(st, zone, utc_ns, &offset) < 0)
         return NULL;
     return ms_stamp_of_class((PyTypeObject *)cls, utc_ns, offset);
