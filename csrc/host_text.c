@@ -1,8 +1,8 @@
 /* host_text.c: text the bindings show, written once here so that the C
  * module and the FFI module (and any host) say the same: the names of the
- * core's codes, a clock's summary, the sentences for an unknown zone and a
- * refused take or manual move, and the context of a default clock's
- * failure. */
+ * core's codes, a clock's summary, the list of an option's names, the
+ * sentences for an unknown zone and a refused take or manual move, and the
+ * context of a default clock's failure. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -70,6 +70,21 @@ int monostamp_clock_fault(const monostamp_clock *clock, const char *call, int co
         blamed = 2, written(buf, size, "%s by %lld ns would overflow the manual reading", call,
                             (long long)value);
     return blamed;
+}
+
+int monostamp_option_names(const char *field, char *buf, size_t size)
+{
+    int used = written(buf, size, "%s", "");
+    if (used < 0 || monostamp_option_name(field, 0) == NULL)
+        return used < 0 ? used : MONOSTAMP_EINVAL;
+    for (int v = 0; monostamp_option_name(field, v) != NULL; v++) {
+        int n = written(buf + used, size - (size_t)used, "%s'%s'", v > 0 ? ", " : "",
+                        monostamp_option_name(field, v));
+        if (n < 0)
+            return n;
+        used += n;
+    }
+    return used;
 }
 
 int monostamp_zone_unknown(const char *name, char *buf, size_t size)

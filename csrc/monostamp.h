@@ -810,6 +810,14 @@ MONOSTAMP_API int monostamp_clock_fault(const monostamp_clock *clock, const char
  * Thread-safe as getenv is. */
 MONOSTAMP_API int monostamp_default_context(int code, char *buf, size_t size);
 
+/* Writes the names the options field `field` takes (monostamp_option_name's,
+ * in value order), each in single quotes, joined by ", ": for "on_lead"
+ * "'wait', 'error'", the end of a binding's "must be one of ..." message.
+ * Returns the length; MONOSTAMP_ERANGE if cut short (256 bytes always fit),
+ * MONOSTAMP_EINVAL for a field without names, a NULL `buf` or a `size` of 0
+ * (then "" when `buf` can hold it).  Thread-safe. */
+MONOSTAMP_API int monostamp_option_names(const char *field, char *buf, size_t size);
+
 /* ------------------------------------------------- rules at a binding's edge */
 
 /* The name of `value` for the options field `field` ("policy": its Squeak

@@ -1,14 +1,8 @@
-/*
- * clock.c: monostamp.Clock, a core clock embedded in a Python object (it
- * never moves, so the clock is never copied).  What the clock was made
- * with is asked of the core; only the shared= argument is kept here.
- *
- * The module's functions on the default clock are these methods again
- * (ms_default_functions), with the module as self: not bound methods,
- * whose messages would name "Clock.now()" where the module's function is
- * meant.  One Clock object wraps the core's default clock; none if that
- * is unusable, and each function then raises the core's error.
- */
+/* clock.c: monostamp.Clock, a core clock embedded in a Python object (it
+ * never moves); what it was made with is asked of the core.  The module's
+ * functions on the default clock are these methods with the module as self
+ * (bound methods' messages would name "Clock.now()"); one Clock wraps the
+ * core's default clock, none if that is unusable (each function raises). */
 #include "module.h"
 
 #include <stdlib.h>
@@ -38,15 +32,10 @@ static inline PyObject *clock_self(PyObject *self)
 
 #define CALL_NAME(op, name) (CLOCK(op)->is_default ? name : "Clock." name)
 
-/* ------------------------------------------------------------ the waiter */
-
-/* A stamp that waits for its lead bound lets the GIL go around each nap
- * and runs the signal handlers after it, so that Ctrl-C ends the wait
- * (MONOSTAMP_EINTR, and raise_core raises the handler's exception).  A
- * stamp that does not wait never calls the waiter. */
-
-/* C code of the embedding application may stamp the default clock
- * without the GIL: such a thread has nothing to let go of. */
+/* A stamp waiting for its lead bound lets the GIL go around each nap and
+ * runs the signal handlers after it: Ctrl-C ends the wait (MONOSTAMP_EINTR).
+ * C code of the embedding application may stamp the default clock without
+ * the GIL: such a thread has nothing to let go of. */
 static int holding_the_gil(void)
 {
 #if PY_VERSION_HEX >= 0x030D0000
@@ -62,13 +51,11 @@ static int holding_the_gil(void)
 /* The token is the thread state let go of, or NULL if none was held. */
 static void *let_the_gil_go(void *unused)
 {
-    (void)unused;
     return holding_the_gil() ? PyEval_SaveThread() : NULL;
 }
 
 static int take_the_gil_back(void *unused, void *token)
 {
-    (void)unused;
     if (token == NULL)
         return 0;
     PyEval_RestoreThread((PyThreadState *)token);
@@ -78,19 +65,14 @@ static int take_the_gil_back(void *unused, void *token)
 
 static const monostamp_waiter waiter = {let_the_gil_go, take_the_gil_back, NULL};
 
-/* Module objects using the core's one default clock: the last clears it. */
+/* Module objects using the core's one default clock (`joins` 1, leaves
+ * -1): the first sets the waiter, the last clears it. */
 static atomic_int default_clock_users;
 
-static void waiter_on_default_clock(monostamp_clock *clock)
+static void default_clock_user(monostamp_clock *clock, int joins)
 {
-    if (atomic_fetch_add(&default_clock_users, 1) == 0)
-        (void)monostamp_clock_set_waiter(clock, &waiter);
-}
-
-static void waiter_off_default_clock(monostamp_clock *clock)
-{
-    if (atomic_fetch_sub(&default_clock_users, 1) == 1)
-        (void)monostamp_clock_set_waiter(clock, NULL);
+    if (atomic_fetch_add(&default_clock_users, joins) == (joins > 0 ? 0 : 1))
+        (void)monostamp_clock_set_waiter(clock, joins > 0 ? &waiter : NULL);
 }
 
 /* ------------------------------------------------------ Clock()'s arguments */
@@ -117,12 +99,9 @@ static int clock_args_parse(ms_state *st, PyObject *args, PyObject *kwds, clock_
                                      &ca->shared, &ca->start_ns, &ca->trust_group))
         return -1;
     /* None is "not given" for the three that default to nothing. */
-    if (ca->zone == Py_None)
-        ca->zone = NULL;
-    if (ca->shared == Py_None)
-        ca->shared = NULL;
-    if (ca->start_ns == Py_None)
-        ca->start_ns = NULL;
+    PyObject **none_ok[] = {&ca->zone, &ca->shared, &ca->start_ns};
+    for (size_t i = 0; i < 3; i++)
+        *none_ok[i] = *none_ok[i] == Py_None ? NULL : *none_ok[i];
 
     if ((ca->policy != NULL && ms_policy_arg(st, ca->policy, "Clock(): policy", &o->policy) < 0) ||
         (ca->source != NULL &&
@@ -153,20 +132,18 @@ static int clock_args_check(const clock_args *ca)
     const char *field = NULL;
     if (monostamp_options_check(&ca->options, &field) == MONOSTAMP_OK)
         return 0;
-    const struct { const char *field, *argument; PyObject *value; } args[] = {
-        {"policy", "policy", ca->policy},       {"source", "source", ca->source},
-        {"zone", "zone", ca->zone},             {"max_lead_ns", "max_lead_ns", ca->max_lead_ns},
-        {"on_lead", "on_lead", ca->on_lead},    {"shared_path", "shared", ca->shared},
-        {"start_ns", "start_ns", ca->start_ns},
+    const struct { const char *field; PyObject *value; } args[] = {
+        {"policy", ca->policy}, {"source", ca->source}, {"zone", ca->zone},
+        {"max_lead_ns", ca->max_lead_ns}, {"on_lead", ca->on_lead},
+        {"shared_path", ca->shared}, {"start_ns", ca->start_ns},
     };
     const char *rule = monostamp_options_rule(field);
     for (size_t i = 0; field != NULL && i < sizeof args / sizeof args[0]; i++) {
-        if (strcmp(args[i].field, field) == 0) {
-            PyErr_Format(PyExc_ValueError, "Clock(): %s=%R %s", args[i].argument,
-                         args[i].value != NULL ? args[i].value : Py_None,
-                         rule != NULL ? rule : "is not accepted");
-            return -1;
-        }
+        if (strcmp(args[i].field, field) == 0)
+            return PyErr_Format(PyExc_ValueError, "Clock(): %s=%R %s",
+                                strcmp(field, "shared_path") == 0 ? "shared" : field,
+                                args[i].value != NULL ? args[i].value : Py_None,
+                                rule != NULL ? rule : "is not accepted"), -1;
     }
     PyErr_Format(PyExc_ValueError, "Clock(): the options are not accepted (%s)",
                  field != NULL ? field : "no field named");
@@ -190,18 +167,14 @@ static void clock_init_error(ms_state *st, int rc, const clock_args *ca)
 PyDoc_STRVAR(clock_doc,
 "Clock(policy='monotonicForceNanosecondIncrement', *, source='realtime', zone=None, max_lead_ns=1000000000, on_lead='wait', shared=None, start_ns=None, trust_group=False)\n"
 "--\n\n"
-"A clock of its own: unique, monotonic stamps under `policy` (a Policy, its\n"
-"value or its member name) from `source` ('realtime', 'realtime_coarse' or\n"
-"'manual'), with offsets from `zone` (None: the local zone; 'UTC', an IANA\n"
-"name or a POSIX TZ string, a zoneinfo.ZoneInfo or datetime.timezone.utc).\n"
-"max_lead_ns bounds how far stamps may run ahead of the source (default\n"
-"1 s; 0: no bound); on_lead says what then happens: 'wait' for the source (at most\n"
-"max_lead_ns + 0.1 s, Ctrl-C ends it), or 'error' (LeadError).  shared\n"
-"names a state file that joins every process using it into one sequence;\n"
-"it must be yours alone (PermissionError otherwise), or with\n"
-"trust_group=True a file of one of your groups (mode 0660).  start_ns is\n"
-"the manual source's first reading: int ns since the epoch, an aware\n"
-"datetime or a Stamp.  Thread-safe.");
+"A clock of its own: unique, monotonic stamps under `policy` from `source`\n"
+"('realtime', 'realtime_coarse', 'manual'), offsets from `zone` (None:\n"
+"local; 'UTC', an IANA or POSIX TZ name, a ZoneInfo or timezone.utc).\n"
+"Stamps lead the source by at most max_lead_ns (0: no bound), then\n"
+"on_lead 'wait's or raises LeadError ('error').  shared: a state file\n"
+"joining every process on it into one sequence (yours alone, or with\n"
+"trust_group=True one of your groups').  start_ns: the manual source's\n"
+"first reading.  Thread-safe; see docs/python.md.");
 
 static PyObject *clock_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
@@ -226,10 +199,8 @@ static PyObject *clock_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         goto done;
     }
     self->core = &self->clock;
-    self->shared = ca.shared != NULL ? ca.shared : Py_None;
-    Py_INCREF(self->shared);
-    self->stamp_type = st->stamp_type;
-    Py_INCREF(self->stamp_type);
+    self->shared = Py_NewRef(ca.shared != NULL ? ca.shared : Py_None);
+    self->stamp_type = (PyTypeObject *)Py_NewRef(st->stamp_type);
     (void)monostamp_clock_set_waiter(&self->clock, &waiter);
 done:
     Py_XDECREF(ca.shared_bytes);
@@ -258,11 +229,10 @@ static void clock_dealloc(PyObject *op)
     PyTypeObject *type = Py_TYPE(op);
     PyObject_GC_UnTrack(op);
     if (CLOCK(op)->is_default)
-        waiter_off_default_clock(CLOCK(op)->core);
+        default_clock_user(CLOCK(op)->core, -1);
     else
         monostamp_clock_destroy(&CLOCK(op)->clock);
-    Py_CLEAR(CLOCK(op)->shared);
-    Py_CLEAR(CLOCK(op)->stamp_type);
+    clock_clear(op);
     PyObject_GC_Del(op);
     Py_DECREF(type);
 }
@@ -275,39 +245,37 @@ static PyObject *clock_error(PyObject *op, int rc, const char *call)
     if (rc == MONOSTAMP_ELEAD)
         return raise_core(st, rc, NULL, "%s with max_lead_ns=%lld", call,
                           (long long)monostamp_clock_max_lead_ns(CLOCK(op)->core));
-    if (rc == MONOSTAMP_ERANGE && shared != NULL && shared != Py_None)
-        return raise_core(st, rc, shared,
-                          "%s: the next stamp would pass the largest int64 nanosecond (shared=%R)",
-                          call, shared);
+    int named = shared != NULL && shared != Py_None;
     if (rc == MONOSTAMP_ERANGE)
-        return raise_core(st, rc, NULL,
-                          "%s: the next stamp would pass the largest int64 nanosecond", call);
+        return raise_core(st, rc, named ? shared : NULL,
+                          named ? "%s: the next stamp would pass the largest int64 nanosecond "
+                                  "(shared=%R)"
+                                : "%s: the next stamp would pass the largest int64 nanosecond",
+                          call, shared);
     return raise_core(st, rc, NULL, "%s", call);
 }
 
-PyDoc_STRVAR(clock_now_doc,
-"now($self, /)\n--\n\n"
-"The clock's next Stamp.  LeadError under on_lead='error' (and on manual\n"
-"clocks) when the stamp would lead the source by more than max_lead_ns.");
+/* The module's functions on the default clock share these docs. */
+PyDoc_STRVAR(clock_now_doc, "now($self, /)\n--\n\n"
+"The clock's next Stamp (LeadError: see on_lead); monostamp.now(): the\n"
+"default clock's, one sequence with fork()ed children and MONOSTAMP_SHARED.");
 
 static PyObject *clock_now(PyObject *op, PyObject *unused)
 {
     monostamp_stamp stamp;
-    (void)unused;
     int rc = monostamp_now(CLOCK(op)->core, &stamp);
     if (rc != MONOSTAMP_OK)
         return clock_error(op, rc, "now()");
     return ms_stamp_new(CLOCK(op)->stamp_type, stamp.utc_ns, stamp.offset_s);
 }
 
-PyDoc_STRVAR(clock_time_ns_doc,
-"time_ns($self, /)\n--\n\n"
-"The clock's next stamp's instant alone, int ns: one sequence with now().");
+PyDoc_STRVAR(clock_time_ns_doc, "time_ns($self, /)\n--\n\n"
+"The clock's next stamp as int ns, like time.time_ns() but unique (one\n"
+"sequence with now()).");
 
 static PyObject *clock_time_ns(PyObject *op, PyObject *unused)
 {
     int64_t ns;
-    (void)unused;
     int rc = monostamp_time_ns(CLOCK(op)->core, &ns);
     if (rc != MONOSTAMP_OK)
         return clock_error(op, rc, "time_ns()");
@@ -323,17 +291,14 @@ int ms_clock_core(PyObject *obj, monostamp_clock **out)
     return 1;
 }
 
-PyDoc_STRVAR(clock_time_doc,
-"time($self, /)\n--\n\n"
-"The clock's next stamp as float seconds since the epoch, like\n"
-"time.time(): drawn at whole-µs grain (monostamp_time_us), so unique\n"
-"under the forcing policies, one sequence with now().");
+PyDoc_STRVAR(clock_time_doc, "time($self, /)\n--\n\n"
+"The clock's next stamp as float seconds, like time.time(): drawn at\n"
+"whole-µs grain, unique (one sequence with now() and time_ns()).");
 
 static PyObject *clock_time(PyObject *self, PyObject *unused)
 {
     PyObject *op = clock_self(self);
     int64_t ns;
-    (void)unused;
     if (op == NULL)
         return NULL;
     int rc = monostamp_time_us(CLOCK(op)->core, &ns);
@@ -343,11 +308,9 @@ static PyObject *clock_time(PyObject *self, PyObject *unused)
     return PyFloat_FromDouble((double)ns / 1e9);
 }
 
-PyDoc_STRVAR(clock_now_datetime_doc,
-"now_datetime($self, /, tz=None)\n--\n\n"
-"The clock's next stamp as an aware datetime.datetime at the stamp's own\n"
-"offset, or converted to tz (a tzinfo): drawn at whole-µs grain\n"
-"(monostamp_now_us), so unique under the forcing policies.");
+PyDoc_STRVAR(clock_now_datetime_doc, "now_datetime($self, /, tz=None)\n--\n\n"
+"The clock's next stamp as an aware datetime at its offset (the default\n"
+"clock's: local), or converted to tz; whole-µs grain, unique.");
 
 static PyObject *clock_now_datetime(PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                                   PyObject *kwnames)
@@ -369,23 +332,23 @@ static PyObject *clock_now_datetime(PyObject *self, PyObject *const *args, Py_ss
     return converted;
 }
 
-PyDoc_STRVAR(clock_uuid7_doc,
-"uuid7($self, /)\n--\n\n"
-"A uuid.UUID of version 7 made from this clock's next stamp (see\n"
-"monostamp.uuid7).");
+PyDoc_STRVAR(clock_uuid7_doc, "uuid7($self, /)\n--\n\n"
+"A version 7 uuid.UUID of the clock's next stamp: increasing wherever the\n"
+"stamps are; uuid7_ns() gives the stamp back (docs/ids.md).");
 
 static PyObject *clock_uuid7(PyObject *self, PyObject *unused)
 {
     PyObject *op = clock_self(self);
-    (void)unused;
     if (op == NULL)
         return NULL;
     return ms_draw_uuid7(STATE_OF(op), CLOCK(op)->core, CALL_NAME(op, "uuid7()"));
 }
 
-PyDoc_STRVAR(clock_take_doc,
-"take($self, n, /)\n--\n\n"
-"Reserves n consecutive stamps of this clock (see monostamp.take).");
+PyDoc_STRVAR(clock_take_doc, "take($self, n, /)\n--\n\n"
+"Reserves n consecutive stamps of the clock in one atomic step, as\n"
+"range(first, stop, step) (step 1 ns, or 1000 under the µs policy): no\n"
+"other stamp falls among them.  ValueError under a policy allowing equal\n"
+"stamps; LeadError for a block longer than max_lead_ns.");
 
 static PyObject *clock_take(PyObject *self, PyObject *arg)
 {
@@ -443,41 +406,30 @@ static int manual_step_back(monostamp_clock *clock, int64_t ns)
 #define MANUAL(fn, name, op) \
     static PyObject *fn(PyObject *self, PyObject *arg) { return clock_manual(self, arg, name, op); }
 
-PyDoc_STRVAR(clock_set_doc,
-"set($self, ns, /)\n--\n\n"
-"Manual clocks: sets the source's reading to ns: int ns since the epoch\n"
-"(small ints are fine: set(5) is 5 ns after 1970), an aware datetime or a\n"
-"Stamp.  Seconds are no int here: write datetime(2023, 11, 14,\n"
-"tzinfo=timezone.utc), not 1700000000.\n"
-"Stamps still follow the policy: setting it back does not make them go\n"
-"back unless the policy is acceptPlatformTime.");
+PyDoc_STRVAR(clock_set_doc, "set($self, ns, /)\n--\n\n"
+"Manual clocks: sets the source's reading to ns (int ns since the epoch,\n"
+"not seconds; an aware datetime or a Stamp).  Stamps still follow the\n"
+"policy: only acceptPlatformTime goes back with it.");
 
 MANUAL(clock_set, "set", monostamp_manual_set)
 
-PyDoc_STRVAR(clock_advance_doc,
-"advance($self, ns, /)\n--\n\n"
+PyDoc_STRVAR(clock_advance_doc, "advance($self, ns, /)\n--\n\n"
 "Manual clocks: moves the source's reading by ns (negative steps back).");
 
 MANUAL(clock_advance, "advance", monostamp_manual_advance)
 
-PyDoc_STRVAR(clock_step_back_doc,
-"step_back($self, ns, /)\n--\n\n"
-"Manual clocks: moves the source's reading back by ns >= 0, as a wall\n"
-"clock set back (advance(-ns), said the way a test means it).");
+PyDoc_STRVAR(clock_step_back_doc, "step_back($self, ns, /)\n--\n\n"
+"Manual clocks: moves the source's reading back by ns >= 0 (advance(-ns)).");
 
 MANUAL(clock_step_back, "step_back", manual_step_back)
 
-PyDoc_STRVAR(clock_stats_doc,
-"stats($self, /)\n--\n\n"
-"The core's counters, cumulative since the clock began, as a dict:\n"
-"readings, backward_steps, largest_backward_ns, duplicates,\n"
-"forced_increments, lead_ns, max_lead_ns, lead_waits, lead_errors.");
+PyDoc_STRVAR(clock_stats_doc, "stats($self, /)\n--\n\n"
+"The core's counters since the clock began, as a dict.");
 
 static PyObject *clock_stats(PyObject *op, PyObject *unused)
 {
     typedef unsigned long long ull;
     monostamp_stats s;
-    (void)unused;
     monostamp_clock_stats(CLOCK(op)->core, &s);
     return Py_BuildValue("{s:K,s:K,s:L,s:K,s:K,s:L,s:L,s:K,s:K}", "readings", (ull)s.readings,
                          "backward_steps", (ull)s.backward_steps, "largest_backward_ns",
@@ -509,7 +461,6 @@ static PyObject *clock_repr(PyObject *op)
 /* Getters have no defining class, but Clock's type is the module's own. */
 static PyObject *clock_get_policy(PyObject *op, void *closure)
 {
-    (void)closure;
     return ms_policy_object(STATE_OF(op), monostamp_clock_policy(CLOCK(op)->core));
 }
 
@@ -517,11 +468,8 @@ static int clock_set_policy(PyObject *op, PyObject *value, void *closure)
 {
     ms_state *st = STATE_OF(op);
     int policy;
-    (void)closure;
-    if (value == NULL) {
-        PyErr_SetString(PyExc_AttributeError, "cannot delete a clock's policy");
-        return -1;
-    }
+    if (value == NULL)
+        return PyErr_Format(PyExc_AttributeError, "cannot delete a clock's policy"), -1;
     if (ms_policy_arg(st, value, CLOCK(op)->is_default ? "set_policy(): policy" : "Clock.policy",
                       &policy) < 0)
         return -1;
@@ -596,7 +544,6 @@ static PyType_Slot clock_slots[] = {
 PyType_Spec ms_clock_spec = {
     .name = "monostamp.Clock",
     .basicsize = sizeof(ClockObject),
-    .itemsize = 0,
     .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_IMMUTABLETYPE,
     .slots = clock_slots,
 };
@@ -625,7 +572,7 @@ int ms_clock_default_new(ms_state *st, PyObject **out)
     self->core = core;
     self->is_default = 1;
     self->stamp_type = (PyTypeObject *)Py_NewRef(st->stamp_type);
-    waiter_on_default_clock(core);
+    default_clock_user(core, 1);
     *out = (PyObject *)self;
     return 0;
 }
@@ -635,12 +582,8 @@ int ms_clock_default_new(ms_state *st, PyObject **out)
 PyObject *ms_default_clock_error(ms_state *st)
 {
     monostamp_clock *clock;
+    /* The core promises its error on every call once it has one. */
     int rc = monostamp_default_clock(&clock);
-    if (rc == MONOSTAMP_OK) {
-        /* The core promises its error on every call once it has one. */
-        PyErr_SetString(PyExc_SystemError, "monostamp: the default clock became usable");
-        return NULL;
-    }
     PyObject *path = shared_env();
     if (path != NULL)
         raise_core(st, rc, path != Py_None ? path : NULL,
@@ -649,12 +592,9 @@ PyObject *ms_default_clock_error(ms_state *st)
     return NULL;
 }
 
-PyDoc_STRVAR(share_default_doc,
-"_share_default(path, /)\n--\n\n"
-"Moves the default clock onto the state file at path (created if absent),\n"
-"as MONOSTAMP_SHARED would have at import: for the pytest plugin, which\n"
-"makes the file after monostamp is imported.  Call it while no other\n"
-"thread takes default stamps.");
+PyDoc_STRVAR(share_default_doc, "_share_default(path, /)\n--\n\n"
+"Moves the default clock onto the state file at path, as MONOSTAMP_SHARED\n"
+"at import would (the pytest plugin's); no other thread may stamp meanwhile.");
 
 static PyObject *share_default(PyObject *module, PyObject *arg)
 {
@@ -672,27 +612,17 @@ static PyObject *share_default(PyObject *module, PyObject *arg)
     Py_RETURN_NONE;
 }
 
-/* now() and time_ns(), the hottest: tail calls, so that Clock.now()
- * itself never asks whether its self is the module. */
-static PyObject *default_now(PyObject *module, PyObject *unused)
-{
-    PyObject *op = clock_self(module);
-    return op != NULL ? clock_now(op, unused) : NULL;
-}
-
-static PyObject *default_time_ns(PyObject *module, PyObject *unused)
-{
-    PyObject *op = clock_self(module);
-    return op != NULL ? clock_time_ns(op, unused) : NULL;
-}
-
-/* get_policy() and set_policy(): the module's spelling of the property. */
-static PyObject *default_get_policy(PyObject *module, PyObject *unused)
-{
-    PyObject *op = clock_self(module);
-    (void)unused;
-    return op != NULL ? clock_get_policy(op, NULL) : NULL;
-}
+/* now() and time_ns(), the hottest, are tail calls: Clock.now() itself
+ * never asks whether its self is the module; get_policy() is the property. */
+#define ON_DEFAULT(name, call)                                      \
+    static PyObject *name(PyObject *module, PyObject *unused)       \
+    {                                                               \
+        PyObject *op = clock_self(module);                          \
+        return op != NULL ? call : NULL;                            \
+    }
+ON_DEFAULT(default_now, clock_now(op, unused))
+ON_DEFAULT(default_time_ns, clock_time_ns(op, unused))
+ON_DEFAULT(default_get_policy, clock_get_policy(op, NULL))
 
 static PyObject *default_set_policy(PyObject *module, PyObject *policy)
 {
@@ -707,64 +637,20 @@ static PyObject *default_set_policy(PyObject *module, PyObject *policy)
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(now_doc,
-"now()\n--\n\n"
-"The next Stamp from the process's default clock: realtime source, local\n"
-"zone, the policy set_policy() chose; shared with fork()ed children, and\n"
-"with every process whose MONOSTAMP_SHARED names the same file.");
-
-PyDoc_STRVAR(time_ns_doc,
-"time_ns()\n--\n\n"
-"The default clock's next stamp, int ns since the epoch only: like\n"
-"time.time_ns(), but unique and monotonic under the default policy.");
-
-PyDoc_STRVAR(time_doc,
-"time()\n--\n\n"
-"The default clock's next stamp as float seconds, like time.time(), but\n"
-"drawn at whole-µs grain so that every value is unique (one sequence\n"
-"with now() and time_ns()).");
-
-PyDoc_STRVAR(now_datetime_doc,
-"now_datetime(tz=None)\n--\n\n"
-"The default clock's next stamp as an aware datetime.datetime at the\n"
-"local offset, or converted to tz: drawn at whole-µs grain, so unique.");
-
-PyDoc_STRVAR(uuid7_doc,
-"uuid7()\n--\n\n"
-"A uuid.UUID of version 7 made from the default clock's next stamp:\n"
-"48-bit Unix ms, the sub-ms part as a 20-bit fraction (12 bits in\n"
-"RFC 9562's method-3 place, 8 after the variant), 54 random bits.\n"
-"Increasing wherever the stamps are (threads, fork, processes on one\n"
-"MONOSTAMP_SHARED file); uuid7_ns() gives the stamp back.");
-
-PyDoc_STRVAR(take_doc,
-"take(n, /)\n--\n\n"
-"Reserves n consecutive stamps of the default clock with one atomic\n"
-"step and returns them as range(first, stop, step): step 1 ns, or\n"
-"1000 under MONOTONIC_FORCE_MICROSECOND_INCREMENT.  No other stamp of\n"
-"the clock (in any thread or process sharing it) falls among them.\n"
-"ValueError for n < 1, a block past int64, or a policy that allows\n"
-"equal stamps; LeadError for a block longer than max_lead_ns (the\n"
-"clock is then unchanged).");
-
-PyDoc_STRVAR(get_policy_doc,
-"get_policy()\n--\n\n"
+PyDoc_STRVAR(get_policy_doc, "get_policy()\n--\n\n"
 "The default clock's Policy (Squeak's `Time clockPolicy`).");
 
-PyDoc_STRVAR(set_policy_doc,
-"set_policy(policy, /)\n--\n\n"
-"Sets this process's default clock's Policy (a Policy or its name) for\n"
-"its next stamp.  The policy is the process's own: other processes\n"
-"sharing the clock's state (fork() children after the call excepted,\n"
-"which inherit it) keep theirs.");
+PyDoc_STRVAR(set_policy_doc, "set_policy(policy, /)\n--\n\n"
+"Sets the default clock's Policy (a Policy or its name) for this process\n"
+"and the children it forks later: other processes sharing it keep theirs.");
 
 PyMethodDef ms_default_functions[] = {
-    {"now", default_now, METH_NOARGS, now_doc},
-    {"time_ns", default_time_ns, METH_NOARGS, time_ns_doc},
-    {"time", clock_time, METH_NOARGS, time_doc},
-    {"now_datetime", FASTCALL_KW(clock_now_datetime), now_datetime_doc},
-    {"uuid7", clock_uuid7, METH_NOARGS, uuid7_doc},
-    {"take", clock_take, METH_O, take_doc},
+    {"now", default_now, METH_NOARGS, clock_now_doc},
+    {"time_ns", default_time_ns, METH_NOARGS, clock_time_ns_doc},
+    {"time", clock_time, METH_NOARGS, clock_time_doc},
+    {"now_datetime", FASTCALL_KW(clock_now_datetime), clock_now_datetime_doc},
+    {"uuid7", clock_uuid7, METH_NOARGS, clock_uuid7_doc},
+    {"take", clock_take, METH_O, clock_take_doc},
     {"get_policy", default_get_policy, METH_NOARGS, get_policy_doc},
     {"set_policy", default_set_policy, METH_O, set_policy_doc},
     {"_share_default", share_default, METH_O, share_default_doc},

@@ -2,40 +2,40 @@
  * the core, and the names a message lists, the core decides. */
 #include "module.h"
 
-#include <stdio.h>
 #include <string.h>
 
 const char *ms_utf8_arg(PyObject *obj, const char *what, int no_nul, Py_ssize_t *len)
 {
-    if (!PyUnicode_Check(obj)) {
-        ms_type_error(what, "str", obj);
-        return NULL;
-    }
+    if (!PyUnicode_Check(obj))
+        return ms_type_error(what, "str", obj), NULL;
     /* The bytes are cached in the str and live as long as it does. */
     const char *text = PyUnicode_AsUTF8AndSize(obj, len);
     if (text == NULL)
         return NULL;
-    if (no_nul && strlen(text) != (size_t)*len) {
-        PyErr_Format(PyExc_ValueError, "%s=%R contains a NUL character", what, obj);
-        return NULL;
-    }
+    if (no_nul && strlen(text) != (size_t)*len)
+        return PyErr_Format(PyExc_ValueError, "%s=%R contains a NUL character", what, obj), NULL;
     return text;
 }
 
 /* bool is an int subclass, but True as a count of ns or seconds is a bug
  * (sleep(True) slept a second): refused as take(True) is. */
-int ms_int64_arg(PyObject *obj, const char *what, int64_t *out)
+int ms_long_arg(PyObject *obj, const char *what, long long *out)
 {
     if (!PyLong_Check(obj) || PyBool_Check(obj))
         return ms_type_error(what, "int", obj);
     int overflow;
-    long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
-    if (v == -1 && PyErr_Occurred())
-        return -1;
-    if (overflow) {
+    *out = PyLong_AsLongLongAndOverflow(obj, &overflow);
+    return *out == -1 && PyErr_Occurred() ? -1 : overflow != 0;
+}
+
+int ms_int64_arg(PyObject *obj, const char *what, int64_t *out)
+{
+    long long v;
+    int rc = ms_long_arg(obj, what, &v);
+    if (rc > 0)
         PyErr_Format(PyExc_ValueError, "%s=%R is out of range for int64 nanoseconds", what, obj);
+    if (rc != 0)
         return -1;
-    }
     *out = (int64_t)v;
     return 0;
 }
@@ -52,26 +52,16 @@ int ms_seconds_arg(PyObject *obj, const char *what, int64_t *out)
         return -1;
     else
         rc = monostamp_ns_from_seconds(s, 0, out);
-    if (rc != MONOSTAMP_OK) {
-        PyErr_Format(PyExc_ValueError, "%s=%R is out of range", what, obj);
-        return -1;
-    }
+    if (rc != MONOSTAMP_OK)
+        return PyErr_Format(PyExc_ValueError, "%s=%R is out of range", what, obj), -1;
     return 0;
 }
 
-/* Raises ValueError "<what>=<obj> must be one of 'a', 'b', ...", listing
- * the core's names for `field`. */
+/* Raises ValueError "<what>=<obj> must be one of 'a', 'b', ...". */
 static int unknown_name(const char *what, PyObject *obj, const char *field)
 {
-    char names[256] = "";
-    size_t used = 0;
-    for (int i = 0; monostamp_option_name(field, i) != NULL; i++) {
-        int n = snprintf(names + used, sizeof names - used, "%s'%s'", i > 0 ? ", " : "",
-                         monostamp_option_name(field, i));
-        if (n < 0 || (size_t)n >= sizeof names - used)
-            break; /* cannot happen with the core's short names; keep what fits */
-        used += (size_t)n;
-    }
+    char names[256];
+    (void)monostamp_option_names(field, names, sizeof names); /* fits */
     PyErr_Format(PyExc_ValueError, "%s=%R must be one of %s", what, obj, names);
     return -1;
 }
@@ -130,10 +120,8 @@ int ms_path_arg(PyObject *obj, const char *what, PyObject **out_bytes)
 
 PyObject *ms_policy_object(ms_state *st, int policy)
 {
-    if (policy < 0 || policy >= MS_POLICY_COUNT) {
-        PyErr_Format(PyExc_SystemError, "monostamp: policy %d out of range", policy);
-        return NULL;
-    }
+    if (policy < 0 || policy >= MS_POLICY_COUNT)
+        return PyErr_Format(PyExc_SystemError, "monostamp: policy %d out of range", policy);
     if (ms_policy_ready(st) < 0)
         return NULL;
     Py_INCREF(st->policies[policy]);
@@ -177,11 +165,9 @@ int ms_parse_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
         out[i] = args[nargs + k];
     }
     for (Py_ssize_t i = 0; i < required; i++) {
-        if (out[i] == NULL) {
-            PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos %zd)",
-                         fname, names[i], i + 1);
-            return -1;
-        }
+        if (out[i] == NULL)
+            return PyErr_Format(PyExc_TypeError, "%s() missing required argument '%s' (pos %zd)",
+                                fname, names[i], i + 1), -1;
     }
     return 0;
 }

@@ -1,8 +1,6 @@
-/*
- * errors.c: the one mapping from the core's error codes to exceptions.
+/* errors.c: the one mapping from the core's error codes to exceptions.
  * The core carries an OS failure's errno inside the code, so nothing here
- * reads the global errno, which any Python call could have changed.
- */
+ * reads the global errno, which any Python call could have changed. */
 #include "module.h"
 
 #include <errno.h>
@@ -75,20 +73,17 @@ PyObject *raise_core(ms_state *st, int code, PyObject *filename, const char *fmt
     } else if (code == MONOSTAMP_EEXIST) {
         raise_os_error(EEXIST, 0, message, filename);
     } else {
-        /* The arguments' fault, ValueError; else the clock's or the machine's. */
-        static const int value_errors[] = {
-            MONOSTAMP_EINVAL,   MONOSTAMP_ERANGE, MONOSTAMP_ENOTSUP, MONOSTAMP_EFOREIGN,
-            MONOSTAMP_EVERSION, MONOSTAMP_ENOZONE, MONOSTAMP_ESYNTAX, MONOSTAMP_EPOLICY,
-            MONOSTAMP_ENOTV7,
-        };
-        /* LeadError is a RuntimeError, which stands in without state; a
-         * code newer than this binding is RuntimeError too. */
-        PyObject *type = code == MONOSTAMP_ENOMEM ? PyExc_MemoryError : PyExc_RuntimeError;
+        /* The arguments' fault, ValueError, but for the clock's (LeadError,
+         * a RuntimeError, which stands in without state), the machine's
+         * (memory, a signal) and a code the core does not name. */
+        PyObject *type = PyExc_ValueError;
         if (code == MONOSTAMP_ELEAD && st != NULL)
             type = st->lead_error;
-        for (size_t i = 0; i < sizeof value_errors / sizeof value_errors[0]; i++)
-            if (code == value_errors[i])
-                type = PyExc_ValueError;
+        else if (code == MONOSTAMP_ENOMEM)
+            type = PyExc_MemoryError;
+        else if (code == MONOSTAMP_ELEAD || code == MONOSTAMP_EINTR ||
+                 monostamp_error_name(code) == NULL)
+            type = PyExc_RuntimeError;
         PyErr_SetObject(type, message);
     }
     Py_DECREF(message);
@@ -129,14 +124,14 @@ PyObject *ms_raise(PyObject *type, const char *fmt, ...)
 PyObject *ms_zone_error(const char *call, PyObject *zone, const char *name)
 {
     char near[MONOSTAMP_ZONE_NAME_MAX + 1];
-    if (name != NULL && monostamp_zone_suggest(name, near, sizeof near) == MONOSTAMP_OK)
-        return ms_raise(PyExc_ValueError,
-                        "%s: zone=%R is not a zone this machine knows -- did you mean '%s'?",
-                        call, zone, near);
+    int has_near = name != NULL && monostamp_zone_suggest(name, near, sizeof near) == MONOSTAMP_OK;
     return ms_raise(PyExc_ValueError,
-                    "%s: zone=%R is not a zone this machine knows -- give 'UTC', an IANA name "
-                    "such as 'Europe/Berlin' (from TZDIR, else the system's database) or a "
-                    "POSIX TZ string such as 'CET-1CEST,M3.5.0,M10.5.0/3'", call, zone);
+                    has_near ? "%s: zone=%R is not a zone this machine knows -- did you mean '%s'?"
+                             : "%s: zone=%R is not a zone this machine knows -- give 'UTC', an "
+                               "IANA name such as 'Europe/Berlin' (from TZDIR, else the "
+                               "system's database) or a POSIX TZ string such as "
+                               "'CET-1CEST,M3.5.0,M10.5.0/3'",
+                    call, zone, near);
 }
 
 int ms_state_file_hint(const char *what, int code, PyObject *path, const char *path_bytes)

@@ -1,10 +1,7 @@
-/*
- * ids.c: UUIDv7 ids as uuid.UUID objects and back, blocks of stamps as
- * ranges; the core makes the ids and the blocks.  A UUID is built without
- * UUID.__init__ (which parses in Python, slowly): allocated by the class
- * and its slots `int` and `is_safe` set through object.__setattr__, as
- * CPython 3.14's UUID._from_int does.
- */
+/* ids.c: UUIDv7 ids as uuid.UUID objects and back, blocks of stamps as
+ * ranges; the core makes both.  A UUID is built without UUID.__init__ (slow
+ * Python): allocated, its slots `int` and `is_safe` set through
+ * object.__setattr__, as CPython 3.14's UUID._from_int does. */
 #include "module.h"
 
 #include <stdio.h>
@@ -131,12 +128,9 @@ PyObject *ms_draw_uuid7(ms_state *st, monostamp_clock *clock, const char *call)
     return uuid_object(st, id);
 }
 
-const char ms_uuid7_ns_doc[] =
-    "uuid7_ns(u, /)\n--\n\n"
-    "The stamp (int ns since the epoch) a UUIDv7 from uuid7() was made of.\n"
-    "u is a uuid.UUID or its text in canonical 8-4-4-4-12 form.\n"
-    "ValueError for malformed text, another version or variant, or\n"
-    "fraction bits that no nanosecond gives (another generator's id).";
+const char ms_uuid7_ns_doc[] = "uuid7_ns(u, /)\n--\n\n"
+    "The stamp (int ns) a UUIDv7 of uuid7() was made of; u is a uuid.UUID or\n"
+    "its canonical text.  ValueError for another generator's id.";
 
 PyObject *ms_uuid7_ns(PyObject *module, PyObject *arg)
 {
@@ -147,11 +141,9 @@ PyObject *ms_uuid7_ns(PyObject *module, PyObject *arg)
         const char *text = PyUnicode_AsUTF8AndSize(arg, &len);
         if (text == NULL)
             return NULL;
-        if (monostamp_uuid_parse(text, (size_t)len, id) != MONOSTAMP_OK) {
-            PyErr_Format(PyExc_ValueError,
-                         "uuid7_ns(): %R is not a UUID in canonical 8-4-4-4-12 form", arg);
-            return NULL;
-        }
+        if (monostamp_uuid_parse(text, (size_t)len, id) != MONOSTAMP_OK)
+            return PyErr_Format(PyExc_ValueError,
+                                "uuid7_ns(): %R is not a UUID in canonical 8-4-4-4-12 form", arg);
     } else {
         ms_uuid_refs *refs = uuid_refs(st);
         if (refs == NULL)
@@ -159,23 +151,18 @@ PyObject *ms_uuid7_ns(PyObject *module, PyObject *arg)
         int is_uuid = PyObject_IsInstance(arg, (PyObject *)refs->uuid_type);
         if (is_uuid < 0)
             return NULL;
-        if (!is_uuid) {
-            ms_type_error("uuid7_ns() argument", "uuid.UUID or str", arg);
-            return NULL;
-        }
+        if (!is_uuid)
+            return ms_type_error("uuid7_ns() argument", "uuid.UUID or str", arg), NULL;
         PyObject *bytes = PyObject_GetAttrString(arg, "bytes");
-        if (bytes == NULL)
-            return NULL;
         char *data;
-        Py_ssize_t size;
-        if (PyBytes_AsStringAndSize(bytes, &data, &size) < 0 || size != 16) {
-            if (!PyErr_Occurred())
-                PyErr_Format(PyExc_ValueError, "uuid7_ns(): %R has %zd bytes, not 16", arg, size);
-            Py_DECREF(bytes);
+        Py_ssize_t size = 0;
+        if (bytes != NULL && PyBytes_AsStringAndSize(bytes, &data, &size) == 0 && size == 16)
+            memcpy(id, data, 16);
+        else if (!PyErr_Occurred())
+            PyErr_Format(PyExc_ValueError, "uuid7_ns(): %R has %zd bytes, not 16", arg, size);
+        Py_XDECREF(bytes);
+        if (size != 16)
             return NULL;
-        }
-        memcpy(id, data, 16);
-        Py_DECREF(bytes);
     }
     int64_t ns;
     int rc = monostamp_uuid7_ns(id, &ns);
@@ -213,15 +200,12 @@ static int count_arg(PyObject *arg, const char *fname, int64_t *out)
 /* range(first, first + n * step, step); the stop may pass int64. */
 static PyObject *block_range(int64_t first, int64_t n, int64_t step)
 {
-    PyObject *start = PyLong_FromLongLong(first);
     PyObject *step_obj = PyLong_FromLongLong(step);
     PyObject *last = PyLong_FromLongLong(first + (n - 1) * step);
     PyObject *stop = last != NULL && step_obj != NULL ? PyNumber_Add(last, step_obj) : NULL;
-    PyObject *result = NULL;
-    if (start != NULL && stop != NULL)
-        result = PyObject_CallFunctionObjArgs((PyObject *)&PyRange_Type, start, stop, step_obj,
-                                              NULL);
-    Py_XDECREF(start);
+    PyObject *result = stop != NULL ? PyObject_CallFunction((PyObject *)&PyRange_Type, "LOO",
+                                                            (long long)first, stop, step_obj)
+                                    : NULL;
     Py_XDECREF(step_obj);
     Py_XDECREF(last);
     Py_XDECREF(stop);
@@ -234,19 +218,15 @@ PyObject *ms_draw_take(ms_state *st, monostamp_clock *clock, PyObject *arg, cons
     if (count_arg(arg, fname, &n) < 0)
         return NULL;
     int rc = monostamp_clock_take(clock, n, &first, &step);
-    if (rc == MONOSTAMP_EPOLICY) {
-        PyErr_Format(PyExc_ValueError,
-                     "%s: the clock's policy %s allows equal stamps, so it has no blocks; "
-                     "take() needs monotonicForceNanosecondIncrement or "
-                     "monotonicForceMicrosecondIncrement",
-                     fname, monostamp_policy_name(monostamp_clock_policy(clock)));
-        return NULL;
-    }
-    if (rc == MONOSTAMP_ERANGE) {
-        PyErr_Format(PyExc_ValueError,
-                     "%s: n=%R stamps would pass the int64 range", fname, arg);
-        return NULL;
-    }
+    if (rc == MONOSTAMP_EPOLICY)
+        return PyErr_Format(PyExc_ValueError,
+                            "%s: the clock's policy %s allows equal stamps, so it has no blocks; "
+                            "take() needs monotonicForceNanosecondIncrement or "
+                            "monotonicForceMicrosecondIncrement",
+                            fname, monostamp_policy_name(monostamp_clock_policy(clock)));
+    if (rc == MONOSTAMP_ERANGE)
+        return PyErr_Format(PyExc_ValueError,
+                            "%s: n=%R stamps would pass the int64 range", fname, arg);
     if (rc != MONOSTAMP_OK)
         return raise_core(st, rc, NULL, "%s", fname);
     return block_range(first, n, step);

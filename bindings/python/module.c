@@ -1,9 +1,6 @@
-/*
- * module.c: the _monostamp module (multi-phase init, module state, heap
- * types): its own functions, the exec slot and the definition.  The
- * package re-exports these objects as they are: now() is one C call into
- * the core and one allocation.
- */
+/* module.c: the _monostamp module (multi-phase init, module state, heap
+ * types): its own functions, the exec slot and the definition.  The package
+ * re-exports its objects as they are: now() is one C call and one object. */
 #include "module.h"
 #include "patch.h"
 
@@ -11,11 +8,8 @@
 
 #define STATE(module) ((ms_state *)PyModule_GetState(module))
 
-PyDoc_STRVAR(clock_info_doc,
-"clock_info(source, /)\n--\n\n"
-"Facts about a source as a dict: name, implementation, resolution (float\n"
-"s), resolution_ns, adjustable, monotonic.  monostamp.clock_info wraps it\n"
-"in a namespace, like time.get_clock_info().");
+PyDoc_STRVAR(clock_info_doc, "clock_info(source, /)\n--\n\n"
+"Facts about a source as a dict (monostamp.clock_info's namespace).");
 
 static PyObject *ms_clock_info(PyObject *module, PyObject *arg)
 {
@@ -36,29 +30,19 @@ static PyObject *ms_clock_info(PyObject *module, PyObject *arg)
                          info.monotonic ? Py_True : Py_False);
 }
 
-PyDoc_STRVAR(zone_changed_doc,
-"zone_changed()\n--\n\n"
-"Says that TZ or the local zone file changed: the next offset of every\n"
-"local zone re-reads it (else a change is noticed within a second).\n"
-"Call it after changing os.environ['TZ'].");
+PyDoc_STRVAR(zone_changed_doc, "zone_changed()\n--\n\n"
+"Says that TZ or the local zone file changed (else seen within a second).");
 
 static PyObject *ms_zone_changed(PyObject *module, PyObject *unused)
 {
-    (void)module;
-    (void)unused;
     monostamp_zone_changed();
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(create_state_file_doc,
-"create_state_file(path, /, *, trust_group=False)\n--\n\n"
-"Creates a state file at path whose sequence starts at the wall clock,\n"
-"where a file a clock creates starts its lead bound (1 s by default)\n"
-"ahead of it.  Only for a path in a directory you made yourself for this\n"
-"sequence (a test runner's private directory): no earlier sequence can\n"
-"have handed out stamps there for the new one to repeat.  Clocks and\n"
-"MONOSTAMP_SHARED then join it as usual.  FileExistsError if a file is\n"
-"already at path.");
+PyDoc_STRVAR(create_state_file_doc, "create_state_file(path, /, *, trust_group=False)\n--\n\n"
+"Creates a state file at path whose sequence starts at the wall clock, not\n"
+"a lead bound ahead: only in a directory made for this sequence, where no\n"
+"earlier one handed out stamps.  FileExistsError if path exists.");
 
 static PyObject *ms_create_state_file(PyObject *module, PyObject *args, PyObject *kwds)
 {
@@ -78,19 +62,15 @@ static PyObject *ms_create_state_file(PyObject *module, PyObject *args, PyObject
     return rc == MONOSTAMP_OK ? Py_NewRef(Py_None) : NULL;
 }
 
-PyDoc_STRVAR(monotonic_ns_doc,
-"monotonic_ns()\n--\n\n"
+PyDoc_STRVAR(monotonic_ns_doc, "monotonic_ns()\n--\n\n"
 "CLOCK_MONOTONIC in int ns: the time base of sleep_until_ns().");
 
 static PyObject *ms_monotonic_ns(PyObject *module, PyObject *unused)
 {
-    (void)module;
-    (void)unused;
     return PyLong_FromLongLong(monostamp_monotonic_ns());
 }
 
-PyDoc_STRVAR(module_getattr_doc,
-"__getattr__(name, /)\n--\n\n"
+PyDoc_STRVAR(module_getattr_doc, "__getattr__(name, /)\n--\n\n"
 "Policy, made when first asked for (PEP 562).");
 
 static PyObject *ms_module_getattr(PyObject *module, PyObject *name)
@@ -121,9 +101,8 @@ static PyMethodDef ms_methods[] = {
 /* ------------------------------------------------------------ the exec */
 
 PyDoc_STRVAR(policy_doc,
-"What a clock does with a reading r, given the last value it handed out.\n\n"
-"Names and values follow Squeak Smalltalk's ``Time clockPolicy:``; every\n"
-"API taking a Policy also takes its value, the Squeak name.\n\n"
+"What a clock does with a reading r, given the last value it handed out;\n"
+"the values are Squeak Smalltalk's ``Time clockPolicy:`` names.\n\n"
 "ACCEPT_PLATFORM_TIME: r as read: may repeat, may go backwards.\n"
 "MONOTONIC_ALLOW_DUPLICATES: max(r, last): never backwards, may repeat.\n"
 "MONOTONIC_FORCE_MICROSECOND_INCREMENT: r floored to a whole microsecond,\n"
@@ -277,12 +256,9 @@ static void ms_free(void *module)
     ms_clear((PyObject *)module);
 }
 
-/* Audited by reading (free-threaded CPython is not tested here): the
- * core's only process-wide state, the default clock, is lock-free and
- * holds no Python object; the module state is per module and read-only
- * after exec but for its dicts; patch() starts in the main interpreter
- * only, never without a GIL.  Not a GIL per interpreter: the patch's
- * ml_meth writes would race. */
+/* Free-threaded: audited by reading, not tested (the default clock is
+ * lock-free, the state read-only after exec but for its dicts, patch()
+ * refuses).  Not a GIL per interpreter: the patch's ml_meth writes race. */
 static PyModuleDef_Slot ms_slots[] = {
     {Py_mod_exec, ms_exec},
 #ifdef Py_mod_multiple_interpreters /* 3.12+ */

@@ -1,10 +1,7 @@
-/*
- * module.h: what the files of the _monostamp extension share: the module
- * state, the error mapping and the argument converters.  Built per CPython
- * version on the full C API, never the stable ABI: monostamp.patch()
- * rewrites interpreter internals (patch.h), and free-threaded builds have
- * no stable ABI.
- */
+/* module.h: what the files of the _monostamp extension share: the module
+ * state, the error mapping and the argument converters.  The full C API,
+ * not the stable ABI: patch() rewrites interpreter internals (patch.h), and
+ * free-threaded builds have no stable ABI. */
 #ifndef MONOSTAMP_PY_MODULE_H
 #define MONOSTAMP_PY_MODULE_H
 
@@ -22,24 +19,19 @@
 /* Set once by the exec slot and read-only after it, but for the cache
  * dicts (thread-safe, bounded: stamp_datetime.c): no lock. */
 typedef struct {
-    PyTypeObject *stamp_type;
-    PyTypeObject *clock_type;
+    PyTypeObject *stamp_type, *clock_type, *sleep_plan_type;
     PyObject *lead_error;
     /* Made on first use (ms_policy_ready); members by monostamp_policy. */
-    PyObject *policy_type;
-    PyObject *policies[MS_POLICY_COUNT];
+    PyObject *policy_type, *policies[MS_POLICY_COUNT];
     PyObject *str_utcoffset, *str_fromutc;
     PyObject *tz_by_offset; /* int offset -> datetime.timezone */
     PyObject *zones;        /* zone name -> capsule of a monostamp_zone */
-    /* index offset / 900 + MS_TZ_QUARTERS / 2 */
-    PyObject *tz_quarter[MS_TZ_QUARTERS];
-    /* NULL if the core's default clock was unusable at exec. */
-    PyObject *default_clock;
+    PyObject *tz_quarter[MS_TZ_QUARTERS]; /* by offset / 900 + MS_TZ_QUARTERS / 2 */
+    PyObject *default_clock; /* NULL if the core's was unusable at exec */
     _Atomic(struct ms_uuid_refs *) uuid_refs; /* ids.c, imported on first use */
-    PyTypeObject *sleep_plan_type;
     _Atomic(PyObject *) sleep_plan_spare;
-    /* monostamp/_sleep.py's finish, or NULL.  Swapped by the tests from
-     * the sleeping thread only. */
+    /* monostamp/_sleep.py's finish, or NULL; the tests swap it from the
+     * sleeping thread only. */
     PyObject *sleep_finish;
 } ms_state;
 
@@ -51,8 +43,8 @@ static inline ms_state *ms_state_of_type(PyTypeObject *type)
 extern PyType_Spec ms_stamp_spec;
 extern PyType_Spec ms_clock_spec;
 
-/* A Stamp: 32 bytes, no references, not GC-tracked.  Here so that now()
- * can build one inline: the hot path. */
+/* A Stamp: 32 bytes, no references, not GC-tracked; here so that now()
+ * builds one inline, the hot path. */
 typedef struct {
     PyObject_HEAD
     int64_t utc_ns;
@@ -72,14 +64,11 @@ static inline PyObject *ms_stamp_new(PyTypeObject *type, int64_t utc_ns, int32_t
 
 /* ------------------------------------------------------------- errors */
 
-/*
- * The one place the core's codes become exceptions (errors.c): raises for
- * `code` with the message "<fmt's context>: <monostamp_strerror>" and
- * returns NULL.  OS failures are OSError (its errno subclass, `filename`
- * kept if not NULL); EUNSAFE PermissionError, EEXIST FileExistsError;
- * ELEAD LeadError; ENOMEM MemoryError; an unknown code RuntimeError; the
- * rest ValueError.  `st` may be NULL where `code` cannot be ELEAD.
- */
+/* The one place the core's codes become exceptions (errors.c): raises
+ * "<fmt's context>: <monostamp_strerror>" and returns NULL.  OSError (its
+ * errno subclass, `filename` kept if not NULL), PermissionError (EUNSAFE),
+ * FileExistsError, LeadError, MemoryError, RuntimeError for an unknown
+ * code, else ValueError.  `st` may be NULL where `code` cannot be ELEAD. */
 PyObject *raise_core(ms_state *st, int code, PyObject *filename, const char *fmt, ...);
 /* Raises why the default clock is unusable; `st` may be NULL. */
 PyObject *ms_default_clock_error(ms_state *st);
@@ -101,9 +90,10 @@ int ms_type_error(const char *what, const char *expected, PyObject *obj);
 /* --------------------------------------------------------- converters */
 
 /* convert.c: each stores into *out and returns 0, or -1 with TypeError for
- * a wrong type, ValueError naming `what` ("Clock(): policy") and the value
- * for a wrong value. */
+ * a wrong type, ValueError naming `what` ("Clock(): policy") and the value. */
 const char *ms_utf8_arg(PyObject *obj, const char *what, int no_nul, Py_ssize_t *len);
+/* An int, not a bool: 0, 1 past long long (no error set), -1 with the error. */
+int ms_long_arg(PyObject *obj, const char *what, long long *out);
 int ms_int64_arg(PyObject *obj, const char *what, int64_t *out);
 /* Seconds (int or float) as ns, rounded up: a sleep is never shorter. */
 int ms_seconds_arg(PyObject *obj, const char *what, int64_t *out);
@@ -122,6 +112,8 @@ int ms_path_arg(PyObject *obj, const char *what, PyObject **out_bytes);
 /* stamp_datetime.c: the aware datetime of a stamp (OverflowError outside
  * years 1..9999); the exec slot's datetime part. */
 PyObject *ms_datetime_from_stamp(ms_state *st, int64_t utc_ns, int32_t offset_s);
+/* A `cls` (NULL: datetime.datetime) of the wall time `w` with tzinfo `tz`. */
+PyObject *ms_datetime_of_wall(PyObject *cls, const monostamp_wall *w, PyObject *tz, int fold);
 int ms_datetime_exec(ms_state *st);
 /* An instant as int ns: int ns, a Stamp or an aware datetime. */
 int ms_instant_ns_arg(ms_state *st, PyObject *obj, const char *what, int64_t *out);
@@ -135,10 +127,9 @@ int ms_clock_default_new(ms_state *st, PyObject **out);
 /* The Clock's own methods, with the module as self. */
 extern PyMethodDef ms_default_functions[];
 
-/* Sorts FASTCALL arguments into `out` (NULL where not given) by the
- * NULL-terminated `names`, with the interpreter's own TypeErrors: the
- * first `max_positional` may be positional, the first `required` must be
- * given. */
+/* Sorts FASTCALL arguments into `out` (NULL: not given) by the NULL-ended
+ * `names`, with the interpreter's TypeErrors: the first `max_positional`
+ * may be positional, the first `required` must be given. */
 int ms_parse_args(const char *fname, PyObject *const *args, Py_ssize_t nargs,
                   PyObject *kwnames, const char *const *names, Py_ssize_t max_positional,
                   Py_ssize_t required, PyObject **out);

@@ -1,9 +1,6 @@
-/*
- * patch.c: switching monostamp.patch() on and off: the targets, finding
- * their method table entries, telling a genuine original from another
- * tool's function, writing ml_meth, the active clock, and the functions
- * monostamp/_patching.py calls under its lock (patch.h).
- */
+/* patch.c: switching monostamp.patch() on and off (patch.h): the targets'
+ * method table entries, a genuine original told from another tool's
+ * function, the active clock, and what monostamp/_patching.py calls. */
 #include "patch.h"
 
 #if defined(__linux__) || defined(__APPLE__) || defined(__FreeBSD__)
@@ -20,36 +17,31 @@ static PyMethodDef *defs[T_COUNT];
 static PyCFunction chosen[T_COUNT];
 static int saved;
 
-typedef struct {
-    const char *name;   /* "time.time" */
-    const char *method; /* in the method table */
-    int flags;          /* the ml_flags of `replacement` */
+/* The name's last part is the method table's; a replacement has the
+ * ml_flags `flags`, or another version's spelling, `alt_flags`. */
+static const struct {
+    const char *name;
+    int flags;
     PyCFunction replacement;
-    int alt_flags;      /* another version's spelling, or -1 */
+    int alt_flags;
     PyCFunction alt_replacement;
-} target_spec;
-
-#define FN(f) ((PyCFunction)(void (*)(void))(f))
-
-static const target_spec specs[T_COUNT] = {
-    [T_TIME] = {"time.time", "time", METH_NOARGS, ms_patch_time, -1, NULL},
-    [T_TIME_NS] = {"time.time_ns", "time_ns", METH_NOARGS, ms_patch_time_ns, -1, NULL},
-    [T_CLOCK_GETTIME] = {"time.clock_gettime", "clock_gettime", METH_VARARGS,
-                         ms_patch_clock_gettime, METH_O, ms_patch_clock_gettime_o},
-    [T_CLOCK_GETTIME_NS] = {"time.clock_gettime_ns", "clock_gettime_ns", METH_VARARGS,
-                            ms_patch_clock_gettime_ns, METH_O, ms_patch_clock_gettime_ns_o},
-    [T_GMTIME] = {"time.gmtime", "gmtime", METH_VARARGS, ms_patch_gmtime, -1, NULL},
-    [T_LOCALTIME] = {"time.localtime", "localtime", METH_VARARGS, ms_patch_localtime, -1, NULL},
-    [T_CTIME] = {"time.ctime", "ctime", METH_VARARGS, ms_patch_ctime, -1, NULL},
-    [T_ASCTIME] = {"time.asctime", "asctime", METH_VARARGS, ms_patch_asctime, -1, NULL},
-    [T_STRFTIME] = {"time.strftime", "strftime", METH_VARARGS, ms_patch_strftime, -1, NULL},
-    [T_TZSET] = {"time.tzset", "tzset", METH_NOARGS, ms_patch_tzset, -1, NULL},
-    [T_NOW] = {"datetime.datetime.now", "now", METH_FASTCALL | METH_KEYWORDS | METH_CLASS,
-               FN(ms_patch_now), -1, NULL},
-    [T_UTCNOW] = {"datetime.datetime.utcnow", "utcnow", METH_NOARGS | METH_CLASS,
-                  ms_patch_utcnow, -1, NULL},
-    [T_TODAY] = {"datetime.date.today", "today", METH_NOARGS | METH_CLASS, ms_patch_today, -1,
-                 NULL},
+} specs[T_COUNT] = {
+    [T_TIME] = {"time.time", METH_NOARGS, ms_patch_time},
+    [T_TIME_NS] = {"time.time_ns", METH_NOARGS, ms_patch_time_ns},
+    [T_CLOCK_GETTIME] = {"time.clock_gettime", METH_VARARGS, ms_patch_clock_gettime, METH_O,
+                         ms_patch_clock_gettime_o},
+    [T_CLOCK_GETTIME_NS] = {"time.clock_gettime_ns", METH_VARARGS, ms_patch_clock_gettime_ns,
+                            METH_O, ms_patch_clock_gettime_ns_o},
+    [T_GMTIME] = {"time.gmtime", METH_VARARGS, ms_patch_gmtime},
+    [T_LOCALTIME] = {"time.localtime", METH_VARARGS, ms_patch_localtime},
+    [T_CTIME] = {"time.ctime", METH_VARARGS, ms_patch_ctime},
+    [T_ASCTIME] = {"time.asctime", METH_VARARGS, ms_patch_asctime},
+    [T_STRFTIME] = {"time.strftime", METH_VARARGS, ms_patch_strftime},
+    [T_TZSET] = {"time.tzset", METH_NOARGS, ms_patch_tzset},
+    [T_NOW] = {"datetime.datetime.now", METH_FASTCALL | METH_KEYWORDS | METH_CLASS,
+               (PyCFunction)(void (*)(void))ms_patch_now},
+    [T_UTCNOW] = {"datetime.datetime.utcnow", METH_NOARGS | METH_CLASS, ms_patch_utcnow},
+    [T_TODAY] = {"datetime.date.today", METH_NOARGS | METH_CLASS, ms_patch_today},
 };
 
 static PyMethodDef *find_def(PyMethodDef *table, const char *name)
@@ -87,7 +79,7 @@ static int find_targets(void)
     }
     PyMethodDef *found[T_COUNT], *sibling[T_COUNT];
     for (int t = 0; t < T_COUNT; t++) {
-        found[t] = table_entry(time_def, t, specs[t].method);
+        found[t] = table_entry(time_def, t, strrchr(specs[t].name, '.') + 1);
         sibling[t] = table_entry(time_def, t, t < T_NOW ? "monotonic" : "fromtimestamp");
         /* What this platform lacks (Windows: clock_gettime, tzset) is no
          * target; time.time() must be there. */
@@ -100,7 +92,7 @@ static int find_targets(void)
         }
         if (found[t]->ml_flags == specs[t].flags)
             chosen[t] = specs[t].replacement;
-        else if (found[t]->ml_flags == specs[t].alt_flags)
+        else if (specs[t].alt_replacement != NULL && found[t]->ml_flags == specs[t].alt_flags)
             chosen[t] = specs[t].alt_replacement;
         else {
             PyErr_Format(PyExc_RuntimeError,
@@ -125,10 +117,14 @@ static int same_binary(PyCFunction f, PyCFunction sibling)
         return 1;
     return a.dli_fbase == b.dli_fbase;
 #else
-    (void)f;
-    (void)sibling;
     return 1;
 #endif
+}
+
+/* 1 if `f` is target t's original (before saving: in its sibling's binary). */
+static int genuine(int t, PyCFunction f)
+{
+    return saved ? f == ms_patch_originals[t] : same_binary(f, siblings[t]->ml_meth);
 }
 
 /* Saves the tables' functions as the originals, or returns the first
@@ -195,9 +191,7 @@ static int adopt_originals(PyCFunction witness)
             if (defs[t] == NULL)
                 continue;
             PyCFunction f = now[t] = defs[t]->ml_meth;
-            int genuine = saved ? f == ms_patch_originals[t]
-                                : same_binary(f, siblings[t]->ml_meth);
-            if (genuine)
+            if (genuine(t, f))
                 continue;
 #ifdef MS_HAVE_DLADDR
             if (same_binary(f, siblings[t]->ml_meth) || !same_binary(f, witness))
@@ -244,13 +238,9 @@ static int install(active_clock *next)
     return conflict;
 }
 
-PyDoc_STRVAR(activate_doc,
-"_activate(clock, /)\n--\n\n"
-"Makes `clock` (a monostamp.Clock, or None for the default clock) the one\n"
-"the patched functions draw from, installing them first if they are not.\n"
-"RuntimeError if another tool has replaced one of them, outside the main\n"
-"interpreter, and on free-threaded builds.  Use monostamp.patch(), which\n"
-"keeps the stack of nested patches.");
+PyDoc_STRVAR(activate_doc, "_activate(clock, /)\n--\n\n"
+"Makes `clock` (a Clock, None: the default clock) the one the patched\n"
+"functions draw from, installing them first.  Use monostamp.patch().");
 
 /* Why a patch may not start here (patch.h), or NULL. */
 static const char *unsupported_here(void)
@@ -285,47 +275,34 @@ static PyObject *activate(PyObject *module, PyObject *clock_obj)
     active_clock *next = PyMem_RawMalloc(sizeof *next);
     if (next == NULL)
         return PyErr_NoMemory();
-    Py_INCREF(clock_obj);
-    *next = (active_clock){clock_obj, clock, PyInterpreterState_Get(), bound};
+    *next = (active_clock){Py_NewRef(clock_obj), clock, PyInterpreterState_Get(), bound};
 
     int conflict = install(next);
-    if (conflict >= 0) {
-        PyErr_Format(PyExc_RuntimeError,
-                     "monostamp.patch() cannot start: %s is patched by another tool "
-                     "(time-machine?); stop it first",
-                     specs[conflict].name);
-        return NULL;
-    }
+    if (conflict >= 0)
+        return PyErr_Format(PyExc_RuntimeError,
+                            "monostamp.patch() cannot start: %s is patched by another tool "
+                            "(time-machine?); stop it first",
+                            specs[conflict].name);
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(adopt_doc,
-"_adopt(witness, /)\n--\n\n"
-"time-machine before 3.0 leaves its pass-through functions in the tables\n"
-"after its first travel: takes them as the originals, if each lives in the\n"
-"binary of `witness` (a C function of time-machine's).  Returns how many\n"
-"targets were taken; nothing while the patch is installed.");
+PyDoc_STRVAR(adopt_doc, "_adopt(witness, /)\n--\n\n"
+"Takes old time-machine's pass-through functions, in the binary of\n"
+"`witness`, as the originals (adopt_originals); returns how many.");
 
 static PyObject *adopt(PyObject *module, PyObject *witness)
 {
-    (void)module;
-    if (!PyCFunction_Check(witness)) {
-        ms_type_error("_adopt(): witness", "a built-in function", witness);
-        return NULL;
-    }
+    if (!PyCFunction_Check(witness))
+        return ms_type_error("_adopt(): witness", "a built-in function", witness), NULL;
     return PyLong_FromLong(adopt_originals(PyCFunction_GetFunction(witness)));
 }
 
-PyDoc_STRVAR(deactivate_doc,
-"_deactivate()\n--\n\n"
-"Puts the original functions back and forgets the active clock.  Every\n"
-"patched value was within the patch's lead bound of real time when it\n"
-"was handed out, so no wait is needed.");
+PyDoc_STRVAR(deactivate_doc, "_deactivate()\n--\n\n"
+"Puts the original functions back and forgets the active clock (no wait:\n"
+"each patched value was within the patch's lead bound of real time).");
 
 static PyObject *deactivate(PyObject *module, PyObject *unused)
 {
-    (void)module;
-    (void)unused;
     if (installed())
         for (int t = 0; t < T_COUNT; t++)
             if (defs[t] != NULL && defs[t]->ml_meth == chosen[t])
@@ -334,34 +311,24 @@ static PyObject *deactivate(PyObject *module, PyObject *unused)
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(installed_doc,
-"_installed()\n--\n\n"
+PyDoc_STRVAR(installed_doc, "_installed()\n--\n\n"
 "True while the replacements are in the method tables.");
 
 static PyObject *is_installed(PyObject *module, PyObject *unused)
 {
-    (void)module;
-    (void)unused;
     return PyBool_FromLong(installed());
 }
 
-PyDoc_STRVAR(foreign_doc,
-"_foreign()\n--\n\n"
-"The names of the patchable functions whose C function is neither the\n"
-"original nor monostamp's: another tool (time-machine) has patched them.");
+PyDoc_STRVAR(foreign_doc, "_foreign()\n--\n\n"
+"The names of the targets another tool (time-machine) has patched.");
 
 static PyObject *foreign(PyObject *module, PyObject *unused)
 {
-    (void)module;
-    (void)unused;
     PyObject *names = PyList_New(0);
     for (int t = 0; names != NULL && t < T_COUNT; t++) {
         if (defs[t] == NULL)
             continue;
-        PyCFunction f = defs[t]->ml_meth;
-        if (f == chosen[t])
-            continue;
-        if (saved ? f == ms_patch_originals[t] : same_binary(f, siblings[t]->ml_meth))
+        if (defs[t]->ml_meth == chosen[t] || genuine(t, defs[t]->ml_meth))
             continue;
         PyObject *name = PyUnicode_FromString(specs[t].name);
         if (name == NULL || PyList_Append(names, name) < 0)

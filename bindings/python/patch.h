@@ -1,45 +1,25 @@
-/*
- * patch.h: monostamp.patch()'s C half, which makes time.time() and its kin
- * and datetime.now() and its kin hand out the core's stamps while a patch
- * is active.  patch.c switches, patch_time.c and patch_datetime.c hold the
- * replacements.
- *
- * A built-in function calls through the ml_meth of its PyMethodDef (a
- * static table in `time` and in `_datetime`), so overwriting ml_meth
- * reaches every caller, `from time import time` and C callers included
- * (time-machine's technique; the code is our own).
- *
- * Concurrency: monostamp/_patching.py calls install and uninstall under
- * its lock, each with the GIL held throughout.  The active clock is one
- * record behind an atomic pointer; a replacement copies it and takes a
- * reference to its owner, so a stop cannot free the clock under a draw.
- * The ml_meth writes are plain stores, safe only while one GIL orders
- * them: a patch starts only in the main interpreter, never free-threaded.
- * time.monotonic, perf_counter, process_time and thread_time are never
- * touched (asyncio and timeouts need them).  Only patch_datetime.c
- * includes datetime.h: it gives each file its own PyDateTimeAPI.
- */
+/* patch.h: monostamp.patch()'s C half: time.time() and datetime.now() and
+ * their kin hand out the core's stamps while a patch is active.  patch.c
+ * switches; patch_time.c and patch_datetime.c hold the replacements.  A
+ * built-in function calls through the ml_meth of its PyMethodDef (static
+ * tables in `time` and `_datetime`), so overwriting ml_meth reaches every
+ * caller, C callers included (time-machine's technique; our own code).
+ * monostamp/_patching.py switches under its lock, the GIL held.  The active
+ * clock is one record behind an atomic pointer; a replacement copies it and
+ * references its owner, so a stop cannot free the clock under a draw.  The
+ * ml_meth writes are plain stores, safe only under one GIL: a patch starts
+ * only in the main interpreter, never free-threaded.  time.monotonic and
+ * its kin are never touched (asyncio needs them). */
 #ifndef MONOSTAMP_PY_PATCH_H
 #define MONOSTAMP_PY_PATCH_H
 
 #include "module.h"
 
-/* The targets, in patch.c's table's order; datetime's last. */
+/* The targets, in patch.c's table's order; datetime's last.  No
+ * clock_gettime(_ns) and tzset on Windows. */
 enum {
-    T_TIME,
-    T_TIME_NS,
-    T_CLOCK_GETTIME,
-    T_CLOCK_GETTIME_NS,
-    T_GMTIME,
-    T_LOCALTIME,
-    T_CTIME,
-    T_ASCTIME,
-    T_STRFTIME,
-    T_TZSET, /* not on Windows */
-    T_NOW,
-    T_UTCNOW,
-    T_TODAY,
-    T_COUNT
+    T_TIME, T_TIME_NS, T_CLOCK_GETTIME, T_CLOCK_GETTIME_NS, T_GMTIME, T_LOCALTIME, T_CTIME,
+    T_ASCTIME, T_STRFTIME, T_TZSET, T_NOW, T_UTCNOW, T_TODAY, T_COUNT
 };
 
 /* What a replacement calls when no patch is active or the arguments do
@@ -82,35 +62,21 @@ static inline int acquire(active_clock *out)
 #define RELEASE(a) Py_DECREF((a)->owner)
 
 /* ns or whole-µs UTC, or whole-µs with the clock's offset. */
-enum {
-    DRAW_TIME_NS = 0,
-    DRAW_TIME_US = MONOSTAMP_DRAW_US,
-    DRAW_NOW_US = MONOSTAMP_DRAW_US | MONOSTAMP_DRAW_OFFSET
-};
+enum { DRAW_TIME_NS = 0, DRAW_TIME_US = MONOSTAMP_DRAW_US,
+       DRAW_NOW_US = MONOSTAMP_DRAW_US | MONOSTAMP_DRAW_OFFSET };
 
 /* 0, or -1 with the error raised, its context `call`. */
 int ms_patch_draw(const active_clock *a, int kind, const char *call, monostamp_stamp *out);
 
-/* patch_time.c; the _o ones for the METH_O clock_gettime(_ns) of some
- * versions. */
-PyObject *ms_patch_time(PyObject *self, PyObject *unused);
-PyObject *ms_patch_time_ns(PyObject *self, PyObject *unused);
-PyObject *ms_patch_clock_gettime(PyObject *self, PyObject *args);
-PyObject *ms_patch_clock_gettime_ns(PyObject *self, PyObject *args);
-PyObject *ms_patch_clock_gettime_o(PyObject *self, PyObject *id);
-PyObject *ms_patch_clock_gettime_ns_o(PyObject *self, PyObject *id);
-PyObject *ms_patch_gmtime(PyObject *self, PyObject *args);
-PyObject *ms_patch_localtime(PyObject *self, PyObject *args);
-PyObject *ms_patch_ctime(PyObject *self, PyObject *args);
-PyObject *ms_patch_asctime(PyObject *self, PyObject *args);
-PyObject *ms_patch_strftime(PyObject *self, PyObject *args);
-PyObject *ms_patch_tzset(PyObject *self, PyObject *unused);
-
-/* patch_datetime.c */
+/* patch_time.c (the _o ones: the METH_O clock_gettime(_ns) of some
+ * versions) and patch_datetime.c: PyCFunctions, but for now(). */
+typedef PyObject *ms_cfunction(PyObject *, PyObject *);
+ms_cfunction ms_patch_time, ms_patch_time_ns, ms_patch_clock_gettime, ms_patch_clock_gettime_ns,
+    ms_patch_clock_gettime_o, ms_patch_clock_gettime_ns_o, ms_patch_gmtime, ms_patch_localtime,
+    ms_patch_ctime, ms_patch_asctime, ms_patch_strftime, ms_patch_tzset, ms_patch_utcnow,
+    ms_patch_today;
 PyObject *ms_patch_now(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
                        PyObject *kwnames);
-PyObject *ms_patch_utcnow(PyObject *cls, PyObject *unused);
-PyObject *ms_patch_today(PyObject *cls, PyObject *unused);
 
 int ms_patch_datetime_import(void);
 /* The method table of the datetime type where target `t` lives. */

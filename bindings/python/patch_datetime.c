@@ -1,9 +1,6 @@
-/*
- * patch_datetime.c: the replacements for datetime.now(), utcnow() and
- * date.today() (datetime.today() inherits it).  The wall fields come from
- * the core's calendar at the stamp's own offset (its clock's zone), never
- * from gmtime or localtime.
- */
+/* patch_datetime.c: the replacements for datetime.now(), utcnow() and
+ * date.today() (datetime.today() inherits it): wall fields from the core's
+ * calendar at the stamp's own offset, never from gmtime or localtime. */
 #include "patch.h"
 
 #include <datetime.h>
@@ -35,26 +32,6 @@ static int draw_wall(active_clock *a, int kind, const char *call, int *fold, mon
     return rc;
 }
 
-/* A `cls` of the fields; a subclass is called, as the stdlib does. */
-static PyObject *new_datetime(PyObject *cls, const monostamp_wall *f, PyObject *tz, int fold)
-{
-    int us = f->nanosecond / 1000;
-    if (cls == (PyObject *)PyDateTimeAPI->DateTimeType)
-        return PyDateTimeAPI->DateTime_FromDateAndTimeAndFold(f->year, f->month, f->day,
-                                                              f->hour, f->minute, f->second,
-                                                              us, tz, fold,
-                                                              PyDateTimeAPI->DateTimeType);
-    PyObject *args = Py_BuildValue("iiiiiiiO", f->year, f->month, f->day, f->hour, f->minute,
-                                   f->second, us, tz);
-    PyObject *kwargs = fold && args != NULL ? Py_BuildValue("{si}", "fold", 1) : NULL;
-    PyObject *result = args != NULL && (!fold || kwargs != NULL)
-                           ? PyObject_Call(cls, args, kwargs)
-                           : NULL;
-    Py_XDECREF(args);
-    Py_XDECREF(kwargs);
-    return result;
-}
-
 /* datetime.now(tz=None): naive local wall time with its fold, or
  * tz.fromutc(the UTC fields with tzinfo=tz), as the stdlib.  Arguments
  * it would refuse go to the original, which raises. */
@@ -82,8 +59,8 @@ PyObject *ms_patch_now(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, P
                   tz == NULL ? &fold : NULL, &f) < 0)
         return NULL;
     if (tz == NULL)
-        return new_datetime(cls, &f, Py_None, fold);
-    PyObject *utc = new_datetime(cls, &f, tz, 0);
+        return ms_datetime_of_wall(cls, &f, Py_None, fold);
+    PyObject *utc = ms_datetime_of_wall(cls, &f, tz, 0);
     if (utc == NULL)
         return NULL;
     PyObject *result = PyObject_CallMethod(tz, "fromutc", "O", utc);
@@ -110,7 +87,7 @@ PyObject *ms_patch_utcnow(PyObject *cls, PyObject *unused)
 #endif
     if (draw_wall(&a, DRAW_TIME_US, "datetime.utcnow()", NULL, &f) < 0)
         return NULL;
-    return new_datetime(cls, &f, Py_None, 0);
+    return ms_datetime_of_wall(cls, &f, Py_None, 0);
 }
 
 /* date.today(), and datetime.today() with time and fold. */
@@ -125,7 +102,7 @@ PyObject *ms_patch_today(PyObject *cls, PyObject *unused)
     if (draw_wall(&a, DRAW_NOW_US, "date.today()", is_datetime ? &fold : NULL, &f) < 0)
         return NULL;
     if (is_datetime)
-        return new_datetime(cls, &f, Py_None, fold);
+        return ms_datetime_of_wall(cls, &f, Py_None, fold);
     if (cls == (PyObject *)PyDateTimeAPI->DateType)
         return PyDateTimeAPI->Date_FromDate(f.year, f.month, f.day, PyDateTimeAPI->DateType);
     return PyObject_CallFunction(cls, "iii", f.year, f.month, f.day);

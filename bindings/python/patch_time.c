@@ -1,10 +1,6 @@
-/*
- * patch_time.c: the replacements for the time module's functions.  Each
- * draws a stamp when asked for "now" (gmtime, localtime, ctime, asctime
- * and strftime without a time get the original's answer for the stamp's
- * time) and else calls the original.  Floats at whole-µs grain, ints of
- * ns at ns grain.
- */
+/* patch_time.c: the replacements for the time module's functions: a stamp
+ * when asked for "now" (gmtime and its kin: the original's answer for the
+ * stamp's time), else the original.  Floats at whole-µs grain, int ns. */
 #include "patch.h"
 
 #include <time.h>
@@ -41,13 +37,9 @@ static int is_realtime(PyObject *id)
         return 0;
     int overflow;
     long v = PyLong_AsLongAndOverflow(id, &overflow);
-    if (v == -1 && PyErr_Occurred()) {
-        PyErr_Clear();
-        return 0;
-    }
+    PyErr_Clear(); /* -1 and an error is no CLOCK_REALTIME */
     return overflow == 0 && v == CLOCK_REALTIME;
 #else
-    (void)id;
     return 0;
 #endif
 }
@@ -94,15 +86,9 @@ static PyObject *with_stamp_seconds(int t, PyObject *self, active_clock *a, cons
         return NULL;
     /* Floored: an instant before the epoch is in the second that holds it. */
     int64_t sec = s.utc_ns / 1000000000 - (s.utc_ns % 1000000000 < 0);
-    PyObject *secs = PyLong_FromLongLong(sec);
-    if (secs == NULL)
-        return NULL;
-    PyObject *args = PyTuple_Pack(1, secs);
-    Py_DECREF(secs);
-    if (args == NULL)
-        return NULL;
-    PyObject *result = ORIGINAL(t)(self, args);
-    Py_DECREF(args);
+    PyObject *args = Py_BuildValue("(L)", (long long)sec);
+    PyObject *result = args != NULL ? ORIGINAL(t)(self, args) : NULL;
+    Py_XDECREF(args);
     return result;
 }
 
@@ -129,10 +115,8 @@ static PyObject *with_stamp_localtime(int t, PyObject *self, active_clock *a, Py
         return NULL;
     PyObject *args = first != NULL ? PyTuple_Pack(2, first, tm) : PyTuple_Pack(1, tm);
     Py_DECREF(tm);
-    if (args == NULL)
-        return NULL;
-    PyObject *result = ORIGINAL(t)(self, args);
-    Py_DECREF(args);
+    PyObject *result = args != NULL ? ORIGINAL(t)(self, args) : NULL;
+    Py_XDECREF(args);
     return result;
 }
 

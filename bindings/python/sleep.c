@@ -1,12 +1,8 @@
-/*
- * sleep.c: sleep() and sleep_until_ns(): the core's plan of a sleep
- * (docs/sleep.md) carried out from Python: naps of at most 50 ms with the
- * GIL released and the signal handlers run between them, then the finish
- * monostamp/_sleep.py registers, which takes the last reading and spins in
- * Python; without one (the extension imported alone) the core sleeps
- * alone.  sleep() reads the clock first: whatever runs before that reading
- * is lateness the caller sees.
- */
+/* sleep.c: sleep() and sleep_until_ns(): the core's plan (docs/sleep.md)
+ * from Python: naps of at most 50 ms, the GIL released and the signal
+ * handlers run between them, then monostamp/_sleep.py's finish spins in
+ * Python (without one, the extension imported alone, the core sleeps
+ * alone).  sleep() reads the clock first: what runs before is lateness. */
 #include "module.h"
 
 #ifndef Py_BEGIN_CRITICAL_SECTION /* before 3.13: the GIL serializes */
@@ -43,8 +39,7 @@ static void plan_dealloc(PyObject *self)
 
 static PyMethodDef plan_methods[] = {
     {"step", plan_step, METH_O,
-     "step(now_ns)\n--\n\nThe plan's step after the core's part, from Python's first\n"
-     "reading since: True to warm the way back and spin, False when done."},
+     "step(now_ns)\n--\n\nThe next step from Python's first reading: True to warm and spin."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -120,14 +115,10 @@ void ms_sleep_clear(ms_state *st)
     Py_CLEAR(st->sleep_plan_type);
 }
 
-PyDoc_STRVAR(sleep_doc,
-"sleep(seconds, tolerance=5e-05)\n--\n\n"
+PyDoc_STRVAR(sleep_doc, "sleep(seconds, tolerance=5e-05)\n--\n\n"
 "Sleeps `seconds` (int or float, >= 0) on CLOCK_MONOTONIC: the caller's\n"
-"code runs no earlier and at most `tolerance` seconds later where the\n"
-"machine allows.  The GIL is released while the core sleeps; the last\n"
-"15-250 us (a learned lead) are a Python spin that holds it, unless\n"
-"`tolerance` covers them.  Signal handlers run at least every 50 ms and\n"
-"during the spin.");
+"code runs no earlier and at most `tolerance` s later where the machine\n"
+"allows.  The GIL is released but for a last 15-250 us spin (docs/sleep.md).");
 
 static PyObject *ms_sleep(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames)
@@ -151,11 +142,8 @@ static PyObject *ms_sleep(PyObject *module, PyObject *const *args, Py_ssize_t na
     return sleep_to(st, now + duration, tolerance, now, "sleep", argv[0]);
 }
 
-PyDoc_STRVAR(sleep_until_ns_doc,
-"sleep_until_ns(deadline_ns, tolerance_ns=50000)\n--\n\n"
-"Sleeps until monotonic_ns() reaches deadline_ns (a past one returns at\n"
-"once): the caller's code runs at most tolerance_ns later where the\n"
-"machine allows.  Releases the GIL but for the spin, as sleep().");
+PyDoc_STRVAR(sleep_until_ns_doc, "sleep_until_ns(deadline_ns, tolerance_ns=50000)\n--\n\n"
+"Sleeps until monotonic_ns() reaches deadline_ns, as sleep() does.");
 
 static PyObject *sleep_until_ns(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                                PyObject *kwnames)
@@ -174,19 +162,15 @@ static PyObject *sleep_until_ns(PyObject *module, PyObject *const *args, Py_ssiz
     return sleep_to(st, deadline, tolerance, monostamp_monotonic_ns(), "sleep_until_ns", argv[0]);
 }
 
-PyDoc_STRVAR(sleep_finish_doc,
-"_sleep_finish(finish)\n--\n\n"
-"Registers finish(deadline_ns, plan), which sleep() and sleep_until_ns()\n"
-"call after the core's part (plan: a _SleepPlan, or None when the core had\n"
-"none); it spins to the deadline.  None unregisters.\n"
-"Private: monostamp/_sleep.py.");
+PyDoc_STRVAR(sleep_finish_doc, "_sleep_finish(finish)\n--\n\n"
+"Registers monostamp/_sleep.py's finish(deadline_ns, plan or None), which\n"
+"sleeps call after the core's part; None unregisters.");
 
 static PyObject *sleep_finish(PyObject *module, PyObject *finish)
 {
     ms_state *st = PyModule_GetState(module);
     if (finish != Py_None && !PyCallable_Check(finish))
-        return PyErr_Format(PyExc_TypeError, "_sleep_finish(): finish must be callable, not %.100s",
-                            Py_TYPE(finish)->tp_name);
+        return ms_type_error("_sleep_finish(): finish", "callable", finish), NULL;
     PyObject *old = st->sleep_finish;
     st->sleep_finish = finish == Py_None ? NULL : Py_NewRef(finish);
     Py_XDECREF(old);

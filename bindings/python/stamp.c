@@ -1,9 +1,6 @@
-/*
- * stamp.c: monostamp.Stamp, an immutable (utc_ns, offset) pair that
- * unpacks, hashes and orders like the 2-tuple.  No references, so not
- * GC-tracked: cheap for now().  Not a number (no __int__, __index__,
- * __float__): int(s) would drop the offset, and a stamp is no count.
- */
+/* stamp.c: monostamp.Stamp, an immutable (utc_ns, offset) pair that unpacks,
+ * hashes and orders like the 2-tuple; not GC-tracked (no references).  No
+ * __int__, __index__, __float__: int(s) would drop the offset. */
 #include "stamp.h"
 
 #include <stddef.h>
@@ -26,21 +23,12 @@ void ms_stamp_dealloc(PyObject *self)
     Py_DECREF(type); /* instances of heap types own a reference to them */
 }
 
-PyObject *ms_stamp_of_subclass(PyTypeObject *cls, int64_t utc_ns, int32_t offset)
-{
-    return PyObject_CallFunction((PyObject *)cls, "Li", (long long)utc_ns, (int)offset);
-}
-
-PyDoc_STRVAR(stamp_doc,
-"Stamp(utc_ns, offset=0)\n--\n\n"
-"An instant and the UTC offset in force at it; immutable.\n\n"
-"utc_ns is int nanoseconds since 1970-01-01T00:00:00Z, offset int seconds\n"
-"east of UTC (|offset| < 86400).  A Stamp unpacks like the 2-tuple\n"
-"(utc_ns, offset), compares and hashes by utc_ns, then offset, and\n"
-"str() gives its isoformat().  stamp + ns (int or timedelta) and\n"
-"stamp - ns keep the offset; stamp - stamp is int ns.  It is not a\n"
-"number: int(stamp) is TypeError, use stamp.utc_ns.  Clocks make them:\n"
-"monostamp.now(), Clock.now().");
+PyDoc_STRVAR(stamp_doc, "Stamp(utc_ns, offset=0)\n--\n\n"
+"An instant (int ns since the epoch) and the UTC offset in force at it\n"
+"(int seconds east, |offset| < 86400); immutable.  Unpacks, compares and\n"
+"hashes as the 2-tuple; str() is isoformat(); stamp +/- ns (int or\n"
+"timedelta) keeps the offset, stamp - stamp is int ns.  Not a number:\n"
+"use stamp.utc_ns.  Clocks make them: monostamp.now(), Clock.now().");
 
 static PyObject *stamp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
@@ -53,23 +41,18 @@ static PyObject *stamp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     if (ms_int64_arg(ns_obj, "utc_ns", &utc_ns) < 0)
         return NULL;
     if (offset_obj != NULL) {
-        if (!PyLong_Check(offset_obj) || PyBool_Check(offset_obj))
-            return ms_type_error("offset", "int", offset_obj), NULL;
-        int overflow;
-        offset = PyLong_AsLongLongAndOverflow(offset_obj, &overflow);
-        if (offset == -1 && PyErr_Occurred())
+        int rc = ms_long_arg(offset_obj, "offset", &offset);
+        if (rc < 0)
             return NULL;
-        if (overflow || monostamp_offset_check(offset) != MONOSTAMP_OK) {
-            ms_raise(PyExc_ValueError,
-                     "Stamp(): offset=%R is out of range -- give seconds east of UTC within "
-                     "+-86399", offset_obj);
-            return NULL;
-        }
+        if (rc > 0 || monostamp_offset_check(offset) != MONOSTAMP_OK)
+            return ms_raise(PyExc_ValueError,
+                            "Stamp(): offset=%R is out of range -- give seconds east of UTC within "
+                            "+-86399", offset_obj);
     }
-    if (type->tp_dealloc == ms_stamp_dealloc)
-        return ms_stamp_new(type, utc_ns, (int32_t)offset);
-    /* A subclass: its own allocator (GC header, __dict__). */
-    PyObject *self = type->tp_alloc(type, 0);
+    /* A subclass by its own allocator (GC header, __dict__). */
+    PyObject *self = type->tp_dealloc != ms_stamp_dealloc
+                         ? type->tp_alloc(type, 0)
+                         : (PyObject *)PyObject_New(ms_stamp_object, type);
     if (self != NULL) {
         STAMP(self)->utc_ns = utc_ns;
         STAMP(self)->offset = (int32_t)offset;
@@ -123,12 +106,9 @@ static PyObject *stamp_str(PyObject *op)
 PyDoc_STRVAR(stamp_isoformat_doc,
 "isoformat($self, /, digits=None, z=False, *, timespec=None, sep='T')\n--\n\n"
 "The stamp as RFC 3339 text in its own offset:\n"
-"'2026-12-02T15:11:20.123456789+01:00'.  digits (0..9, default 9)\n"
-"fractional digits, truncated; or timespec, as datetime.isoformat takes\n"
-"it: 'auto' (9 digits, none if the stamp is a whole second), 'hours',\n"
-"'minutes', 'seconds', 'milliseconds', 'microseconds', and\n"
-"'nanoseconds'; not both.  z=True writes 'Z' for a zero offset; sep is\n"
-"the one character between date and time.");
+"'2026-12-02T15:11:20.123456789+01:00'.  digits (0..9) fractional digits,\n"
+"truncated, or timespec as datetime.isoformat's and 'nanoseconds' ('auto':\n"
+"9 digits, none for a whole second).  z=True writes 'Z' for offset 0.");
 
 /* Text the core cannot read (a NUL, a lone surrogate) is as unknown. */
 static int timespec_digits(PyObject *op, PyObject *spec, int *digits)
@@ -159,17 +139,13 @@ static PyObject *stamp_isoformat(PyObject *op, PyObject *const *args, Py_ssize_t
     if (ms_parse_args("isoformat", args, nargs, kwnames, names, 2, 0, argv) < 0)
         return NULL;
     if (argv[0] != NULL && argv[0] != Py_None) {
-        if (argv[2] != NULL && argv[2] != Py_None) {
-            PyErr_SetString(PyExc_TypeError, "isoformat() takes digits or timespec, not both");
+        if (argv[2] != NULL && argv[2] != Py_None)
+            return PyErr_Format(PyExc_TypeError, "isoformat() takes digits or timespec, not both");
+        long long v;
+        int rc = ms_long_arg(argv[0], "Stamp.isoformat(): digits", &v);
+        if (rc < 0)
             return NULL;
-        }
-        if (!PyLong_Check(argv[0]) || PyBool_Check(argv[0]))
-            return ms_type_error("Stamp.isoformat(): digits", "int", argv[0]), NULL;
-        int overflow;
-        long v = PyLong_AsLongAndOverflow(argv[0], &overflow);
-        if (v == -1 && PyErr_Occurred())
-            return NULL;
-        if (overflow || v < 0 || v > 9)
+        if (rc > 0 || v < 0 || v > 9)
             return ms_raise(PyExc_ValueError,
                             "Stamp.isoformat(): digits=%R is out of range -- give 0..9, the "
                             "digits of the fraction of a second", argv[0]);
@@ -183,10 +159,8 @@ static PyObject *stamp_isoformat(PyObject *op, PyObject *const *args, Py_ssize_t
     if (sep != NULL) {
         if (!PyUnicode_Check(sep))
             return ms_type_error("sep", "str", sep), NULL;
-        if (PyUnicode_GetLength(sep) != 1) {
-            PyErr_Format(PyExc_ValueError, "sep=%R must be one character", sep);
-            return NULL;
-        }
+        if (PyUnicode_GetLength(sep) != 1)
+            return PyErr_Format(PyExc_ValueError, "sep=%R must be one character", sep);
         if (PyUnicode_CompareWithASCIIString(sep, "T") == 0)
             sep = NULL;
     }
@@ -202,11 +176,9 @@ static Py_ssize_t char_index(const char *text, size_t pos)
     return n;
 }
 
-PyDoc_STRVAR(stamp_fromisoformat_doc,
-"fromisoformat($type, text, /)\n--\n\n"
-"The Stamp that isoformat() wrote: 'YYYY-MM-DDThh:mm:ss[.f{1,9}]' and\n"
-"'Z', '+hh:mm' or '+hhmm' ('T', 't' or ' ' between date and time),\n"
-"exactly.  ValueError says where and why malformed text fails.");
+PyDoc_STRVAR(stamp_fromisoformat_doc, "fromisoformat($type, text, /)\n--\n\n"
+"The Stamp of text as isoformat() writes it (RFC 3339, 0..9 fractional\n"
+"digits, exactly); ValueError says where and why other text fails.");
 
 static PyObject *stamp_fromisoformat(PyObject *cls, PyObject *text_obj)
 {
@@ -220,42 +192,32 @@ static PyObject *stamp_fromisoformat(PyObject *cls, PyObject *text_obj)
     int rc = monostamp_parse_iso8601(text, (size_t)len, &utc_ns, &offset, &error);
     if (rc != MONOSTAMP_OK) {
         size_t pos = error.position <= (size_t)len ? error.position : (size_t)len;
-        if (error.reason != NULL)
-            return raise_core(NULL, rc, NULL, "invalid ISO 8601 text %R at position %zd: %s",
-                              text_obj, char_index(text, pos), error.reason);
-        return raise_core(NULL, rc, NULL, "invalid ISO 8601 text %R at position %zd",
-                          text_obj, char_index(text, pos));
+        return raise_core(NULL, rc, NULL, "invalid ISO 8601 text %R at position %zd%s%s", text_obj,
+                          char_index(text, pos), error.reason != NULL ? ": " : "",
+                          error.reason != NULL ? error.reason : "");
     }
     return ms_stamp_of_class((PyTypeObject *)cls, utc_ns, offset);
 }
 
-PyDoc_STRVAR(stamp_timestamp_doc,
-"timestamp($self, /)\n--\n\n"
-"Float seconds since the epoch, as time.time() gives (a double keeps\n"
-"about a quarter of a microsecond today; utc_ns is exact).");
+PyDoc_STRVAR(stamp_timestamp_doc, "timestamp($self, /)\n--\n\n"
+"Float seconds since the epoch, as time.time() gives (utc_ns is exact).");
 
 static PyObject *stamp_timestamp(PyObject *op, PyObject *unused)
 {
-    int64_t ns = STAMP(op)->utc_ns, rem = ns % 1000000000, sec = ns / 1000000000;
-    (void)unused;
     /* Floored seconds and the rest, so that each part is exact. */
-    if (rem < 0) {
-        rem += 1000000000;
-        sec -= 1;
-    }
+    int64_t ns = STAMP(op)->utc_ns, rem = ns % 1000000000, sec = ns / 1000000000 - (rem < 0);
+    rem += rem < 0 ? 1000000000 : 0;
     return PyFloat_FromDouble((double)sec + (double)rem * 1e-9);
 }
 
 static PyObject *stamp_reduce(PyObject *op, PyObject *unused)
 {
-    (void)unused;
     return Py_BuildValue("O(Li)", (PyObject *)Py_TYPE(op), (long long)STAMP(op)->utc_ns,
                          (int)STAMP(op)->offset);
 }
 
 static Py_ssize_t stamp_length(PyObject *op)
 {
-    (void)op;
     return 2;
 }
 
@@ -272,14 +234,9 @@ static PyObject *stamp_item(PyObject *op, Py_ssize_t i)
 /* Unpacking ends on the tuple iterator's end, not on a caught IndexError. */
 static PyObject *stamp_iter(PyObject *op)
 {
-    PyObject *pair = NULL, *it = NULL;
-    PyObject *utc_ns = PyLong_FromLongLong(STAMP(op)->utc_ns);
-    PyObject *offset = PyLong_FromLong(STAMP(op)->offset);
-    if (utc_ns != NULL && offset != NULL && (pair = PyTuple_Pack(2, utc_ns, offset)) != NULL)
-        it = PyObject_GetIter(pair);
+    PyObject *pair = Py_BuildValue("(Li)", (long long)STAMP(op)->utc_ns, (int)STAMP(op)->offset);
+    PyObject *it = pair != NULL ? PyObject_GetIter(pair) : NULL;
     Py_XDECREF(pair);
-    Py_XDECREF(offset);
-    Py_XDECREF(utc_ns);
     return it;
 }
 
@@ -304,27 +261,7 @@ static Py_hash_t stamp_hash(PyObject *op)
     return h == (Py_uhash_t)-1 ? -2 : (Py_hash_t)h;
 }
 
-/* ------------------------------------------------------------ arithmetic */
-
-/* A delta: int ns or a timedelta; a float (seconds or ns?) and a bool are
- * refused.  The offset is kept: a Stamp holds no zone.  1 and *out_ns, 0
- * for NotImplemented, -1 with OverflowError past int64 ns. */
-static int delta_ns(PyObject *obj, int64_t *out_ns)
-{
-    if (PyLong_Check(obj) && !PyBool_Check(obj)) {
-        int overflow;
-        long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
-        if (v == -1 && PyErr_Occurred())
-            return -1;
-        if (overflow) {
-            PyErr_Format(PyExc_OverflowError, "%R ns is outside int64 nanoseconds", obj);
-            return -1;
-        }
-        *out_ns = (int64_t)v;
-        return 1;
-    }
-    return ms_timedelta_ns(obj, out_ns);
-}
+/* ---------------------------- arithmetic: the offset is kept (no zone) */
 
 static PyObject *out_of_range(PyObject *stamp, const char *op, PyObject *delta)
 {
@@ -343,7 +280,7 @@ static PyObject *stamp_add(PyObject *a, PyObject *b)
         delta = a;
     }
     int64_t ns = MS_STAMP(stamp)->utc_ns, d;
-    int rc = delta_ns(delta, &d);
+    int rc = ms_delta_ns(delta, &d);
     if (rc <= 0) {
         if (rc < 0)
             return NULL;
@@ -351,7 +288,7 @@ static PyObject *stamp_add(PyObject *a, PyObject *b)
     }
     if (d > 0 ? ns > INT64_MAX - d : ns < INT64_MIN - d)
         return out_of_range(stamp, "+", delta);
-    return ms_stamp_like(stamp, ns + d, MS_STAMP(stamp)->offset);
+    return ms_stamp_of_class(Py_TYPE(stamp), ns + d, MS_STAMP(stamp)->offset);
 }
 
 static PyObject *stamp_subtract(PyObject *a, PyObject *b)
@@ -360,11 +297,11 @@ static PyObject *stamp_subtract(PyObject *a, PyObject *b)
     if (ms_stamp_root(Py_TYPE(a)) == NULL)
         Py_RETURN_NOTIMPLEMENTED;
     int64_t ns = MS_STAMP(a)->utc_ns, d;
-    int rc = delta_ns(b, &d);
+    int rc = ms_delta_ns(b, &d);
     if (rc > 0) {
         if (d > 0 ? ns < INT64_MIN + d : ns > INT64_MAX + d)
             return out_of_range(a, "-", b);
-        return ms_stamp_like(a, ns - d, MS_STAMP(a)->offset);
+        return ms_stamp_of_class(Py_TYPE(a), ns - d, MS_STAMP(a)->offset);
     }
     if (rc < 0)
         return NULL;
@@ -392,17 +329,13 @@ static PyMemberDef stamp_members[] = {
 };
 
 static PyMethodDef stamp_methods[] = {
-    {"isoformat", (PyCFunction)(void (*)(void))stamp_isoformat, METH_FASTCALL | METH_KEYWORDS,
-     stamp_isoformat_doc},
+    {"isoformat", FASTCALL_KW(stamp_isoformat), stamp_isoformat_doc},
     {"fromisoformat", stamp_fromisoformat, METH_O | METH_CLASS, stamp_fromisoformat_doc},
-    {"datetime", (PyCFunction)(void (*)(void))ms_stamp_datetime,
-     METH_METHOD | METH_FASTCALL | METH_KEYWORDS, ms_stamp_datetime_doc},
-    {"fromdatetime", (PyCFunction)(void (*)(void))ms_stamp_fromdatetime,
-     METH_METHOD | METH_FASTCALL | METH_KEYWORDS | METH_CLASS, ms_stamp_fromdatetime_doc},
-    {"fromtimestamp", (PyCFunction)(void (*)(void))ms_stamp_fromtimestamp,
-     METH_METHOD | METH_FASTCALL | METH_KEYWORDS | METH_CLASS, ms_stamp_fromtimestamp_doc},
-    {"astimezone", (PyCFunction)(void (*)(void))ms_stamp_astimezone,
-     METH_METHOD | METH_FASTCALL | METH_KEYWORDS, ms_stamp_astimezone_doc},
+    {"datetime", ms_stamp_datetime, METH_NOARGS, ms_stamp_datetime_doc},
+    {"fromdatetime", FASTCALL_KW(ms_stamp_fromdatetime) | METH_CLASS, ms_stamp_fromdatetime_doc},
+    {"fromtimestamp", FASTCALL_KW(ms_stamp_fromtimestamp) | METH_CLASS,
+     ms_stamp_fromtimestamp_doc},
+    {"astimezone", FASTCALL_KW(ms_stamp_astimezone), ms_stamp_astimezone_doc},
     {"timestamp", stamp_timestamp, METH_NOARGS, stamp_timestamp_doc},
     {"__reduce__", stamp_reduce, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
@@ -429,7 +362,6 @@ static PyType_Slot stamp_slots[] = {
 PyType_Spec ms_stamp_spec = {
     .name = "monostamp.Stamp",
     .basicsize = sizeof(ms_stamp_object),
-    .itemsize = 0,
     .flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_IMMUTABLETYPE,
     .slots = stamp_slots,
 };

@@ -1,9 +1,7 @@
-/*
- * stamp.h: what stamp.c (the type, text, order, arithmetic) and
+/* stamp.h: what stamp.c (the type, text, order, arithmetic) and
  * stamp_datetime.c (datetime, float seconds, zones) share.  As datetime's,
  * operations and classmethods return the subclass, made by calling it with
- * (utc_ns, offset); stamp - stamp is a plain int.
- */
+ * (utc_ns, offset); stamp - stamp is a plain int. */
 #ifndef MONOSTAMP_PY_STAMP_H
 #define MONOSTAMP_PY_STAMP_H
 
@@ -18,48 +16,39 @@ void ms_stamp_dealloc(PyObject *self);
  * defining class.  For Stamp itself one compare (the arithmetic's path). */
 static inline PyTypeObject *ms_stamp_root(PyTypeObject *type)
 {
-    while (type != NULL) {
-        if (type->tp_dealloc == ms_stamp_dealloc)
-            return type;
+    while (type != NULL && type->tp_dealloc != ms_stamp_dealloc)
         type = type->tp_base;
-    }
-    return NULL;
+    return type;
 }
 
-PyObject *ms_stamp_of_subclass(PyTypeObject *cls, int64_t utc_ns, int32_t offset);
+/* The module state of a Stamp (sub)class: a subclass's own has none. */
+#define MS_STAMP_STATE(type) ms_state_of_type(ms_stamp_root(type))
 
 /* A Stamp of `cls`: Stamp allocated inline, a subclass called. */
 static inline PyObject *ms_stamp_of_class(PyTypeObject *cls, int64_t utc_ns, int32_t offset)
 {
     if (cls->tp_dealloc == ms_stamp_dealloc)
         return ms_stamp_new(cls, utc_ns, offset);
-    return ms_stamp_of_subclass(cls, utc_ns, offset);
+    return PyObject_CallFunction((PyObject *)cls, "Li", (long long)utc_ns, (int)offset);
 }
 
-static inline PyObject *ms_stamp_like(PyObject *self, int64_t utc_ns, int32_t offset)
-{
-    return ms_stamp_of_class(Py_TYPE(self), utc_ns, offset);
-}
-
-/* A timedelta as ns: 1 and *out_ns, 0 if `obj` is none, -1 with
- * OverflowError past int64 ns. */
-int ms_timedelta_ns(PyObject *obj, int64_t *out_ns);
+/* A delta: int ns or a timedelta (a float and a bool are refused): 1 and
+ * *out_ns, 0 for NotImplemented, -1 with OverflowError past int64 ns. */
+int ms_delta_ns(PyObject *obj, int64_t *out_ns);
 
 /* The UTC offset at `utc_ns` in `zone`: None (local), a name the core
  * opens, or a datetime.tzinfo.  0, or -1 with the error. */
 int ms_zone_offset_at(ms_state *st, PyObject *zone, int64_t utc_ns, int32_t *out);
 
-PyObject *ms_stamp_datetime(PyObject *op, PyTypeObject *defining_class, PyObject *const *args,
-                            Py_ssize_t nargs, PyObject *kwnames);
-PyObject *ms_stamp_fromdatetime(PyObject *cls, PyTypeObject *defining_class,
-                                PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
-PyObject *ms_stamp_fromtimestamp(PyObject *cls, PyTypeObject *defining_class,
-                                 PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames);
-PyObject *ms_stamp_astimezone(PyObject *op, PyTypeObject *defining_class, PyObject *const *args,
-                              Py_ssize_t nargs, PyObject *kwnames);
-extern const char ms_stamp_datetime_doc[];
-extern const char ms_stamp_fromdatetime_doc[];
-extern const char ms_stamp_fromtimestamp_doc[];
-extern const char ms_stamp_astimezone_doc[];
+/* stamp_datetime.c's methods, with their docs. */
+PyObject *ms_stamp_datetime(PyObject *op, PyObject *unused);
+PyObject *ms_stamp_fromdatetime(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames);
+PyObject *ms_stamp_fromtimestamp(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames);
+PyObject *ms_stamp_astimezone(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames);
+extern const char ms_stamp_datetime_doc[], ms_stamp_fromdatetime_doc[],
+    ms_stamp_fromtimestamp_doc[], ms_stamp_astimezone_doc[];
 
 #endif

@@ -1,14 +1,10 @@
-/*
- * stamp_datetime.c: a Stamp and datetime, float seconds and zones, through
- * the datetime C API; the calendar is the core's.  The one file of the
- * Stamp that includes datetime.h (each includer has its own PyDateTimeAPI).
- * Timezones are made once per quarter-hour offset, zones by name opened
- * once and kept.
- */
+/* stamp_datetime.c: a Stamp and datetime, float seconds and zones, through
+ * the datetime C API (the Stamp's one includer of datetime.h: each has its
+ * own PyDateTimeAPI); the calendar is the core's.  Timezones are made once
+ * per quarter-hour offset, zones by name opened once and kept. */
 #include "stamp.h"
 
 #include <datetime.h>
-#include <string.h>
 
 #define NS_PER_S INT64_C(1000000000)
 
@@ -55,11 +51,21 @@ static int timedelta_ns(PyObject *td, const char *what, int64_t *out_ns)
     return 0;
 }
 
-int ms_timedelta_ns(PyObject *obj, int64_t *out_ns)
+/* A float (seconds or ns?) is no delta, nor a bool. */
+int ms_delta_ns(PyObject *obj, int64_t *out_ns)
 {
-    if (!PyDelta_Check(obj))
+    if (PyDelta_Check(obj))
+        return timedelta_ns(obj, "timedelta", out_ns) < 0 ? -1 : 1;
+    long long v;
+    if (!PyLong_Check(obj) || PyBool_Check(obj))
         return 0;
-    return timedelta_ns(obj, "timedelta", out_ns) < 0 ? -1 : 1;
+    int rc = ms_long_arg(obj, "delta", &v);
+    if (rc > 0)
+        PyErr_Format(PyExc_OverflowError, "%R ns is outside int64 nanoseconds", obj);
+    if (rc != 0)
+        return -1;
+    *out_ns = (int64_t)v;
+    return 1;
 }
 
 /* utcoffset()'s answer as a Stamp's offset, `who` being whose it is. */
@@ -70,12 +76,10 @@ static int offset_of_timedelta(PyObject *td, PyObject *who, int32_t *out)
         return ms_type_error("utcoffset()", "a datetime.timedelta", td);
     if (timedelta_ns(td, "utcoffset()", &ns) < 0)
         return -1;
-    if (ns % NS_PER_S != 0 || monostamp_offset_check(ns / NS_PER_S) != MONOSTAMP_OK) {
-        PyErr_Format(PyExc_ValueError,
-                     "the UTC offset %R of %R is not whole seconds within a day, which a "
-                     "Stamp's offset must be", td, who);
-        return -1;
-    }
+    if (ns % NS_PER_S != 0 || monostamp_offset_check(ns / NS_PER_S) != MONOSTAMP_OK)
+        return PyErr_Format(PyExc_ValueError,
+                            "the UTC offset %R of %R is not whole seconds within a day, which a "
+                            "Stamp's offset must be", td, who), -1;
     *out = (int32_t)(ns / NS_PER_S);
     return 0;
 }
@@ -125,12 +129,10 @@ int ms_datetime_exec(ms_state *st)
  * must never be indexed past its ends. */
 static PyObject *timezone_of(ms_state *st, int32_t offset_s)
 {
-    if (monostamp_offset_check(offset_s) != MONOSTAMP_OK) {
-        PyErr_Format(PyExc_ValueError,
-                     "UTC offset %d s is a day or more; a datetime.timezone must be "
-                     "strictly within +-86400 s", (int)offset_s);
-        return NULL;
-    }
+    if (monostamp_offset_check(offset_s) != MONOSTAMP_OK)
+        return PyErr_Format(PyExc_ValueError,
+                            "UTC offset %d s is a day or more; a datetime.timezone must be "
+                            "strictly within +-86400 s", (int)offset_s);
     if (offset_s % 900 == 0)
         return Py_NewRef(st->tz_quarter[offset_s / 900 + MS_TZ_QUARTERS / 2]);
     PyObject *key = PyLong_FromLong(offset_s);
@@ -153,13 +155,22 @@ static int wall_of(int64_t utc_ns, int32_t offset_s, monostamp_wall *w)
     return w->year < 1 || w->year > 9999 ? -1 : 0;
 }
 
-/* The exact datetime.datetime of `w` with tzinfo `tz`, fold 0. */
-static PyObject *datetime_of(const monostamp_wall *w, PyObject *tz)
+PyObject *ms_datetime_of_wall(PyObject *cls, const monostamp_wall *w, PyObject *tz, int fold)
 {
-    return PyDateTimeAPI->DateTime_FromDateAndTimeAndFold(w->year, w->month, w->day, w->hour,
-                                                          w->minute, w->second,
-                                                          w->nanosecond / 1000, tz, 0,
-                                                          PyDateTimeAPI->DateTimeType);
+    int us = w->nanosecond / 1000;
+    if (cls == NULL || cls == (PyObject *)PyDateTimeAPI->DateTimeType)
+        return PyDateTimeAPI->DateTime_FromDateAndTimeAndFold(w->year, w->month, w->day, w->hour,
+                                                              w->minute, w->second, us, tz, fold,
+                                                              PyDateTimeAPI->DateTimeType);
+    /* A subclass is called, as the stdlib does. */
+    PyObject *args = Py_BuildValue("iiiiiiiO", w->year, w->month, w->day, w->hour, w->minute,
+                                   w->second, us, tz);
+    PyObject *kwargs = fold && args != NULL ? Py_BuildValue("{si}", "fold", 1) : NULL;
+    PyObject *result = args != NULL && (!fold || kwargs != NULL) ? PyObject_Call(cls, args, kwargs)
+                                                                 : NULL;
+    Py_XDECREF(args);
+    Py_XDECREF(kwargs);
+    return result;
 }
 
 /* The wall time of a datetime: its C fields, whatever a subclass's
@@ -190,41 +201,26 @@ PyObject *ms_datetime_from_stamp(ms_state *st, int64_t utc_ns, int32_t offset_s)
     PyObject *tz = timezone_of(st, offset_s);
     if (tz == NULL)
         return NULL;
-    PyObject *result = datetime_of(&w, tz);
+    PyObject *result = ms_datetime_of_wall(NULL, &w, tz, 0);
     Py_DECREF(tz);
     return result;
 }
 
-const char ms_stamp_datetime_doc[] =
-"datetime($self, /)\n--\n\n"
-"The stamp as an aware datetime.datetime with a fixed-offset\n"
-"datetime.timezone.  datetime holds microseconds: the last three digits\n"
-"of utc_ns are dropped (truncated toward the past).  OverflowError\n"
-"outside datetime's years 1..9999.";
+const char ms_stamp_datetime_doc[] = "datetime($self, /)\n--\n\n"
+"The stamp as an aware datetime with a fixed-offset timezone, to the\n"
+"microsecond (truncated toward the past); OverflowError outside 1..9999.";
 
-/* METH_METHOD: a subclass's own type has no module state. */
-PyObject *ms_stamp_datetime(PyObject *op, PyTypeObject *defining_class, PyObject *const *args,
-                            Py_ssize_t nargs, PyObject *kwnames)
+PyObject *ms_stamp_datetime(PyObject *op, PyObject *unused)
 {
-    (void)args;
-    if (nargs != 0 || kwnames != NULL) {
-        PyErr_SetString(PyExc_TypeError, "datetime() takes no arguments");
-        return NULL;
-    }
-    return ms_datetime_from_stamp(ms_state_of_type(defining_class), MS_STAMP(op)->utc_ns,
+    return ms_datetime_from_stamp(MS_STAMP_STATE(Py_TYPE(op)), MS_STAMP(op)->utc_ns,
                                   MS_STAMP(op)->offset);
 }
 
 /* ----------------------------------------------------- datetime -> stamp */
 
-const char ms_stamp_fromdatetime_doc[] =
-"fromdatetime($type, dt, /)\n--\n\n"
-"The Stamp of the aware datetime dt: its instant, to the microsecond, and\n"
-"its UTC offset (dt.utcoffset(), which follows dt.fold).  A naive\n"
-"datetime is refused (ValueError): attach its zone first, e.g.\n"
-"dt.replace(tzinfo=ZoneInfo(...)) or dt.astimezone() for local time.\n"
-"ValueError for an offset that is not whole seconds or an instant\n"
-"outside int64 ns (years 1677..2262).";
+const char ms_stamp_fromdatetime_doc[] = "fromdatetime($type, dt, /)\n--\n\n"
+"The Stamp of the aware datetime dt: its instant and its UTC offset\n"
+"(dt.utcoffset(), which follows dt.fold).  ValueError for a naive one.";
 
 /* 1 and dt's UTC offset; 0 if dt is naive; -1 with the error. */
 static int datetime_offset(ms_state *st, PyObject *dt, int32_t *out)
@@ -253,21 +249,19 @@ static int datetime_utc_ns(PyObject *dt, int32_t offset, int64_t *out)
     return -1;
 }
 
-PyObject *ms_stamp_fromdatetime(PyObject *cls, PyTypeObject *defining_class,
-                                PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+PyObject *ms_stamp_fromdatetime(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                PyObject *kwnames)
 {
     int32_t offset;
     int64_t utc_ns;
-    if (nargs != 1 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0)) {
-        PyErr_Format(PyExc_TypeError,
-                     "fromdatetime() takes exactly one positional argument (%zd given)",
-                     nargs + (kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0));
-        return NULL;
-    }
+    if (nargs != 1 || (kwnames != NULL && PyTuple_GET_SIZE(kwnames) != 0))
+        return PyErr_Format(PyExc_TypeError,
+                            "fromdatetime() takes exactly one positional argument (%zd given)",
+                            nargs + (kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0));
     PyObject *dt = args[0];
     if (!PyDateTime_Check(dt))
         return ms_type_error("dt", "a datetime.datetime", dt), NULL;
-    int aware = datetime_offset(ms_state_of_type(defining_class), dt, &offset);
+    int aware = datetime_offset(MS_STAMP_STATE((PyTypeObject *)cls), dt, &offset);
     if (aware == 0)
         PyErr_Format(PyExc_ValueError,
                      "fromdatetime(%R): a naive datetime has no UTC offset; attach its zone "
@@ -363,14 +357,10 @@ static int named_zone_offset(ms_state *st, PyObject *name, int64_t utc_ns, int32
         if (PyErr_Occurred())
             return -1;
         int rc = monostamp_zone_open(text, &zone);
-        if (rc == MONOSTAMP_ENOZONE) {
-            ms_zone_error("Stamp.astimezone()", name, text);
-            return -1;
-        }
-        if (rc != MONOSTAMP_OK) {
-            raise_core(st, rc, NULL, "zone=%R", name);
-            return -1;
-        }
+        if (rc == MONOSTAMP_ENOZONE)
+            return ms_zone_error("Stamp.astimezone()", name, text), -1;
+        if (rc != MONOSTAMP_OK)
+            return raise_core(st, rc, NULL, "zone=%R", name), -1;
         if ((capsule = PyCapsule_New(zone, ZONE_CAPSULE, zone_capsule_free)) == NULL) {
             monostamp_zone_close(zone);
             return -1;
@@ -413,7 +403,7 @@ int ms_zone_offset_at(ms_state *st, PyObject *zone, int64_t utc_ns, int32_t *out
     monostamp_wall w;
     if (wall_of(utc_ns, 0, &w) < 0)
         return outside_datetime(utc_ns, 0), -1;
-    PyObject *dt = datetime_of(&w, zone), *result = NULL;
+    PyObject *dt = ms_datetime_of_wall(NULL, &w, zone, 0), *result = NULL;
     int rc = -1;
     if (dt != NULL && (result = PyObject_CallMethodOneArg(zone, st->str_fromutc, dt)) != NULL &&
         PyDateTime_Check(result)) {
@@ -432,17 +422,13 @@ int ms_zone_offset_at(ms_state *st, PyObject *zone, int64_t utc_ns, int32_t *out
     return rc;
 }
 
-const char ms_stamp_astimezone_doc[] =
-"astimezone($self, /, zone=None)\n--\n\n"
-"The same instant with the offset `zone` has at it: None for the local\n"
-"zone, 'UTC', an IANA name ('Europe/Berlin') or a POSIX TZ string (the\n"
-"core's zones, as Clock(zone=...) takes), or a datetime.tzinfo (asked\n"
-"as datetime.astimezone asks it: tz.fromutc(), then utcoffset(); the\n"
-"stamp must then be within datetime's years).  utc_ns is kept exactly;\n"
-"the result is of the stamp's own class.";
+const char ms_stamp_astimezone_doc[] = "astimezone($self, /, zone=None)\n--\n\n"
+"The same instant (utc_ns exactly) with the offset `zone` has at it: None\n"
+"(local), a name the core opens as Clock(zone=...) does, or a tzinfo\n"
+"(asked as datetime.astimezone asks it).";
 
-PyObject *ms_stamp_astimezone(PyObject *op, PyTypeObject *defining_class, PyObject *const *args,
-                              Py_ssize_t nargs, PyObject *kwnames)
+PyObject *ms_stamp_astimezone(PyObject *op, PyObject *const *args, Py_ssize_t nargs,
+                              PyObject *kwnames)
 {
     static const char *const names[] = {"zone", NULL};
     PyObject *zone = Py_None;
@@ -453,26 +439,22 @@ PyObject *ms_stamp_astimezone(PyObject *op, PyTypeObject *defining_class, PyObje
         return NULL;
     if (zone == NULL)
         zone = Py_None;
-    if (ms_zone_offset_at(ms_state_of_type(defining_class), zone, MS_STAMP(op)->utc_ns,
-                          &offset) < 0)
+    if (ms_zone_offset_at(MS_STAMP_STATE(Py_TYPE(op)), zone, MS_STAMP(op)->utc_ns, &offset) < 0)
         return NULL;
-    return ms_stamp_like(op, MS_STAMP(op)->utc_ns, offset);
+    return ms_stamp_of_class(Py_TYPE(op), MS_STAMP(op)->utc_ns, offset);
 }
 
 /* ------------------------------------------------------- float seconds */
 
-const char ms_stamp_fromtimestamp_doc[] =
-"fromtimestamp($type, t, /, zone=None)\n--\n\n"
-"The Stamp of t seconds since the epoch (int: exact; float: rounded to\n"
-"the nearest ns, half to even) with the offset `zone` has then (as for\n"
-"astimezone(): None is the local zone, as datetime.fromtimestamp's).\n"
-"ValueError for NaN, infinities and instants outside int64 ns.";
+const char ms_stamp_fromtimestamp_doc[] = "fromtimestamp($type, t, /, zone=None)\n--\n\n"
+"The Stamp of t seconds since the epoch (a float rounded to the nearest\n"
+"ns) with the offset `zone` has then, as for astimezone().";
 
-PyObject *ms_stamp_fromtimestamp(PyObject *cls, PyTypeObject *defining_class,
-                                 PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+PyObject *ms_stamp_fromtimestamp(PyObject *cls, PyObject *const *args, Py_ssize_t nargs,
+                                 PyObject *kwnames)
 {
     static const char *const names[] = {"t", "zone", NULL};
-    ms_state *st = ms_state_of_type(defining_class);
+    ms_state *st = MS_STAMP_STATE((PyTypeObject *)cls);
     PyObject *argv[2];
     int64_t utc_ns;
     int32_t offset;
@@ -483,26 +465,20 @@ PyObject *ms_stamp_fromtimestamp(PyObject *cls, PyTypeObject *defining_class,
         return NULL;
     }
     PyObject *t = argv[0], *zone = argv[1] != NULL ? argv[1] : Py_None;
+    long long s;
     int bad;
-    if (PyBool_Check(t)) /* an int, but fromtimestamp(True) is a bug */
-        return ms_type_error("t", "int or float", t), NULL;
-    if (PyLong_Check(t)) {
-        int overflow;
-        long long s = PyLong_AsLongLongAndOverflow(t, &overflow);
-        if (s == -1 && PyErr_Occurred())
-            return NULL;
-        bad = overflow || monostamp_ns_from_seconds(s, 0, &utc_ns) != MONOSTAMP_OK;
-    } else if (PyFloat_Check(t)) {
+    if (PyFloat_Check(t))
         bad = monostamp_ns_from_double(PyFloat_AS_DOUBLE(t), 0, &utc_ns) != MONOSTAMP_OK;
-    } else {
+    else if (!PyLong_Check(t) || PyBool_Check(t)) /* fromtimestamp(True) is a bug */
         return ms_type_error("t", "int or float", t), NULL;
-    }
-    if (bad) {
-        PyErr_Format(PyExc_ValueError,
-                     "fromtimestamp(%R): out of range: must be finite and within int64 "
-                     "nanoseconds since the epoch", t);
+    else if ((bad = ms_long_arg(t, "t", &s)) < 0)
         return NULL;
-    }
+    else
+        bad = bad || monostamp_ns_from_seconds(s, 0, &utc_ns) != MONOSTAMP_OK;
+    if (bad)
+        return PyErr_Format(PyExc_ValueError,
+                            "fromtimestamp(%R): out of range: must be finite and within int64 "
+                            "nanoseconds since the epoch", t);
     if (ms_zone_offset_at(st, zone, utc_ns, &offset) < 0)
         return NULL;
     return ms_stamp_of_class((PyTypeObject *)cls, utc_ns, offset);

@@ -154,6 +154,25 @@ static void test_default_context(void)
     CHECK_STR_EQ(buf, "");
 }
 
+static void test_option_names(void)
+{
+    char buf[256], small[12];
+    CHECK_EQ(monostamp_option_names("on_lead", buf, sizeof buf), strlen("'wait', 'error'"));
+    CHECK_STR_EQ(buf, "'wait', 'error'");
+    CHECK_GT(monostamp_option_names("source", buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "'realtime', 'realtime_coarse', 'manual'");
+    CHECK_GT(monostamp_option_names("policy", buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "'acceptPlatformTime', 'monotonicAllowDuplicates', "
+                      "'monotonicForceMicrosecondIncrement', 'monotonicForceNanosecondIncrement'");
+    CHECK_RC(monostamp_option_names("source", small, sizeof small), MONOSTAMP_ERANGE);
+    CHECK_STR_EQ(small, "'realtime',");
+    CHECK_RC(monostamp_option_names("zone", buf, sizeof buf), MONOSTAMP_EINVAL);
+    CHECK_STR_EQ(buf, "");
+    CHECK_RC(monostamp_option_names(NULL, buf, sizeof buf), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_option_names("source", NULL, 8), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_option_names("source", buf, 0), MONOSTAMP_EINVAL);
+}
+
 int main(void)
 {
     if (pin_zones() != 0) return 1;
@@ -163,5 +182,6 @@ int main(void)
     RUN(test_zone_unknown);
     RUN(test_clock_fault);
     RUN(test_default_context);
+    RUN(test_option_names);
     return check_summary();
 }
