@@ -132,14 +132,15 @@ static PyObject *ms_sleep(PyObject *module, PyObject *const *args, Py_ssize_t na
         ms_seconds_arg(argv[0], "seconds", &duration) < 0 ||
         (argv[1] != NULL && ms_seconds_arg(argv[1], "tolerance", &tolerance) < 0))
         return NULL;
-    if (duration < 0 || tolerance < 0)
-        return raise_core(st, MONOSTAMP_EINVAL, NULL,
-                          "sleep(%R, tolerance=%R): seconds and tolerance must be >= 0",
+    /* The core's rule; the words are the binding's, in seconds. */
+    int64_t deadline;
+    int rc = monostamp_sleep_deadline(now, duration, 1, tolerance, &deadline, NULL, NULL, 0);
+    if (rc == MONOSTAMP_EINVAL)
+        return raise_core(st, rc, NULL, "sleep(%R, tolerance=%R): seconds and tolerance must be >= 0",
                           argv[0], argv[1] != NULL ? argv[1] : Py_None);
-    if (duration > INT64_MAX - now)
-        return raise_core(st, MONOSTAMP_ERANGE, NULL, "sleep(%R): the deadline is out of range",
-                          argv[0]);
-    return sleep_to(st, now + duration, tolerance, now, "sleep", argv[0]);
+    if (rc != 0)
+        return raise_core(st, rc, NULL, "sleep(%R): the deadline is out of range", argv[0]);
+    return sleep_to(st, deadline, tolerance, now, "sleep", argv[0]);
 }
 
 PyDoc_STRVAR(sleep_until_ns_doc, "sleep_until_ns(deadline_ns, tolerance_ns=50000)\n--\n\n"
@@ -156,10 +157,11 @@ static PyObject *sleep_until_ns(PyObject *module, PyObject *const *args, Py_ssiz
         ms_int64_arg(argv[0], "deadline_ns", &deadline) < 0 ||
         (argv[1] != NULL && ms_int64_arg(argv[1], "tolerance_ns", &tolerance) < 0))
         return NULL;
-    if (tolerance < 0)
+    int64_t now = monostamp_monotonic_ns();
+    if (monostamp_sleep_deadline(now, deadline, 0, tolerance, &deadline, NULL, NULL, 0) != 0)
         return raise_core(st, MONOSTAMP_EINVAL, NULL,
                           "sleep_until_ns(): tolerance_ns=%R must be >= 0", argv[1]);
-    return sleep_to(st, deadline, tolerance, monostamp_monotonic_ns(), "sleep_until_ns", argv[0]);
+    return sleep_to(st, deadline, tolerance, now, "sleep_until_ns", argv[0]);
 }
 
 PyDoc_STRVAR(sleep_finish_doc, "_sleep_finish(finish)\n--\n\n"
