@@ -10,7 +10,9 @@ pid> <worker's count>":
   shared    required by each worker, MONOSTAMP_SHARED (via `env`) naming a
             state file in a directory the worker user owns
   control   required by each worker, no state file: the workers' sequences
-            are independent, so this run must find duplicates
+            are independent, so this run must find duplicates (its
+            responses carry CONTROL_BURST lines, a tenth as many of them,
+            so that it finds them even when the workers never run at once)
 
 The checks (stamps.py): no stamp twice among the responses (control: some
 twice, or the check could not fail), and each worker's stamps strictly
@@ -45,12 +47,16 @@ from stamps import Records
 RESPONSES = int(os.environ.get("NGINX_RESPONSES", "50000"))
 THREADS, CONNECTIONS = 2, 16
 BURST = 10          # stamps per response
+# The control's: each response leads real time by most of a ms, so the next
+# worker to answer within it repeats its stamps even when the workers never
+# run at once (both cores busy elsewhere); as many stamps as the others.
+CONTROL_BURST = 1000
 HOLDERS, HOLD_MS = 4, 3000
 WORKERS = 4         # nginx.conf.in's worker_processes
 RECORD = nginx_server.HERE / "nginx" / "record.lua"
 LOCATIONS = """\
         location = /stamp { content_by_lua_block { require("stamp").stamp(%d) } }
-        location = /hold { content_by_lua_block { require("stamp").hold(%d) } }""" % (BURST, BURST)
+        location = /hold { content_by_lua_block { require("stamp").hold(%d) } }"""
 
 SETUPS = [
     # name, what the stamps must be, whether nginx reloads mid-run
@@ -122,10 +128,11 @@ class Holders:
             t.join(30)
 
 
-def wanted(reload: bool) -> int:
-    """The responses a run records at least: NGINX_RESPONSES, twice across
-    a reload, rounded up to a whole share for each wrk thread."""
-    total = RESPONSES * 2 if reload else RESPONSES
+def wanted(reload: bool, burst: int = BURST) -> int:
+    """The responses a run records at least: NGINX_RESPONSES (as many stamps
+    for another burst), twice across a reload, rounded up to a whole share
+    for each wrk thread."""
+    total = (RESPONSES * 2 if reload else RESPONSES) * BURST // burst
     return -(-total // THREADS) * THREADS
 
 
@@ -149,11 +156,12 @@ def main_conf(name: str, build: Path, prefix: Path) -> tuple[str, str]:
     return main, in_http
 
 
-def record(server: nginx_server.Nginx, out: Path, reload: bool) -> tuple[Records, set, float]:
+def record(server: nginx_server.Nginx, out: Path, reload: bool,
+           burst: int) -> tuple[Records, set, float]:
     """Has wrk record the bodies (and, across a reload, the /hold ones);
     returns the records, the old workers (empty without a reload) and the
     seconds wrk ran."""
-    total = wanted(reload)
+    total = wanted(reload, burst)
     # Across a reload wrk runs until the old workers' /hold requests are
     # over (and total is in), however long the reload takes.
     want = 10**9 if reload else total // THREADS
@@ -173,7 +181,7 @@ def record(server: nginx_server.Nginx, out: Path, reload: bool) -> tuple[Records
             assert time.monotonic() - started < 300, "wrk still running after 300 s"
             if len(list(out.glob("done.*"))) >= THREADS:
                 break
-            got = lines() // BURST
+            got = lines() // burst
             if reload and holders is None and got >= total // 10:
                 # Mid-run, with /hold requests keeping the old workers
                 # stamping while the new ones take over wrk's connections
@@ -258,18 +266,25 @@ def check(records: Records, want: int, expect: str, old: set,
 def test_stamps_in_nginx_workers(name, expect, reload, build, nginx_root, start_nginx, figures):
     folder = name + ("-reload" if reload else "")
     main, in_http = main_conf(name, build, nginx_root / folder)
-    server = start_nginx(folder, main, in_http, LOCATIONS)
-    workers = server.workers()
+    burst = CONTROL_BURST if name == "control" else BURST
+    server = start_nginx(folder, main, in_http, LOCATIONS % (burst, burst))
     user = nginx_server.worker_identity()[0]
+    # The port answers before the master has forked every worker and each
+    # has taken its user: wait for that, on a busy machine too.
+    deadline = time.monotonic() + 15
+    while ((len(server.workers()) < WORKERS or server.worker_users() != {user})
+           and time.monotonic() < deadline):
+        time.sleep(0.05)
+    workers = server.workers()
     assert len(workers) == WORKERS, "%d workers, not %d" % (len(workers), WORKERS)
     assert server.worker_users() == {user}, "workers run as %s, not %s" % (
         server.worker_users(), user)
 
     out = server.prefix / "out"
     out.mkdir()
-    records, old, seconds = record(server, out, reload)
+    records, old, seconds = record(server, out, reload, burst)
     figures("wrk: %.1f s, %.0f responses/s (-t%d -c%d, recording every body), %d workers as %s"
-            % (seconds, sum(records.main) // BURST / seconds, THREADS, CONNECTIONS, WORKERS, user))
+            % (seconds, sum(records.main) // burst / seconds, THREADS, CONNECTIONS, WORKERS, user))
     if reload:
         # wrk has closed its connections: the old workers must be gone.
         deadline = time.monotonic() + 10
@@ -277,7 +292,7 @@ def test_stamps_in_nginx_workers(name, expect, reload, build, nginx_root, start_
             time.sleep(0.1)
         assert not old & set(server.workers()), "old workers still running 10 s after the run"
 
-    line, failures = check(records, wanted(reload), expect, old)
+    line, failures = check(records, wanted(reload, burst), expect, old, burst)
     figures(line)
     if name == "shared":
         # The workers made it, as their own user, private to it.
