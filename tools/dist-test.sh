@@ -200,10 +200,8 @@ run_chroot() { # X.Y arch what chroot-function [emulated]
 }
 
 # The whole suite on the x86_64 wheels of DIST_TEST_FULL (default: every
-# version), the smoke test on the others (CI: the oldest and the newest in
-# full; make test-pythons and make test-forky run the suite on every
-# version from source already, and the smoke test still proves each wheel
-# installs and loads with no compiler).
+# version; CI runs it so, in place of make test-pythons), the smoke test on
+# the others (it still proves a wheel installs and loads with no compiler).
 x86_64_run() { # X.Y -> suite or smoke
     case " ${DIST_TEST_FULL-$PYTHONS} " in *" $1 "*) echo suite ;; *) echo smoke ;; esac
 }
