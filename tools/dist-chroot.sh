@@ -138,7 +138,7 @@ dist_native_pip() {
         local dirs=("usr/lib/python$v" opt/pip)
         if [ -n "$native" ]; then
             "$native" -m compileall -q -j 0 -s "$root" -p / "${dirs[@]/#/$root/}" >/dev/null 2>&1
-        elif [[ " 3.14 3.15 " == *" $v "* ]] && (dist_forky_amd64 && [ -x "$DIST_CHROOT/usr/bin/python$v" ] &&
+        elif (dist_forky_amd64 && [ -x "$DIST_CHROOT/usr/bin/python$v" ] &&
                 mkdir -p "$DIST_CHROOT/mnt/target" && mount --bind "$root" "$DIST_CHROOT/mnt/target" &&
                 { chroot "$DIST_CHROOT" "/usr/bin/python$v" -m compileall -q -j 0 -s /mnt/target -p / \
                       "${dirs[@]/#//mnt/target/}" >/dev/null 2>&1
