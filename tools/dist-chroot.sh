@@ -210,7 +210,7 @@ dist_chroot() {
 
 # ---------------------------------------------------------------- the three
 # forky amd64: 3.14 and 3.15, headers (make dist) and interpreters (make
-# test-dist).  forky arm64: 3.13-3.15 for the aarch64 wheels' tests.
+# test-dist), libfaketime for the suite's wall-clock step tests.  forky arm64: 3.13-3.15 for the aarch64 wheels' tests.
 # bookworm arm64: 3.11.  Debian has no arm64 CPython 3.10 or 3.12 any more:
 # those two aarch64 wheels are built and checked by auditwheel, but not run.
 # Each has what tools/dist-test.sh's runs call (bash, coreutils, sed, grep,
@@ -218,7 +218,7 @@ dist_chroot() {
 DIST_CHROOT_BASE="bash coreutils sed grep dash ca-certificates tzdata"
 dist_forky_amd64() {
     dist_chroot dist-forky-amd64 forky amd64 "python3.14 python3.14-dev python3.14-venv
-        python3.15 python3.15-dev python3.15-venv $DIST_CHROOT_BASE"
+        python3.15 python3.15-dev python3.15-venv libfaketime $DIST_CHROOT_BASE"
 }
 dist_forky_arm64() {
     dist_chroot dist-forky-arm64 forky arm64 "python3.13 python3.13-venv python3.14
