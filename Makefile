@@ -231,8 +231,9 @@ windows-wheel: ## the win_amd64 wheel for CPython 3.13 in dist/, cross-built wit
 # chroots out), and the sdist's suite without pytest-xdist
 # (tools/dist-test.sh).
 # DIST_AARCH64_FULL=3.13 adds the whole suite on that aarch64 wheel, by hand:
-# about 25 minutes under emulation with MONOSTAMP_TEST_SCALE=0.1
-# and DIST_TEST_PYTEST_ARGS="-n 2".  Both need root (cached chroots).
+# about an hour under emulation with MONOSTAMP_TEST_SCALE=0.1 and
+# DIST_TEST_PYTEST_ARGS="-n 2" on a loaded 2-core VM (docs/testing.md).
+# Both need root (cached chroots).
 DIST ?= dist
 dist: deps ## dist/: the sdist, manylinux_2_17 wheels for CPython 3.10-3.15 (x86_64, aarch64), the Windows wheel (root)
 	@tools/dist-build.sh $(BUILD) $(DIST)
