@@ -9,10 +9,12 @@
 #                   TSan), Python on $(PYTHON), Lua 5.4 and LuaJIT, the header
 #                   as C and C++, make install, the exports, the preload library
 #   make test-all   what CI runs (.ci/run): make test, then everything else:
-#                   the other CPythons, Lua 5.3, Windows under Wine, the
-#                   sanitizers on the bindings and the preload, the fuzzers
-#                   briefly, a 30 s soak, Debian testing's CPython 3.14/3.15
-#                   and Lua 5.5 (root), nginx, time-machine 2.10's own suite
+#                   Lua 5.3, Windows under Wine, the sanitizers on the
+#                   bindings and the preload, the fuzzers briefly, a 30 s
+#                   soak, Debian testing's CPython 3.14/3.15 and Lua 5.5
+#                   (root), make dist and make test-dist (the other CPythons
+#                   on their wheels, aarch64 under qemu; root), nginx,
+#                   time-machine 2.10's own suite
 #
 # A new test joins `make test` when it is native (runs on this machine's own
 # compiler and interpreters, installs nothing, no emulator, no chroot) and
@@ -72,11 +74,14 @@ help: ## this list
 # nginx and the real suite.
 TEST_NATIVE := test-help test-c test-asan test-tsan test-header test-cxx test-install \
                test-exports test-python test-lua test-luajit test-preload
-# XXX: test-dist (after `make dist`) joins TEST_ALL_MORE, after test-nginx,
-# once it has passed end to end on the merged tree (.ci/run says why not yet).
-TEST_ALL_MORE := test-pythons test-python-tsan test-lua53 test-lua-asan \
+# make dist and make test-dist stand for make test-pythons here: test-dist
+# runs the same lean suite on the other CPythons (3.10-3.13 and 3.14/3.15),
+# each on the wheel a user would install rather than on a gcc build, so CI
+# pays only for the wheels' builds and the aarch64 smoke tests on top
+# (docs/testing.md has the figures).  make test-pythons stays, by hand.
+TEST_ALL_MORE := test-python-tsan test-lua53 test-lua-asan \
                  test-preload-asan test-preload-tsan test-fuzz test-windows test-soak \
-                 test-forky test-nginx test-real-time-machine
+                 test-forky dist test-dist test-nginx test-real-time-machine
 
 # TEST_JOBS (2) suites at once, each one's output printed whole when it ends.
 TEST_JOBS ?= 2
@@ -84,7 +89,7 @@ test: deps ## the native suites, quick: C (plain, ASan+UBSan, TSan), Python, Lua
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target $(TEST_NATIVE)
 	@echo "make test: all suites passed"
 
-test-all: deps ## what CI runs: make test, then the other CPythons, Lua 5.3, Wine, sanitized bindings, fuzzers, soak, forky, nginx
+test-all: deps ## what CI runs: make test, then Lua 5.3, Wine, sanitized bindings, fuzzers, soak, forky, the wheels, nginx
 	@$(MAKE) --no-print-directory test
 	@$(MAKE) --no-print-directory $(TEST_ALL_MORE)
 	@echo "make test-all: all suites passed"
@@ -228,8 +233,9 @@ windows-wheel: ## the win_amd64 wheel for CPython 3.13 in dist/, cross-built wit
 # chroots out), and the sdist's suite without pytest-xdist
 # (tools/dist-test.sh).
 # DIST_AARCH64_FULL=3.13 adds the whole suite on that aarch64 wheel, by hand:
-# about 25 minutes under emulation with MONOSTAMP_TEST_SCALE=0.1
-# and DIST_TEST_PYTEST_ARGS="-n 2".  Both need root (cached chroots).
+# about an hour under emulation with MONOSTAMP_TEST_SCALE=0.1 and
+# DIST_TEST_PYTEST_ARGS="-n 2" on a loaded 2-core VM (docs/testing.md).
+# Both need root (cached chroots).
 DIST ?= dist
 dist: deps ## dist/: the sdist, manylinux_2_17 wheels for CPython 3.10-3.15 (x86_64, aarch64), the Windows wheel (root)
 	@tools/dist-build.sh $(BUILD) $(DIST)

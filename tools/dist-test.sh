@@ -118,21 +118,33 @@ wheelhouse() {
 # The commands a run does inside its venv, the same on the host and in a
 # chroot: make the venv, install (no index, wheels only), prove no
 # compiler is reachable, then the suite or the smoke test.
+# Under qemu (PIP_DIR set: tools/dist-chroot.sh's dist_native_pip) the venv
+# is made without pip and Debian's pip runs from PIP_DIR, the test
+# dependencies installed without byte-compiling them (each module compiles
+# as it is imported).
 INSTALL_AND_RUN='set -e
 py=$1 venv=$2 house=$3 what=$4
-"$py" -m venv "$venv"
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-index --only-binary=:all: \
+if [ -n "${PIP_DIR:-}" ]; then
+    "$py" -m venv --without-pip "$venv"
+    pip() { PYTHONPATH=$PIP_DIR "$venv/bin/python" -m pip "$@"; }
+    nocompile=--no-compile
+else
+    "$py" -m venv "$venv"
+    pip() { "$venv/bin/python" -m pip "$@"; }
+    nocompile=
+fi
+pip install --quiet --disable-pip-version-check --no-index --only-binary=:all: \
     --find-links "$DIST_DIR" monostamp
 if [ "$what" != smoke ]; then
     reqs=$(ls "$house" | sed -n "s/^\([A-Za-z0-9_.]*\)-[0-9].*\.whl$/\1/p" | tr _ - | sort -u)
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-index --only-binary=:all: \
+    pip install --quiet --disable-pip-version-check --no-index --only-binary=:all: $nocompile \
         --find-links "$house" $reqs
 fi
 for c in cc gcc clang c99 "$CC"; do
     if command -v "$c" >/dev/null 2>&1 && [ "$c" != /bin/false ]; then echo "a compiler is reachable: $c"; exit 1; fi
 done
 "$venv/bin/python" -c "import sysconfig, shutil, sys; cc = (sysconfig.get_config_var(\"CC\") or \"cc\").split()[0]; sys.exit(\"sysconfig CC %s is reachable\" % cc if shutil.which(cc) else 0)"
-echo "no compiler reachable (PATH=$PATH, CC=$CC); installed: $("$venv/bin/python" -m pip list --format=freeze 2>/dev/null | tr "\n" " ")"
+echo "no compiler reachable (PATH=$PATH, CC=$CC); installed: $(pip list --format=freeze 2>/dev/null | tr "\n" " ")"
 cd /
 if [ "$what" = smoke ]; then
     "$venv/bin/python" "$SRC_DIR/../dist-smoke.py" "$VERSION"
@@ -176,7 +188,8 @@ run_chroot() { # X.Y arch what chroot-function [emulated]
         dist_mount "$root" --bind "$DIST" /dist-test/dist || { dist_unmount_all; record "$tag $arch $what" 1 0 "mount failed"; return; }
     say "$tag $arch: $what in $(basename "$root")${5:+ under $5}, log $log"
     chroot "$root" /usr/bin/env -i HOME=/tmp PATH=/usr/local/bin:/usr/bin:/bin CC=/bin/false CXX=/bin/false \
-        LANG=C.UTF-8 MONOSTAMP_TEST_SCALE="$SCALE" PYTEST_ARGS="$PYTEST_ARGS" MONOSTAMP_TEST_EMULATED="${5:-}" DIST_DIR=/dist-test/dist SRC_DIR=/dist-test/src \
+        LANG=C.UTF-8 MONOSTAMP_TEST_SCALE="$SCALE" PYTEST_ARGS="$PYTEST_ARGS" MONOSTAMP_TEST_EMULATED="${5:-}" \
+        PIP_DIR="${5:+/opt/pip}" DIST_DIR=/dist-test/dist SRC_DIR=/dist-test/src \
         VERSION="$VERSION" /bin/bash -c "$INSTALL_AND_RUN" run "/usr/bin/python$v" \
         "/tmp/venv-$tag-$arch-$what" "/dist-test/wheelhouse/$tag-$arch" "$what" >"$log" 2>&1
     local rc=$?
@@ -187,10 +200,8 @@ run_chroot() { # X.Y arch what chroot-function [emulated]
 }
 
 # The whole suite on the x86_64 wheels of DIST_TEST_FULL (default: every
-# version), the smoke test on the others (CI: the oldest and the newest in
-# full; make test-pythons and make test-forky run the suite on every
-# version from source already, and the smoke test still proves each wheel
-# installs and loads with no compiler).
+# version; CI runs it so, in place of make test-pythons), the smoke test on
+# the others (it still proves a wheel installs and loads with no compiler).
 x86_64_run() { # X.Y -> suite or smoke
     case " ${DIST_TEST_FULL-$PYTHONS} " in *" $1 "*) echo suite ;; *) echo smoke ;; esac
 }

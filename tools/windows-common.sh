@@ -30,8 +30,8 @@ fetch_sdist() {
     mkdir -p "$CACHE/dl"
     if [ ! -f "$CACHE/dl/$2" ]; then
         echo "windows: downloading $1 into $CACHE/dl"
-        $PIP download -q --no-deps --no-binary :all: -d "$CACHE/dl" "$1" >/dev/null 2>&1 || {
-            echo "windows: pip download $1 failed"; return 1; }
+        $PIP download -q --no-deps --no-binary :all: -d "$CACHE/dl" "$1" >"$CACHE/dl/$2.log" 2>&1 || {
+            tail -n 5 "$CACHE/dl/$2.log"; echo "windows: pip download $1 failed"; return 1; }
     fi
     got=$(sha256_of "$CACHE/dl/$2")
     if [ "$got" != "$3" ]; then

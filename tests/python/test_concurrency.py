@@ -211,12 +211,19 @@ def test_threads_draw_while_others_wait_for_the_lead_bound(tmp_path):
     def both_waiting():
         return all(w.stats()["lead_waits"] > 0 for w in waiters)
 
+    # A waiter that never came back would have the drawers fill the memory
+    # (one run was killed by the OOM killer at 20 GB): they give up after
+    # a minute, and the test fails saying so.
+    give_up = time.monotonic() + 60
+
     def draw_while_they_wait(i, clock):
         start.wait()
-        while not both_waiting() and not back.is_set():
+        while not both_waiting() and not back.is_set() and time.monotonic() < give_up:
             time.sleep(0.001)
         while not back.is_set():
             drawn[i].append(clock.time_ns() if len(drawn[i]) & 1 else clock.now().utc_ns)
+            if not len(drawn[i]) & 0xFFFF and time.monotonic() > give_up:
+                return
 
     def meddle():
         start.wait()
@@ -229,16 +236,21 @@ def test_threads_draw_while_others_wait_for_the_lead_bound(tmp_path):
             time.sleep(0.0005)
         waiters[1].policy = policies[1]
 
-    threads = [threading.Thread(target=wait, args=(i,)) for i in range(2)]
+    # Daemons, so that a waiter stuck for good fails the test, not the exit.
+    threads = [threading.Thread(target=wait, args=(i,), daemon=True) for i in range(2)]
     threads += [threading.Thread(target=draw_while_they_wait, args=(0, same_file)),
                 threading.Thread(target=draw_while_they_wait, args=(1, private)),
                 threading.Thread(target=meddle)]
     for t in threads:
         t.start()
-    for t in threads[:4]:
+    for t in threads[2:4]:
         t.join()
+    for t in threads[:2]:
+        t.join(timeout=5)
     stop.set()
     threads[4].join()
+    assert back.is_set() and None not in waited, \
+        "a waiter did not come back within 60 s (bound 0.2 s, push 0.45 s): %r" % (waited,)
     assert all(w > pushed for w in waited)
     assert drawn[0] and drawn[1], "the drawers never drew while both waited"
     assert_unique_increasing_per_source([drawn[0], [waited[0]], [waited[1]], [pushed]])
