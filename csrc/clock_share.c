@@ -256,19 +256,29 @@ int monostamp__clock_share(monostamp__clock *clock, const char *path, int trust_
     int unanchored = found_anchor == 0 ||
                      (clock->source != MONOSTAMP_SOURCE_MANUAL && found != INT64_MIN &&
                       found < found_anchor);
-    /* A newcomer on a file that leads the wall clock (made within its
-     * creator's bound: perhaps just now, in place of one that processes
-     * still stamp on, leading by up to their bound) or that must be
-     * raised: the ceiling after settle(), so that it repeats none of the
-     * stamps they make before they look. */
-    int young = readable && found != INT64_MIN && found > before;
-    if (unanchored || (clock->watch == NULL && young))
+    /* A newcomer on a file that leads the wall clock: made within its
+     * creator's bound, perhaps just now in place of one that processes
+     * still stamp on, leading by up to their bound.  After settle() it
+     * keeps the file's lead, up to the ceiling: the value it found, raised
+     * by the time since it began (at least one look, and the µs the start
+     * was rounded down by), is above every stamp they made before they
+     * looked if their bound is at most the creator's; the ceiling, if it
+     * is at most this clock's.  No higher: processes on the file with a
+     * tighter bound than this clock's would wait for a ceiling, and a file
+     * pushed further ahead (a manual clock's) needs no raise. */
+    int young = clock->watch == NULL && readable && found != INT64_MIN && found > before;
+    if (unanchored || young)
         settle(clock, opened_at);
     old = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
     carry_anchor(cell, old);
     raise_cell(cell, atomic_load_explicit(old, RELAXED));
-    if (unanchored || (clock->watch == NULL && young))
+    if (unanchored)
         (void)monostamp__clock_recover(clock, cell);
+    else if (young) {
+        int64_t kept = add_saturated(found, monostamp__os_monotonic_ns() - opened_at + 2000);
+        int64_t top = ceiling(clock, cell);
+        raise_cell(cell, kept < top ? kept : top);
+    }
     atomic_store_explicit(&clock->last_ns, cell, memory_order_release);
     /* Stamps that were under way on the old state are counted in too. */
     raise_cell(cell, atomic_load_explicit(old, RELAXED));

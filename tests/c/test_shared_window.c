@@ -208,6 +208,36 @@ static void test_a_newcomer_on_a_file_holding_0_beside_a_leading_writer(void)
 {
     rounds(ZERO_RENAMED_OVER);
 }
+
+/* A newcomer with the default 1 s bound on a file that leads by about 1 ms
+ * (its clocks draw faster than real time) keeps that lead: it does not
+ * raise the file to its own bound, for which the file's 2 ms clocks would
+ * then wait. */
+static void test_a_newcomer_keeps_a_leading_files_lead(void)
+{
+    char dir[256];
+    monostamp_clock a, b;
+    monostamp_options o;
+    int64_t ns = 0;
+    snprintf(dir, sizeof dir, "/tmp/monostamp-window-XXXXXX");
+    CHECK(mkdtemp(dir) != NULL);
+    snprintf(path, sizeof path, "%s/state", dir);
+    CHECK_OK(open_clock(&a));
+    do
+        CHECK_OK(monostamp_time_ns(&a, &ns));
+    while (ns - wall_ns() < LEAD_NS / 2);
+    monostamp_options_init(&o);
+    o.zone = "UTC";
+    o.shared_path = path;
+    CHECK_OK(monostamp_clock_init(&b, &o));
+    CHECK_OK(monostamp_time_ns(&b, &ns));
+    CHECK_LT(ns - wall_ns(), LEAD_NS + INT64_C(20000000));
+    CHECK_OK(monostamp_time_ns(&a, &ns));
+    CHECK_LT(ns - wall_ns(), LEAD_NS + INT64_C(1000000));
+    monostamp_clock_destroy(&b);
+    monostamp_clock_destroy(&a);
+    check_remove_tree(dir);
+}
 #else
 static void test_a_newcomer_on_a_new_file_beside_a_leading_writer(void)
 {
@@ -218,11 +248,17 @@ static void test_a_newcomer_on_a_file_holding_0_beside_a_leading_writer(void)
 {
     SKIP("the rounds fork; Windows cannot delete or replace a mapped file");
 }
+
+static void test_a_newcomer_keeps_a_leading_files_lead(void)
+{
+    SKIP("mkdtemp and the test's wall reading are POSIX's");
+}
 #endif
 
 int main(void)
 {
     RUN(test_a_newcomer_on_a_new_file_beside_a_leading_writer);
     RUN(test_a_newcomer_on_a_file_holding_0_beside_a_leading_writer);
+    RUN(test_a_newcomer_keeps_a_leading_files_lead);
     return check_summary();
 }
