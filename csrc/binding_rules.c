@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #endif
 
+#include "calendar.h"
+
 const char *monostamp_option_name(const char *field, int value)
 {
     if (field == NULL)
@@ -40,11 +42,10 @@ int monostamp_option_from_name(const char *field, const char *name, int *out)
     return MONOSTAMP_EINVAL;
 }
 
-#define S_PER_DAY 86400
-
 int monostamp_offset_check(int64_t offset_s)
 {
-    return offset_s > -S_PER_DAY && offset_s < S_PER_DAY ? MONOSTAMP_OK : MONOSTAMP_ERANGE;
+    return offset_s > -MONOSTAMP__S_PER_DAY && offset_s < MONOSTAMP__S_PER_DAY ? MONOSTAMP_OK
+                                                                             : MONOSTAMP_ERANGE;
 }
 
 int monostamp_wall_offset(const monostamp_wall *local, const monostamp_wall *utc,

@@ -32,7 +32,7 @@ int monostamp_format_iso8601(char *buf, size_t size, int64_t utc_ns,
     if (digits < 0 || digits > 9) return MONOSTAMP_EINVAL;
     /* RFC 3339 offsets are whole minutes below 24 h (Monrovia's -00:44:30
      * has no RFC 3339 form). */
-    if (offset_s % 60 != 0 || offset_s <= -86400 || offset_s >= 86400)
+    if (offset_s % 60 != 0 || monostamp_offset_check(offset_s) != MONOSTAMP_OK)
         return MONOSTAMP_EINVAL;
     if (buf == NULL && size > 0) return MONOSTAMP_EINVAL;
     monostamp__wall_fields(utc_ns, offset_s, &w);

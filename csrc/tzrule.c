@@ -56,10 +56,10 @@ static int parse_name(cursor *c)
     return n >= 3 ? 0 : -1;
 }
 
-/* Strictly within a day either way. */
+/* Strictly within a day either way: the rule every stamp's offset keeps. */
 static int offset_ok(int32_t offset_s)
 {
-    return offset_s > -86400 && offset_s < 86400;
+    return monostamp_offset_check(offset_s) == MONOSTAMP_OK;
 }
 
 /* [+-]hh[:mm[:ss]] with hh <= max_h; returns seconds in POSIX sense
