@@ -30,6 +30,7 @@
 
 #if !defined(_WIN32)
 
+#include <fcntl.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -101,12 +102,25 @@ static int swap_in(const void *addr)
 }
 
 /* 1 if reading the guarded page faults: its file was truncated.  Read by
- * the kernel on our behalf, so that a fault is an error, not a signal. */
+ * the kernel on our behalf, so that a fault is an error, not a signal:
+ * process_vm_readv, or where it is refused (qemu-user has no such call;
+ * a seccomp filter may forbid it) a write from the page into a new pipe,
+ * which costs two descriptors for a moment. */
 static int page_faults(const void *page)
 {
     char byte;
     struct iovec local = {&byte, 1}, remote = {(void *)(uintptr_t)page, 1};
-    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) < 0 && errno == EFAULT;
+    if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) >= 0)
+        return 0;
+    if (errno == EFAULT)
+        return 1;
+    int ends[2];
+    if (pipe2(ends, O_CLOEXEC) != 0)
+        return 0;
+    int faulted = write(ends[1], page, 1) < 0 && errno == EFAULT;
+    close(ends[0]);
+    close(ends[1]);
+    return faulted;
 }
 
 /* A SIGBUS that does not say where (raised again by a handler installed

@@ -1,8 +1,10 @@
 """A state file attacked under the clocks of this very process (issue 37):
 truncated, overwritten in place with 0, its directory replaced.  Run in the
-pytest process itself, whose faulthandler (enabled by pytest at start) holds
-SIGBUS before monostamp's guard is installed: a truncation must kill
-nothing, and every stamp stays above the one before, in one sequence."""
+pytest process itself, where pytest's faulthandler and monostamp's guard
+both hold SIGBUS (the plugin usually opens the session's file before pytest
+enables faulthandler, which then comes first): a truncation must kill
+nothing, and every stamp stays above the one before, in one sequence.  Both
+orders are also shown alone, in children."""
 import faulthandler
 import os
 import struct
@@ -28,7 +30,7 @@ def assert_one_rising_sequence(stamps):
 
 @posix_only("Windows refuses to truncate a mapped file")
 def test_truncation_under_pytest_kills_nothing(tmp_path):
-    assert faulthandler.is_enabled()  # pytest's, installed before ours
+    assert faulthandler.is_enabled()  # pytest's
     path = tmp_path / "state"
     a, b = Clock(shared=str(path)), Clock(shared=str(path))
     before = stamps_from([a, b], 1000)
@@ -71,16 +73,39 @@ def test_a_replaced_directory_is_followed(tmp_path):
     assert len(set(mixed)) == len(mixed)
 
 
-@posix_only("SIGBUS and truncation of a mapped file are POSIX's")
-def test_a_truncation_in_a_child_without_faulthandler(tmp_path):
-    # The default handler before ours: the child lives and says so.
-    code = (
-        "import os, sys, monostamp\n"
-        "c = monostamp.Clock(shared=sys.argv[1])\n"
-        "a = c.time_ns(); os.truncate(sys.argv[1], 0); b = c.time_ns()\n"
-        "print('alive', b > a)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "state")],
+TRUNCATE_AND_STAMP = (
+    "import faulthandler, os, sys, monostamp\n"
+    "c = monostamp.Clock(shared=sys.argv[1])\n"
+    "if sys.argv[2] == 'after': faulthandler.enable()\n"
+    "a = c.time_ns(); os.truncate(sys.argv[1], 0); b = c.time_ns()\n"
+    "print('alive', b > a, os.path.getsize(sys.argv[1]) > 0)\n"
+)
+
+
+def truncate_in_a_child(tmp_path, order, *flags):
+    out = subprocess.run([sys.executable, *flags, "-c", TRUNCATE_AND_STAMP,
+                          str(tmp_path / "state"), order],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "alive True"
+    assert out.stdout.strip() == "alive True True"
+    return out.stderr
+
+
+@posix_only("SIGBUS and truncation of a mapped file are POSIX's")
+def test_a_truncation_in_a_child_without_faulthandler(tmp_path):
+    # The default handler before ours: the child lives, and nothing is said.
+    assert truncate_in_a_child(tmp_path, "none") == ""
+
+
+@posix_only("SIGBUS and truncation of a mapped file are POSIX's")
+def test_a_truncation_behind_faulthandler_enabled_after_the_clock(tmp_path):
+    # faulthandler's handler comes first: it reports, puts ours back and
+    # raises again, without an address; ours finds the truncated page.
+    err = truncate_in_a_child(tmp_path, "after")
+    assert "Fatal Python error: Bus error" in err
+
+
+@posix_only("SIGBUS and truncation of a mapped file are POSIX's")
+def test_a_truncation_with_faulthandler_enabled_before_the_clock(tmp_path):
+    # -X faulthandler: ours comes first, takes its fault, and nothing is said.
+    assert truncate_in_a_child(tmp_path, "before", "-X", "faulthandler") == ""
