@@ -106,6 +106,14 @@ enum {
                        against the reference (lead_beyond) */
 };
 
+/* Which try at a stamp settle() makes. */
+enum try_kind {
+    FIRST_TRY = 0, /* the common one: MEASURE rather than measure */
+    MEASURED_TRY,  /* measures against the reference; may wait */
+    LAST_TRY       /* measures, and fails rather than wait: the call has
+                      waited as long as one may */
+};
+
 /* How long one stamp may wait for its source at most:
  * max_lead_ns + MONOSTAMP_LEAD_WAIT_MARGIN_NS, saturated. */
 static int64_t wait_limit_ns(const monostamp__clock *clock)
@@ -125,9 +133,11 @@ static MONOSTAMP__NOINLINE int lead_error(monostamp__clock *clock)
  * wait for the source.  Only draws get here (lead_beyond): a lead left by
  * a step of the source is re-anchored instead, so a wait is at most what
  * the draws themselves ran ahead. */
-static MONOSTAMP__NOINLINE int lead_exceeded(monostamp__clock *clock, int64_t lead, int64_t bound)
+static MONOSTAMP__NOINLINE int lead_exceeded(monostamp__clock *clock, int64_t lead, int64_t bound,
+                                             int may_wait)
 {
-    if (clock->on_lead == MONOSTAMP_ON_LEAD_ERROR || clock->source == MONOSTAMP_SOURCE_MANUAL)
+    if (!may_wait || clock->on_lead == MONOSTAMP_ON_LEAD_ERROR ||
+        clock->source == MONOSTAMP_SOURCE_MANUAL)
         return lead_error(clock);
     int64_t behind = lead - bound;
     bump(&clock->lead_waits);
@@ -176,11 +186,12 @@ static int64_t reference_ns(monostamp__clock *clock, _Atomic int64_t *cell, int6
  * could take hours, so the anchor moves up to the state instead (the
  * bound counts from where the clock stands) and the stamp goes out.
  * Otherwise draws ran ahead (this clock's, or another's on the same state
- * with a larger bound): wait or fail as on_lead says.
+ * with a larger bound): wait or fail as on_lead says (fail if not `may_wait`:
+ * the call's last try).
  */
 static MONOSTAMP__NOINLINE int lead_beyond(monostamp__clock *clock, _Atomic int64_t *cell,
                                            int64_t reading, int64_t last, int64_t stamp,
-                                           int64_t bound)
+                                           int64_t bound, int may_wait)
 {
     int64_t ref = reference_ns(clock, cell, reading);
     if (stamp <= ref || clock_distance(stamp, ref) <= bound)
@@ -194,7 +205,7 @@ static MONOSTAMP__NOINLINE int lead_beyond(monostamp__clock *clock, _Atomic int6
                                    monostamp__state_anchor_of(clock->source, last));
         return MONOSTAMP_OK;
     }
-    return lead_exceeded(clock, lead, bound);
+    return lead_exceeded(clock, lead, bound, may_wait);
 }
 
 /* A reading below the previous one: counted out of line.  The next
@@ -288,13 +299,13 @@ static MONOSTAMP__NOINLINE int unusual_state(monostamp__clock *clock, _Atomic in
 
 /* Turns a reading into a stamp under a monotonic policy and the lead
  * bound `bound` (OWN_BOUND, or a draw's own; 0: none): OK, an error, AGAIN
- * when the bound made it wait, or, unless `measure` (a constant at each
- * call), MEASURE for a stamp past the bound against its reading: the
+ * when the bound made it wait, or, on the FIRST_TRY (`try_kind` is a
+ * constant there), MEASURE for a stamp past the bound against its reading: the
  * common try returns at once, so that nothing it holds must live across a
  * call (each stamp would pay the saves), and the try made out of line
  * measures against the reference. */
 static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, int64_t reading,
-                                           int64_t bound, int measure, int64_t *out_ns)
+                                           int64_t bound, int try_kind, int64_t *out_ns)
 {
     /* Acquire: a state moved by monostamp_default_share() is seen whole. */
     _Atomic int64_t *cell = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
@@ -352,9 +363,9 @@ static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, 
          * reference, and goes out, waits or fails. */
         int64_t limit = bound == OWN_BOUND ? clock->max_lead_ns : bound;
         if (limit != 0 && stamp > reading && clock_distance(stamp, reading) > limit) {
-            if (!measure)
+            if (try_kind == FIRST_TRY)
                 return MEASURE;
-            int rc = lead_beyond(clock, cell, reading, last, stamp, limit);
+            int rc = lead_beyond(clock, cell, reading, last, stamp, limit, try_kind != LAST_TRY);
             if (rc != MONOSTAMP_OK)
                 return rc;
         }
@@ -395,7 +406,7 @@ enum grain { GRAIN_NS, GRAIN_US };
  * state, so µs stamps stay distinct and interleave with ns ones; the two
  * policies without that guarantee give their stamp floored to the µs. */
 static MONOSTAMP__ALWAYS_INLINE int next_once(monostamp__clock *clock, enum grain grain,
-                                              int64_t bound, int measure, int64_t *out_ns)
+                                              int64_t bound, int try_kind, int64_t *out_ns)
 {
     int64_t reading = 0; /* set by read_source; the 0 quiets -Wmaybe-uninitialized */
     int rc = read_source(clock, &reading);
@@ -420,35 +431,35 @@ static MONOSTAMP__ALWAYS_INLINE int next_once(monostamp__clock *clock, enum grai
     }
     if (grain == GRAIN_US && policy == MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT)
         policy = MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT;
-    rc = settle(clock, policy, reading, bound, measure, out_ns);
+    rc = settle(clock, policy, reading, bound, try_kind, out_ns);
     if (grain == GRAIN_US && rc == MONOSTAMP_OK)
         *out_ns = floor_us(*out_ns); /* allowDuplicates' max(r, last) */
     return rc;
 }
 
-/* After a try the lead bound made wait (it napped): AGAIN to try again,
- * or the error that ends the call.  However the lead moves while we wait,
- * one call waits no longer than its limit in all (from `start_ns`, taken
- * after its first nap), then gives up with the state as it was. */
-static int after_lead_wait(monostamp__clock *clock, int64_t start_ns)
+/* Whether a call that first waited at `start_ns` (monotonic) has waited
+ * as long as one call may, so that its next try is its last. */
+static int waited_its_limit(monostamp__clock *clock, int64_t start_ns)
 {
-    if (monostamp__os_monotonic_ns() - start_ns > wait_limit_ns(clock))
-        return lead_error(clock);
-    return AGAIN;
+    return monostamp__os_monotonic_ns() - start_ns > wait_limit_ns(clock);
 }
 
 /* The tries after one that waited, or that was past the bound against its
- * reading: each measures against the reference.  Kept out of line so that
- * the common call needs no loop and few saved registers. */
+ * reading: each measures against the reference.  However the lead moves
+ * while it waits, a call waits about its limit in all (from `start`, taken
+ * after its first nap), then makes one last try that fails rather than
+ * waits, with the state as it was.  The last try is still made: on a
+ * loaded machine a nap may end far later than asked, and the source has
+ * then caught up (the time waited alone must not fail the call).  Kept out
+ * of line so that the common call needs no loop and few saved registers. */
 static MONOSTAMP__NOINLINE int next_measured(monostamp__clock *clock, enum grain grain,
                                              int64_t bound, int first_rc, int64_t *out_ns)
 {
     int64_t start = monostamp__os_monotonic_ns();
     int rc = first_rc;
     for (;;) {
-        if (rc == AGAIN && (rc = after_lead_wait(clock, start)) != AGAIN)
-            return rc;
-        if ((rc = next_once(clock, grain, bound, 1, out_ns)) != AGAIN)
+        int try_kind = rc == AGAIN && waited_its_limit(clock, start) ? LAST_TRY : MEASURED_TRY;
+        if ((rc = next_once(clock, grain, bound, try_kind, out_ns)) != AGAIN)
             return rc;
     }
 }
@@ -459,7 +470,7 @@ static MONOSTAMP__NOINLINE int next_measured(monostamp__clock *clock, enum grain
 static MONOSTAMP__ALWAYS_INLINE int next_stamp(monostamp__clock *clock, enum grain grain,
                                                int64_t bound, int64_t *out_ns)
 {
-    int rc = next_once(clock, grain, bound, 0, out_ns);
+    int rc = next_once(clock, grain, bound, FIRST_TRY, out_ns);
     return rc > 0 ? next_measured(clock, grain, bound, rc, out_ns) : rc;
 }
 
@@ -545,7 +556,8 @@ int monostamp_draw(monostamp_clock *clock, unsigned flags, int64_t max_lead_ns,
 
 /* One reading turned into a block of n stamps `step` apart, the last of
  * which becomes the clock's last stamp; AGAIN if the lead bound waited. */
-static int take_once(monostamp__clock *clock, int64_t n, int64_t *first_ns, int64_t *step_ns)
+static int take_once(monostamp__clock *clock, int64_t n, int64_t *first_ns, int64_t *step_ns,
+                     int may_wait)
 {
     int64_t reading = 0;
     int rc = read_source(clock, &reading);
@@ -585,7 +597,7 @@ static int take_once(monostamp__clock *clock, int64_t n, int64_t *first_ns, int6
         end = first + span;
         if (clock->max_lead_ns != 0 && end > reading &&
             clock_distance(end, reading) > clock->max_lead_ns) {
-            rc = lead_beyond(clock, cell, reading, last, end, clock->max_lead_ns);
+            rc = lead_beyond(clock, cell, reading, last, end, clock->max_lead_ns, may_wait);
             if (rc != MONOSTAMP_OK)
                 return rc;
         }
@@ -615,12 +627,12 @@ int monostamp_clock_take(monostamp_clock *storage, int64_t n, int64_t *first_ns,
         return MONOSTAMP_EINVAL;
     monostamp__clock *clock = clock_of(storage);
     int64_t step = 0;
-    int rc = take_once(clock, n, first_ns, &step);
+    int rc = take_once(clock, n, first_ns, &step, 1);
     if (rc == AGAIN) {
+        /* As next_measured: about the limit in all, then a last try. */
         int64_t start = monostamp__os_monotonic_ns();
-        while ((rc = take_once(clock, n, first_ns, &step)) == AGAIN)
-            if ((rc = after_lead_wait(clock, start)) != AGAIN)
-                return rc;
+        while (rc == AGAIN)
+            rc = take_once(clock, n, first_ns, &step, !waited_its_limit(clock, start));
     }
     if (rc == MONOSTAMP_OK && step_ns != NULL)
         *step_ns = step;

@@ -258,8 +258,9 @@ MONOSTAMP_API int monostamp_zone_set_recheck_ns(int64_t interval_ns);
  * was set or advanced away from.
  */
 typedef enum monostamp_on_lead {
-    /* Sleep until the reference catches up, but no longer than
-     * max_lead_ns + MONOSTAMP_LEAD_WAIT_MARGIN_NS in one call. */
+    /* Sleep until the reference catches up, but no longer than about
+     * max_lead_ns + MONOSTAMP_LEAD_WAIT_MARGIN_NS in one call: then a
+     * last read, and MONOSTAMP_ELEAD if the stamp still leads too far. */
     MONOSTAMP_ON_LEAD_WAIT = 0,
     MONOSTAMP_ON_LEAD_ERROR = 1  /* fail with MONOSTAMP_ELEAD, state unchanged */
 } monostamp_on_lead;

@@ -271,6 +271,36 @@ static void test_a_waiter_brackets_each_nap_and_can_end_the_wait(void)
     monostamp_clock_destroy(&pusher);
 }
 
+/* A nap that ends far later than asked, as on a loaded machine (here the
+ * waiter's after_nap oversleeps): when the call has waited past what one
+ * call may, the source has caught up, and the stamp goes out after that
+ * one nap instead of failing for the time it took. */
+static int oversleep_after(void *context, void *token)
+{
+    monostamp_sleep_for(400000000, 0); /* past the 200 + 100 ms one call may wait */
+    return count_after(context, token);
+}
+
+static void test_a_nap_that_ends_late_still_gets_its_stamp(void)
+{
+    monostamp_clock pusher, waiter;
+    int64_t pushed = 0, ns = 0, now = 0;
+    /* 450 ms ahead with a 200 ms bound: 250 ms to wait, done in one nap. */
+    open_behind_a_push("late.state", 450000000, &pusher, &waiter, &pushed);
+    struct nap_tally tally = {0};
+    const monostamp_waiter late = {count_before, oversleep_after, &tally};
+    CHECK_OK(monostamp_clock_set_waiter(&waiter, &late));
+    CHECK_OK(monostamp_time_ns(&waiter, &ns));
+    CHECK_GT(ns, pushed);
+    CHECK_OK(monostamp_source_read(MONOSTAMP_SOURCE_REALTIME, &now));
+    CHECK_LE(ns - now, 200000000); /* within its bound */
+    CHECK_EQ(atomic_load(&tally.befores), 1);
+    CHECK_EQ(atomic_load(&tally.afters), 1);
+    CHECK_OK(monostamp_clock_set_waiter(&waiter, NULL));
+    monostamp_clock_destroy(&waiter);
+    monostamp_clock_destroy(&pusher);
+}
+
 /* Two threads wait out a push on one clock while a third swaps its waiter
  * back and forth: each nap ends with the waiter it began with. */
 struct swap_run {
@@ -532,6 +562,7 @@ int main(int argc, char **argv)
     RUN(test_lead_wait_is_bounded);
     RUN(test_a_waiter_brackets_each_nap_and_can_end_the_wait);
     RUN(test_a_waiter_swapped_while_threads_wait);
+    RUN(test_a_nap_that_ends_late_still_gets_its_stamp);
     RUN(test_a_deleted_file_does_not_split_the_sequence);
     RUN(test_environment_joins_default_clocks);
     RUN(test_default_clock_moves_onto_a_file);
