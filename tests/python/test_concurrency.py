@@ -1,4 +1,5 @@
 """Uniqueness across threads, fork(), multiprocessing and a shared file."""
+import ctypes
 import multiprocessing
 import os
 import threading
@@ -177,6 +178,44 @@ def test_two_clocks_on_one_file_in_one_process(tmp_path):
     first = a.time_ns()
     assert first > 100
     assert [b.time_ns(), a.time_ns()] == [first + 1, first + 2]
+
+
+def hold_the_gil_for(seconds):
+    """A C call that keeps the GIL while it sleeps (ctypes.PyDLL does not
+    let it go), as a long extension call or a busy machine can."""
+    if os.name == "nt":
+        ctypes.PyDLL("kernel32").Sleep(int(seconds * 1000))
+    else:
+        ctypes.PyDLL(None).usleep(int(seconds * 1_000_000))
+
+
+def test_a_lead_wait_outlasts_the_gil_held_elsewhere(tmp_path):
+    # A waiting stamp lets the GIL go while it naps and takes it back
+    # after; held elsewhere for longer than one call may wait (0.2 s bound
+    # + 0.1 s), the nap ends late.  By then the source has caught up with
+    # the push: the stamp goes out, rather than fail for the time it took.
+    path = str(tmp_path / "pushed.state")
+    bound = 200_000_000
+    pusher = Clock(source="manual", start_ns=time.time_ns() + 450_000_000,
+                   shared=path, max_lead_ns=1_000_000)
+    pushed = pusher.time_ns()
+    waiter = Clock(shared=path, max_lead_ns=bound)
+    got = []
+
+    def wait():
+        try:
+            got.append(waiter.time_ns())
+        except Exception as e:  # said by the assert below
+            got.append(e)
+
+    t = threading.Thread(target=wait, daemon=True)
+    t.start()
+    while waiter.stats()["lead_waits"] == 0 and t.is_alive():
+        time.sleep(0.0001)
+    hold_the_gil_for(0.45)
+    t.join(timeout=30)
+    assert len(got) == 1 and isinstance(got[0], int), got
+    assert pushed < got[0] <= time.time_ns() + bound
 
 
 def test_threads_draw_while_others_wait_for_the_lead_bound(tmp_path):
