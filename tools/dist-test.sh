@@ -22,7 +22,8 @@
 # for each CPython and architecture; one with no wheel for it is left out
 # and its tests skip with their reason.  DIST_TEST_PYTHONS and
 # DIST_TEST_ARCHES narrow the run, DIST_TEST_SDIST=0 leaves the sdist out,
-# DIST_TEST_PYTEST_ARGS go to each wheel's suite's pytest (default -n 2);
+# DIST_TEST_PYTEST_ARGS go to each wheel's suite's pytest (default -n 2; split at
+# blanks, quotes not honoured: -k "a or b" cannot pass, -k truncation can);
 # MONOSTAMP_TEST_SCALE (default 0.1, as in make test-pythons) shortens the
 # heavy tests' loops.  Needs root (the chroots).
 set -uo pipefail

@@ -26,6 +26,16 @@ def run(args, **kwargs):
     return subprocess.run(RUN + args, capture_output=True, text=True, timeout=120, **kwargs)
 
 
+def with_dispositions(disposition, *signums):
+    """A preexec_fn giving the runner these signals' disposition, whatever
+    the test inherited (nohup, a CI runner's background job ignore some):
+    the runner keeps an ignored signal ignored, and passes on the others."""
+    def preexec() -> None:
+        for signum in signums:
+            signal.signal(signum, disposition)
+    return preexec
+
+
 def wait_for(path: Path) -> None:
     give_up = time.monotonic() + 60
     while not path.exists():
@@ -90,13 +100,34 @@ def test_sigterm_and_sighup_are_passed_on_to_cmd(tmp_path: Path, signum) -> None
         "signal.signal(%d, on)\n"
         "open(%r, 'w').write(os.environ['MONOSTAMP_SHARED'])\n"
         "while True: time.sleep(0.01)\n") % (str(seen), signum, str(ready))],
-        env=env_without_sharing())
+        env=env_without_sharing(), preexec_fn=with_dispositions(signal.SIG_DFL, signum))
     wait_for(ready)
     state = ready.read_text()
     os.kill(runner.pid, signum)
     assert runner.wait(60) == 7
     assert seen.read_text() == str(int(signum))
     assert not os.path.exists(state)
+
+
+@posix_only("signals")
+def test_a_signal_ignored_when_it_started_stays_ignored(tmp_path: Path) -> None:
+    # As under nohup: the runner does not pass SIGHUP on, and CMD inherits
+    # it ignored, as it would without the runner.
+    ready = tmp_path / "ready"
+    runner = subprocess.Popen(RUN + ["--", sys.executable, "-c", (
+        "import signal, sys, time\n"
+        "ignored = signal.getsignal(signal.SIGHUP) == signal.SIG_IGN\n"
+        "signal.signal(signal.SIGTERM, lambda s, f: sys.exit(8 if ignored else 9))\n"
+        "open(%r, 'w').close()\n"
+        "while True: time.sleep(0.01)\n") % str(ready)],
+        env=env_without_sharing(),
+        preexec_fn=with_dispositions(signal.SIG_IGN, signal.SIGHUP))
+    wait_for(ready)
+    # Both pending at once are taken lowest first: a runner that did not
+    # keep SIGHUP ignored ends by it (-1), before it can pass SIGTERM on.
+    os.kill(runner.pid, signal.SIGHUP)
+    os.kill(runner.pid, signal.SIGTERM)
+    assert runner.wait(60) == 8
 
 
 @posix_only("signals")
@@ -109,7 +140,8 @@ def test_sigint_is_cmd_s_to_act_on(tmp_path: Path) -> None:
         "signal.signal(signal.SIGINT, lambda s, f: sys.exit(5))\n"
         "open(%r, 'w').close()\n"
         "while True: time.sleep(0.01)\n") % str(ready)],
-        env=env_without_sharing(), start_new_session=True, stderr=subprocess.PIPE, text=True)
+        env=env_without_sharing(), start_new_session=True, stderr=subprocess.PIPE, text=True,
+        preexec_fn=with_dispositions(signal.SIG_DFL, signal.SIGINT))
     wait_for(ready)
     os.killpg(runner.pid, signal.SIGINT)
     assert runner.wait(60) == 5
