@@ -452,26 +452,43 @@ static int waited_its_limit(monostamp__clock *clock, int64_t start_ns)
  * loaded machine a nap may end far later than asked, and the source has
  * then caught up (the time waited alone must not fail the call).  Kept out
  * of line so that the common call needs no loop and few saved registers. */
-static MONOSTAMP__NOINLINE int next_measured(monostamp__clock *clock, enum grain grain,
-                                             int64_t bound, int first_rc, int64_t *out_ns)
+/* What next_measured gives back: in two registers, so that the stamp of
+ * the common call, which never went there, need not live in memory. */
+struct measured {
+    int64_t ns;
+    int rc;
+};
+
+static MONOSTAMP__NOINLINE struct measured next_measured(monostamp__clock *clock,
+                                                         enum grain grain, int64_t bound,
+                                                         int first_rc)
 {
+    struct measured m = {0, first_rc};
     int64_t start = monostamp__os_monotonic_ns();
-    int rc = first_rc;
     for (;;) {
-        int try_kind = rc == AGAIN && waited_its_limit(clock, start) ? LAST_TRY : MEASURED_TRY;
-        if ((rc = next_once(clock, grain, bound, try_kind, out_ns)) != AGAIN)
-            return rc;
+        int try_kind = m.rc == AGAIN && waited_its_limit(clock, start) ? LAST_TRY : MEASURED_TRY;
+        if ((m.rc = next_once(clock, grain, bound, try_kind, &m.ns)) != AGAIN)
+            return m;
     }
 }
 
 /* Inline into every entry point, so the stamp stays in a register (forced:
  * left to itself GCC calls it from monostamp_now, 18 more instructions a
- * stamp, counted with callgrind).  `grain` is a constant in each. */
+ * stamp, counted with callgrind).  `grain` is a constant in each.  Sets
+ * *out_ns on success only. */
 static MONOSTAMP__ALWAYS_INLINE int next_stamp(monostamp__clock *clock, enum grain grain,
                                                int64_t bound, int64_t *out_ns)
 {
-    int rc = next_once(clock, grain, bound, FIRST_TRY, out_ns);
-    return rc > 0 ? next_measured(clock, grain, bound, rc, out_ns) : rc;
+    int64_t ns = 0; /* set on success; the 0 quiets -Wmaybe-uninitialized */
+    int rc = next_once(clock, grain, bound, FIRST_TRY, &ns);
+    if (MONOSTAMP__UNLIKELY(rc > 0)) {
+        struct measured m = next_measured(clock, grain, bound, rc);
+        rc = m.rc;
+        ns = m.ns;
+    }
+    if (rc == MONOSTAMP_OK)
+        *out_ns = ns;
+    return rc;
 }
 
 /* The stamp's offset, for the two entry points that give one. */
