@@ -444,6 +444,13 @@ static int waited_its_limit(monostamp__clock *clock, int64_t start_ns)
     return monostamp__os_monotonic_ns() - start_ns > wait_limit_ns(clock);
 }
 
+/* What next_measured gives back: in two registers, so that the stamp of
+ * the common call, which never went there, need not live in memory. */
+struct measured {
+    int64_t ns;
+    int rc;
+};
+
 /* The tries after one that waited, or that was past the bound against its
  * reading: each measures against the reference.  However the lead moves
  * while it waits, a call waits about its limit in all (from `start`, taken
@@ -452,13 +459,6 @@ static int waited_its_limit(monostamp__clock *clock, int64_t start_ns)
  * loaded machine a nap may end far later than asked, and the source has
  * then caught up (the time waited alone must not fail the call).  Kept out
  * of line so that the common call needs no loop and few saved registers. */
-/* What next_measured gives back: in two registers, so that the stamp of
- * the common call, which never went there, need not live in memory. */
-struct measured {
-    int64_t ns;
-    int rc;
-};
-
 static MONOSTAMP__NOINLINE struct measured next_measured(monostamp__clock *clock,
                                                          enum grain grain, int64_t bound,
                                                          int first_rc)
