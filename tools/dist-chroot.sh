@@ -164,7 +164,9 @@ dist_chroot() {
     [ "$arch" = amd64 ] || dist_qemu || return 1
     exec {lock}>"$DIST_CACHE/$name.lock"
     flock "$lock"
-    for m in $(dist_mounts_under "$DIST_CACHE/$name-"); do umount -l "$m"; done
+    # A killed run's mounts stay where they are: the lock is let go before
+    # the chroot is used, so they may be another run's (make dist beside
+    # make test-dist), and a tree with mounts in it is never removed.
     [ -e "$tmp" ] && { dist_remove_tree "$tmp" || return 1; }
     if [ -f "$stamp" ] && [ -z "$(find "$stamp" -mtime +"$DIST_MAX_AGE_DAYS")" ]; then
         dist_say "reusing $dir (built $(cat "$stamp"))"

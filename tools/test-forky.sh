@@ -120,7 +120,11 @@ trap 'unmount_all' EXIT
 trap 'echo "test-forky: interrupted" >&2; exit 130' INT TERM HUP
 
 # What a run killed with -9 left behind: its mounts, half-built trees.
-for m in $(mounts_under "$CACHE"); do umount "$m" 2>/dev/null || umount -l "$m"; done
+# Only in forky's own trees: the cache also holds make test-dist's chroots,
+# which a run of that beside this one has mounted things in.
+for d in "$CACHE"/forky-*; do
+    for m in $(mounts_under "$d"); do umount "$m" 2>/dev/null || umount -l "$m"; done
+done
 remove_made_mount_points
 for d in "$CACHE"/forky-*.tmp "$CACHE"/forky-*.old; do
     [ -e "$d" ] && remove_tree "$d"
