@@ -110,6 +110,8 @@ def test_sigterm_and_sighup_are_passed_on_to_cmd(tmp_path: Path, signum) -> None
 
 
 @posix_only("signals")
+@native_kernel_only("drops an ignored SIGHUP in a child that subprocess spawns: "
+                    "the runner sees it ignored, its CMD at the default")
 def test_a_signal_ignored_when_it_started_stays_ignored(tmp_path: Path) -> None:
     # As under nohup: the runner does not pass SIGHUP on, and CMD inherits
     # it ignored, as it would without the runner.
