@@ -90,6 +90,8 @@ def test_a_cmd_killed_by_a_signal_gives_128_plus_n() -> None:
 
 
 @posix_only("signals")
+@native_kernel_only("sometimes never hands the guest a signal that reaches the runner while "
+                    "it blocks in waitpid (seen: the runner left in wait4, nothing pending)")
 @pytest.mark.parametrize("signum", [signal.SIGTERM, getattr(signal, "SIGHUP", signal.SIGTERM)])
 def test_sigterm_and_sighup_are_passed_on_to_cmd(tmp_path: Path, signum) -> None:
     ready, seen = tmp_path / "ready", tmp_path / "seen"
