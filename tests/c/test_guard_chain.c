@@ -23,16 +23,14 @@
 #include "monostamp.h"
 
 #if defined(__linux__)
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <signal.h>
-#include <stddef.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "refuse_syscall.h"
 
 #if defined(SYS_process_vm_readv)
 enum { REFUSE_NOTHING = 0 };
@@ -41,20 +39,6 @@ enum { REFUSE_NOTHING = 0 };
 enum { CHILD_OK, CHILD_NO_FILTER, CHILD_CALL_NOT_REFUSED, CHILD_OPEN_FAILED,
        CHILD_STAMP_FAILED, CHILD_TRUNCATE_FAILED, CHILD_WENT_BACK, CHILD_NOT_RERAISED,
        CHILD_NOT_REPAIRED };
-
-static int refuse_process_vm_readv(int err)
-{
-    struct sock_filter code[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog prog = {(unsigned short)(sizeof code / sizeof code[0]), code};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-        return -1;
-    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
-}
 
 /* faulthandler's way: the handler before it back in place, the signal
  * raised again (SA_NODEFER: at once, inside this one). */
@@ -73,7 +57,7 @@ static int child(const char *path, int err)
     char byte;
     struct iovec local = {&byte, 1}, remote = {&byte, 1};
     if (err != REFUSE_NOTHING) {
-        if (refuse_process_vm_readv(err) != 0)
+        if (refuse_syscall(SYS_process_vm_readv, err) != 0)
             return CHILD_NO_FILTER;
         if (syscall(SYS_process_vm_readv, getpid(), &local, 1, &remote, 1, 0) != -1 ||
             errno != err)

@@ -11,36 +11,20 @@
 #include "os.h"
 
 #if defined(__linux__)
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <stddef.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "refuse_syscall.h"
 
 #if defined(SYS_getrandom)
 /* Exit codes of the child, each naming the step that went wrong. */
 enum { CHILD_OK, CHILD_NO_FILTER, CHILD_CALL_NOT_REFUSED, CHILD_RANDOM_FAILED, CHILD_SAME_BYTES };
 
-static int refuse_getrandom(int err)
-{
-    struct sock_filter code[] = {
-        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_getrandom, 0, 1),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
-        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-    };
-    struct sock_fprog prog = {(unsigned short)(sizeof code / sizeof code[0]), code};
-    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-        return -1;
-    return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
-}
-
 static int child(int err)
 {
     unsigned char a[48], b[48], zero[48] = {0};
-    if (refuse_getrandom(err) != 0)
+    if (refuse_syscall(SYS_getrandom, err) != 0)
         return CHILD_NO_FILTER;
     if (syscall(SYS_getrandom, a, sizeof a, 0) != -1 || errno != err)
         return CHILD_CALL_NOT_REFUSED;
