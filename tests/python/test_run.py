@@ -43,6 +43,20 @@ def wait_for(path: Path) -> None:
         time.sleep(0.01)
 
 
+def start_idle_cmd(tmp_path: Path, setup: str, preexec_fn, **popen):
+    """monostamp run of a Python CMD that runs `setup` (os, signal, sys and
+    time imported), writes its MONOSTAMP_SHARED into tmp_path/"ready" and
+    idles until a signal ends it.  Returns the runner once CMD is ready."""
+    ready = tmp_path / "ready"
+    code = ("import os, signal, sys, time\n" + setup +
+            "open(%r, 'w').write(os.environ['MONOSTAMP_SHARED'])\n" % str(ready) +
+            "while True: time.sleep(0.01)\n")
+    runner = subprocess.Popen(RUN + ["--", sys.executable, "-c", code],
+                              env=env_without_sharing(), preexec_fn=preexec_fn, **popen)
+    wait_for(ready)
+    return runner
+
+
 def test_cmd_gets_a_private_state_file_and_the_patch_and_it_is_removed_after() -> None:
     result = run(["--", sys.executable, "-c",
                   "import os, monostamp, time\n"
@@ -94,17 +108,13 @@ def test_a_cmd_killed_by_a_signal_gives_128_plus_n() -> None:
                     "it blocks in waitpid (seen: the runner left in wait4, nothing pending)")
 @pytest.mark.parametrize("signum", [signal.SIGTERM, getattr(signal, "SIGHUP", signal.SIGTERM)])
 def test_sigterm_and_sighup_are_passed_on_to_cmd(tmp_path: Path, signum) -> None:
-    ready, seen = tmp_path / "ready", tmp_path / "seen"
-    runner = subprocess.Popen(RUN + ["--", sys.executable, "-c", (
-        "import os, signal, sys, time\n"
+    seen = tmp_path / "seen"
+    runner = start_idle_cmd(tmp_path, (
         "def on(s, f):\n"
         "    open(%r, 'w').write(str(s)); sys.exit(7)\n"
-        "signal.signal(%d, on)\n"
-        "open(%r, 'w').write(os.environ['MONOSTAMP_SHARED'])\n"
-        "while True: time.sleep(0.01)\n") % (str(seen), signum, str(ready))],
-        env=env_without_sharing(), preexec_fn=with_dispositions(signal.SIG_DFL, signum))
-    wait_for(ready)
-    state = ready.read_text()
+        "signal.signal(%d, on)\n") % (str(seen), signum),
+        with_dispositions(signal.SIG_DFL, signum))
+    state = (tmp_path / "ready").read_text()
     os.kill(runner.pid, signum)
     assert runner.wait(60) == 7
     assert seen.read_text() == str(int(signum))
@@ -117,16 +127,10 @@ def test_sigterm_and_sighup_are_passed_on_to_cmd(tmp_path: Path, signum) -> None
 def test_a_signal_ignored_when_it_started_stays_ignored(tmp_path: Path) -> None:
     # As under nohup: the runner does not pass SIGHUP on, and CMD inherits
     # it ignored, as it would without the runner.
-    ready = tmp_path / "ready"
-    runner = subprocess.Popen(RUN + ["--", sys.executable, "-c", (
-        "import signal, sys, time\n"
+    runner = start_idle_cmd(tmp_path, (
         "ignored = signal.getsignal(signal.SIGHUP) == signal.SIG_IGN\n"
-        "signal.signal(signal.SIGTERM, lambda s, f: sys.exit(8 if ignored else 9))\n"
-        "open(%r, 'w').close()\n"
-        "while True: time.sleep(0.01)\n") % str(ready)],
-        env=env_without_sharing(),
-        preexec_fn=with_dispositions(signal.SIG_IGN, signal.SIGHUP))
-    wait_for(ready)
+        "signal.signal(signal.SIGTERM, lambda s, f: sys.exit(8 if ignored else 9))\n"),
+        with_dispositions(signal.SIG_IGN, signal.SIGHUP))
     # Both pending at once are taken lowest first: a runner that did not
     # keep SIGHUP ignored ends by it (-1), before it can pass SIGTERM on.
     os.kill(runner.pid, signal.SIGHUP)
@@ -138,15 +142,9 @@ def test_a_signal_ignored_when_it_started_stays_ignored(tmp_path: Path) -> None:
 def test_sigint_is_cmd_s_to_act_on(tmp_path: Path) -> None:
     # A terminal signals the whole process group: the runner outlives it
     # and gives CMD's status (not 130, not a KeyboardInterrupt).
-    ready = tmp_path / "ready"
-    runner = subprocess.Popen(RUN + ["--", sys.executable, "-c", (
-        "import signal, sys, time\n"
-        "signal.signal(signal.SIGINT, lambda s, f: sys.exit(5))\n"
-        "open(%r, 'w').close()\n"
-        "while True: time.sleep(0.01)\n") % str(ready)],
-        env=env_without_sharing(), start_new_session=True, stderr=subprocess.PIPE, text=True,
-        preexec_fn=with_dispositions(signal.SIG_DFL, signal.SIGINT))
-    wait_for(ready)
+    runner = start_idle_cmd(tmp_path, "signal.signal(signal.SIGINT, lambda s, f: sys.exit(5))\n",
+                            with_dispositions(signal.SIG_DFL, signal.SIGINT),
+                            start_new_session=True, stderr=subprocess.PIPE, text=True)
     os.killpg(runner.pid, signal.SIGINT)
     assert runner.wait(60) == 5
     assert runner.stderr is not None and runner.stderr.read() == ""
