@@ -72,8 +72,16 @@ tar xzf "$sdist" -C "$T" && mv "$T/monostamp-$VERSION" "$T/src" || die "could no
 
 results=()
 failed=0
-record() { # name status seconds summary
-    if [ "$2" = 0 ]; then results+=("passed  $1 ($3 s): $4"); else results+=("FAILED  $1 ($3 s): $4"); failed=1; fi
+record() { # name status seconds summary [log]
+    if [ "$2" = 0 ]; then results+=("passed  $1 ($3 s): $4"); return; fi
+    results+=("FAILED  $1 ($3 s): $4")
+    failed=1
+    # The failing tests by name, so that the summary, the last thing a CI
+    # log shows, says which ones (the tracebacks are in the log).
+    local line
+    [ -n "${5:-}" ] && while IFS= read -r line; do
+        results+=("          ${line:0:300}")
+    done < <(grep -E '^(FAILED|ERROR) ' "$5" | head -n 20)
 }
 summary_of() { # log -> pytest's or the smoke test's last line
     grep -E '(passed|failed|error)' "$1" | tail -n 1 | sed 's/^=* *//; s/ *=*$//'
@@ -151,7 +159,7 @@ if [ "$what" = smoke ]; then
     "$venv/bin/python" "$SRC_DIR/../dist-smoke.py" "$VERSION"
 else
     cd "$SRC_DIR/tests/python"
-    "$venv/bin/python" -m pytest -q -p no:cacheprovider -rs $PYTEST_ARGS
+    "$venv/bin/python" -m pytest -q -p no:cacheprovider -rfEs $PYTEST_ARGS
 fi'
 cp tools/dist-smoke.py "$T/dist-smoke.py"
 
@@ -170,7 +178,7 @@ run_host() { # X.Y what
         bash -c "$INSTALL_AND_RUN" run "$py" "$T/venv-$tag-x86_64" "$house" "$what" >"$log" 2>&1
     local rc=$?
     tail -n 3 "$log"
-    record "$tag x86_64 $what (host)" $rc $((SECONDS - t)) "$(summary_of "$log")"
+    record "$tag x86_64 $what (host)" $rc $((SECONDS - t)) "$(summary_of "$log")" "$log"
 }
 
 run_chroot() { # X.Y arch what chroot-function [emulated]
@@ -197,7 +205,7 @@ run_chroot() { # X.Y arch what chroot-function [emulated]
     chroot "$root" rm -rf "/tmp/venv-$tag-$arch-$what"
     dist_unmount_all
     tail -n 3 "$log"
-    record "$tag $arch $what (${4#dist_})" $rc $((SECONDS - t)) "$(summary_of "$log")"
+    record "$tag $arch $what (${4#dist_})" $rc $((SECONDS - t)) "$(summary_of "$log")" "$log"
 }
 
 # The whole suite on the x86_64 wheels of DIST_TEST_FULL (default: every
@@ -243,11 +251,11 @@ say "the sdist: pip builds it with the machine's compiler, suite without pytest-
     "$T/venv-sdist/bin/python" -m pip install --quiet --disable-pip-version-check --only-binary=:all: $reqs
     ! "$T/venv-sdist/bin/python" -c 'import xdist' 2>/dev/null
     cd "$T/src/tests/python"
-    MONOSTAMP_TEST_SCALE="$SCALE" "$T/venv-sdist/bin/python" -m pytest -q -p no:cacheprovider -rs
+    MONOSTAMP_TEST_SCALE="$SCALE" "$T/venv-sdist/bin/python" -m pytest -q -p no:cacheprovider -rfEs
 ) >"$log" 2>&1
 rc=$?
 tail -n 3 "$log"
-record "sdist, built here, without pytest-xdist" $rc $((SECONDS - t)) "$(summary_of "$log")"
+record "sdist, built here, without pytest-xdist" $rc $((SECONDS - t)) "$(summary_of "$log")" "$log"
 fi
 
 echo

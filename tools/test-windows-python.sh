@@ -94,5 +94,5 @@ MONOSTAMP_LUA_CPATH="$(winpath "$lua")\\?.dll"
 MONOSTAMP_REQUIRE_LUA=1
 MONOSTAMP_TEST_SCALE=${MONOSTAMP_TEST_SCALE:-0.1}
 export TZDIR WINEPATH MONOSTAMP_LUA_CPATH MONOSTAMP_REQUIRE_LUA MONOSTAMP_TEST_SCALE
-wine_py -m pytest -p no:cacheprovider -q -rs --tb=short -n "${MONOSTAMP_WINE_JOBS:-2}" tests/python
+wine_py -m pytest -p no:cacheprovider -q -rfEs --tb=short -n "${MONOSTAMP_WINE_JOBS:-2}" tests/python
 [ "$rc" = 0 ] || { echo "test-windows: tests/python failed under wine ($rc)"; exit 1; }
