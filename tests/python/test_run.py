@@ -48,8 +48,13 @@ def start_idle_cmd(tmp_path: Path, setup: str, preexec_fn, **popen):
     time imported), writes its MONOSTAMP_SHARED into tmp_path/"ready" and
     idles until a signal ends it.  Returns the runner once CMD is ready."""
     ready = tmp_path / "ready"
+    # "ready" appears by a rename, once its file is closed: a handler's
+    # sys.exit() that ran while a file object closed itself on its way out
+    # would be dropped silently by io's finalizer, and CMD idle on.
     code = ("import os, signal, sys, time\n" + setup +
-            "open(%r, 'w').write(os.environ['MONOSTAMP_SHARED'])\n" % str(ready) +
+            "with open(%r, 'w') as f: f.write(os.environ['MONOSTAMP_SHARED'])\n"
+            % str(ready.with_suffix(".tmp")) +
+            "os.replace(%r, %r)\n" % (str(ready.with_suffix(".tmp")), str(ready)) +
             "while True: time.sleep(0.01)\n")
     runner = subprocess.Popen(RUN + ["--", sys.executable, "-c", code],
                               env=env_without_sharing(), preexec_fn=preexec_fn, **popen)
