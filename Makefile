@@ -307,10 +307,19 @@ $(BUILD)/lua/monostamp/core.so: $(LUA_SRC) $(CORE_SRC) $(CORE_HDR) $(wildcard bi
 # so each target that runs Lua specs exports it (the specs check).
 LUA_SPEC_TARGETS := test-lua test-luajit test-lua53 test-lua-asan
 $(LUA_SPEC_TARGETS): export TZDIR := $(abspath tests/vectors/zoneinfo)
-test-lua: lua ## the busted specs under Lua 5.4 (LUA=lua5.4)
+# shared_spec.lua's Python children import this tree's wheel, unpacked and
+# put on PYTHONPATH, not whatever monostamp $(PYTHON) has installed: on a
+# fresh machine nothing is, and under make -j test-python installs it while
+# the specs run.
+LUA_SPEC_PYTHON := $(BUILD)/lua-spec-python
+$(LUA_SPEC_PYTHON)/unpacked: $(PY_WHEEL)
+	@rm -rf $(@D) && mkdir -p $(@D)
+	@$(PYTHON) -m zipfile -e $(PY_WHEEL_DIR)/monostamp-*.whl $(@D)
+	@touch $@
+test-lua: lua $(LUA_SPEC_PYTHON)/unpacked ## the busted specs under Lua 5.4 (LUA=lua5.4)
 	@MONOSTAMP_BUILD=$(abspath $(BUILD)) LUA_CPATH="$(abspath $(BUILD))/lua/?.so;;" \
 	    LUA_PATH="$(abspath bindings/lua)/?.lua;;" MONOSTAMP_LUA=$(LUA) PYTHON=$(PYTHON) \
-	    $(LUA) /usr/bin/busted --pattern=_spec tests/lua
+	    PYTHONPATH="$(abspath $(LUA_SPEC_PYTHON))" $(LUA) /usr/bin/busted --pattern=_spec tests/lua
 
 # LuaJIT: monostamp.ffi (pure Lua, bindings/lua/monostamp/ffi*.lua) over
 # $(BUILD)/libmonostamp.so, the busted specs in tests/luajit under Debian's
@@ -362,8 +371,8 @@ bench-real-suites: ## the same suites timed, plain and patched, 15 runs each: th
 # ASan+UBSan.  Each script says what it can and cannot see.
 test-python-tsan: ## the Python extension built with TSan, its threaded tests under libtsan
 	@PYTHON=$(PYTHON) tools/test-python-tsan.sh $(BUILD)
-test-lua-asan: ## the busted specs against the Lua module built with ASan+UBSan
-	@CC=$(CC) LUA=$(LUA) tools/test-lua-asan.sh $(BUILD)
+test-lua-asan: $(LUA_SPEC_PYTHON)/unpacked ## the busted specs against the Lua module built with ASan+UBSan
+	@CC=$(CC) LUA=$(LUA) PYTHONPATH="$(abspath $(LUA_SPEC_PYTHON))" tools/test-lua-asan.sh $(BUILD)
 
 # The soak (tests/integration/test_soak.py, launched by tools/soak.sh): 4
 # Python and 4 Lua processes stamping on one state file for SOAK_MINUTES

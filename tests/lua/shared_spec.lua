@@ -134,7 +134,8 @@ describe("a shared state file", function()
   it("gives no stamp twice to a Lua process and a Python process", function()
     local out, ok = helper.sh(helper.python .. " -c 'import monostamp; monostamp.Clock' 2>&1")
     assert(ok, "this spec needs the Python binding: `" .. helper.python
-               .. " -c 'import monostamp'` failed (install it with `pip install .`):\n" .. out)
+               .. " -c 'import monostamp'` failed (make test-lua puts this tree's on PYTHONPATH;"
+               .. " elsewhere install it with `pip install .`):\n" .. out)
     run_together{ lua_child, python_child }
   end)
 
