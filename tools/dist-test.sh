@@ -79,9 +79,11 @@ record() { # name status seconds summary [log]
     # The failing tests by name, so that the summary, the last thing a CI
     # log shows, says which ones (the tracebacks are in the log).
     local line
-    [ -n "${5:-}" ] && while IFS= read -r line; do
-        results+=("          ${line:0:300}")
-    done < <(grep -E '^(FAILED|ERROR) ' "$5" | head -n 20)
+    if [ -n "${5:-}" ]; then
+        while IFS= read -r line; do
+            results+=("          ${line:0:300}")
+        done < <(grep -E '^(FAILED|ERROR) ' "$5" | head -n 20)
+    fi
 }
 summary_of() { # log -> pytest's or the smoke test's last line
     grep -E '(passed|failed|error)' "$1" | tail -n 1 | sed 's/^=* *//; s/ *=*$//'

@@ -53,7 +53,7 @@ def start_idle_cmd(tmp_path: Path, setup: str, preexec_fn, **popen):
     # way out ran the handler there, and io's finalizer dropped its
     # SystemExit (3.13 says "Exception ignored", 3.12 nothing): CMD
     # idled on and the test waited out its 60 s, natively now and then,
-    # under qemu-user one time in three.
+    # under qemu-user every other time.
     code = ("import os, signal, sys, time\n" + setup +
             "with open(%r, 'w') as f: f.write(os.environ['MONOSTAMP_SHARED'])\n"
             % str(ready.with_suffix(".tmp")) +
