@@ -255,6 +255,15 @@ PY_BUILD_INPUTS := setup.py pyproject.toml MANIFEST.in tools/ext_build.py $(CORE
 $(PY_WHEEL): $(PY_BUILD_INPUTS)
 	@tools/pip-install-checked.sh --wheel $(PY_WHEEL_DIR) $(PYTHON) $(BUILD)/pip-wheel-$(PY_TAG).log
 	@touch $@
+# The same wheel unpacked, once per build of it: test-exports reads its
+# extension, and the Lua specs' Python children import it (PYTHONPATH),
+# not whatever monostamp $(PYTHON) has installed: on a fresh machine
+# nothing is, and under make -j test-python installs it while they run.
+PY_UNPACKED := $(BUILD)/python-wheel/unpacked-$(PY_TAG)
+$(PY_UNPACKED)/done: $(PY_WHEEL)
+	@rm -rf $(@D) && mkdir -p $(@D)
+	@$(PYTHON) -m zipfile -e $(PY_WHEEL_DIR)/monostamp-*.whl $(@D)
+	@touch $@
 
 # What each shared object exports: libmonostamp.so its API (also when built
 # without -fvisibility=hidden), the Python extension (one, patch() included)
@@ -262,15 +271,13 @@ $(PY_WHEEL): $(PY_BUILD_INPUTS)
 # luaopen_* alone.  The extension is the one in the wheel pip builds from
 # this tree (PY_WHEEL, shared with test-python), not whatever monostamp
 # $(PYTHON) has installed.
-test-exports: $(BUILD)/libmonostamp.so $(PY_WHEEL) ## what each shared object exports: the API alone, PyInit_* alone, luaopen_* alone
+test-exports: $(BUILD)/libmonostamp.so $(PY_UNPACKED)/done ## what each shared object exports: the API alone, PyInit_* alone, luaopen_* alone
 	@mkdir -p $(BUILD)/exports
 	$(CC) $(CSTD) -O2 -fPIC -shared -Icsrc -DMONOSTAMP_EXPORTS $(CORE_SRC) \
 	    -o $(BUILD)/exports/libmonostamp-default-visibility.so $(LDLIBS_ALL)
 	@tools/check-exports.sh monostamp_ $(BUILD)/libmonostamp.so \
 	    $(BUILD)/exports/libmonostamp-default-visibility.so
-	@rm -rf $(BUILD)/exports/unpacked
-	@$(PYTHON) -m zipfile -e $(PY_WHEEL_DIR)/monostamp-*.whl $(BUILD)/exports/unpacked
-	@tools/check-exports.sh PyInit__monostamp $(BUILD)/exports/unpacked/monostamp/_monostamp*
+	@tools/check-exports.sh PyInit__monostamp $(PY_UNPACKED)/monostamp/_monostamp*
 	@tools/check-lua-exports.sh $(BUILD)
 
 # Python: test-python installs PY_WHEEL and runs the suite on PYTEST_JOBS (2)
@@ -307,19 +314,10 @@ $(BUILD)/lua/monostamp/core.so: $(LUA_SRC) $(CORE_SRC) $(CORE_HDR) $(wildcard bi
 # so each target that runs Lua specs exports it (the specs check).
 LUA_SPEC_TARGETS := test-lua test-luajit test-lua53 test-lua-asan
 $(LUA_SPEC_TARGETS): export TZDIR := $(abspath tests/vectors/zoneinfo)
-# shared_spec.lua's Python children import this tree's wheel, unpacked and
-# put on PYTHONPATH, not whatever monostamp $(PYTHON) has installed: on a
-# fresh machine nothing is, and under make -j test-python installs it while
-# the specs run.
-LUA_SPEC_PYTHON := $(BUILD)/lua-spec-python
-$(LUA_SPEC_PYTHON)/unpacked: $(PY_WHEEL)
-	@rm -rf $(@D) && mkdir -p $(@D)
-	@$(PYTHON) -m zipfile -e $(PY_WHEEL_DIR)/monostamp-*.whl $(@D)
-	@touch $@
-test-lua: lua $(LUA_SPEC_PYTHON)/unpacked ## the busted specs under Lua 5.4 (LUA=lua5.4)
+test-lua: lua $(PY_UNPACKED)/done ## the busted specs under Lua 5.4 (LUA=lua5.4)
 	@MONOSTAMP_BUILD=$(abspath $(BUILD)) LUA_CPATH="$(abspath $(BUILD))/lua/?.so;;" \
 	    LUA_PATH="$(abspath bindings/lua)/?.lua;;" MONOSTAMP_LUA=$(LUA) PYTHON=$(PYTHON) \
-	    PYTHONPATH="$(abspath $(LUA_SPEC_PYTHON))" $(LUA) /usr/bin/busted --pattern=_spec tests/lua
+	    PYTHONPATH="$(abspath $(PY_UNPACKED))" $(LUA) /usr/bin/busted --pattern=_spec tests/lua
 
 # LuaJIT: monostamp.ffi (pure Lua, bindings/lua/monostamp/ffi*.lua) over
 # $(BUILD)/libmonostamp.so, the busted specs in tests/luajit under Debian's
@@ -371,8 +369,8 @@ bench-real-suites: ## the same suites timed, plain and patched, 15 runs each: th
 # ASan+UBSan.  Each script says what it can and cannot see.
 test-python-tsan: ## the Python extension built with TSan, its threaded tests under libtsan
 	@PYTHON=$(PYTHON) tools/test-python-tsan.sh $(BUILD)
-test-lua-asan: $(LUA_SPEC_PYTHON)/unpacked ## the busted specs against the Lua module built with ASan+UBSan
-	@CC=$(CC) LUA=$(LUA) PYTHONPATH="$(abspath $(LUA_SPEC_PYTHON))" tools/test-lua-asan.sh $(BUILD)
+test-lua-asan: $(PY_UNPACKED)/done ## the busted specs against the Lua module built with ASan+UBSan
+	@CC=$(CC) LUA=$(LUA) PYTHONPATH="$(abspath $(PY_UNPACKED))" tools/test-lua-asan.sh $(BUILD)
 
 # The soak (tests/integration/test_soak.py, launched by tools/soak.sh): 4
 # Python and 4 Lua processes stamping on one state file for SOAK_MINUTES
