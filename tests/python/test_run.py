@@ -47,7 +47,7 @@ def start_idle_cmd(tmp_path: Path, setup: str, preexec_fn, **popen):
     """monostamp run of a Python CMD that runs `setup` (os, signal, sys and
     time imported), writes its MONOSTAMP_SHARED into tmp_path/"ready" and
     idles until a signal ends it.  Returns the runner once CMD is ready."""
-    ready = tmp_path / "ready"
+    ready, unready = tmp_path / "ready", tmp_path / "ready.tmp"
     # "ready" appears by a rename, once its file is closed: a signal that
     # came while `open(...).write(...)`'s file object closed itself on its
     # way out ran the handler there, and io's finalizer dropped its
@@ -55,9 +55,8 @@ def start_idle_cmd(tmp_path: Path, setup: str, preexec_fn, **popen):
     # idled on and the test waited out its 60 s, natively now and then,
     # under qemu-user every other time.
     code = ("import os, signal, sys, time\n" + setup +
-            "with open(%r, 'w') as f: f.write(os.environ['MONOSTAMP_SHARED'])\n"
-            % str(ready.with_suffix(".tmp")) +
-            "os.replace(%r, %r)\n" % (str(ready.with_suffix(".tmp")), str(ready)) +
+            "with open(%r, 'w') as f: f.write(os.environ['MONOSTAMP_SHARED'])\n" % str(unready) +
+            "os.replace(%r, %r)\n" % (str(unready), str(ready)) +
             "while True: time.sleep(0.01)\n")
     runner = subprocess.Popen(RUN + ["--", sys.executable, "-c", code],
                               env=env_without_sharing(), preexec_fn=preexec_fn, **popen)
