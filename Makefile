@@ -444,7 +444,7 @@ clean: ## removes build/ (BUILD), build-* and the egg-info
 PRELOAD_SRC := $(sort $(wildcard preload/*.c))
 PRELOAD_CORE_FLAGS := -DMONOSTAMP_PRELOAD_BUILD -Dclock_gettime=monostamp_preload__next_clock_gettime
 PRELOAD_LINK := -shared -Wl,--version-script=preload/exports.map -Wl,-z,now -Wl,--no-undefined
-PRELOAD_TESTS := test_preload stamper libearly.so
+PRELOAD_TESTS := test_preload test_contract stamper libearly.so
 define preload_flavour
 $(BUILD)/$(1)/preload/core/%.o: csrc/%.c $(CORE_HDR) Makefile
 	@mkdir -p $$(@D)
@@ -485,11 +485,13 @@ test-preload-tsan: $(call PRELOAD_DEPS,tsan) ## the preload library under TSan
 	@CC=$(CC) sh tests/preload/run.sh $(BUILD) tsan
 
 # The preloaded clock_gettime(CLOCK_REALTIME) on a shared state file against
-# libc's own call, side by side in one run (docs/benchmarks.md).
+# libc's own call, side by side in one run (docs/benchmarks.md): a tight
+# loop at grain ns, then (the program again, under MONOSTAMP_GRAIN=us) one
+# call every 2 us at grain us.
 $(BUILD)/bench/bench_preload: bench/preload/bench_preload.c bench/c/bench_util.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -O2 -Ibench/c $< -o $@ $(LDLIBS_ALL)
 bench-preload: $(BUILD)/libmonostamp_preload.so $(BUILD)/bench/bench_preload ## the preloaded clock_gettime against libc's own (part of make bench)
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
 	    LD_PRELOAD=$(abspath $(BUILD))/libmonostamp_preload.so MONOSTAMP_SHARED=$$dir/state \
-	    $(BUILD)/bench/bench_preload
+	    MONOSTAMP_GRAIN=ns $(BUILD)/bench/bench_preload

@@ -297,6 +297,19 @@ static MONOSTAMP__NOINLINE int unusual_state(monostamp__clock *clock, _Atomic in
  * value loaded up front would hold a register, saved by every stamp). */
 #define OWN_BOUND INT64_C(-1)
 
+/* The bound a draw keeps (0: none): the state's one bound, which every
+ * reader of a shared state keeps (state_file.h), and which holds this
+ * clock's own and the draw's, promised before (a manual clock's, whose
+ * readings are its own, is its own state's: clock_layout.h, bound_at);
+ * and a draw's own, for a manual clock, which promises nothing. */
+static MONOSTAMP__ALWAYS_INLINE int64_t draw_bound(monostamp__clock *clock, int64_t bound)
+{
+    int64_t limit = atomic_load_explicit(atomic_load_explicit(&clock->bound_at, RELAXED), RELAXED);
+    if (bound != OWN_BOUND && bound != 0 && (limit == 0 || bound < limit))
+        limit = bound;
+    return limit;
+}
+
 /* Turns a reading into a stamp under a monotonic policy and the lead
  * bound `bound` (OWN_BOUND, or a draw's own; 0: none): OK, an error, AGAIN
  * when the bound made it wait, or, on the FIRST_TRY (`try_kind` is a
@@ -338,6 +351,23 @@ static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, 
         }
         if (UNUSUAL_STATE(clock, last, seen))
             return unusual_state(clock, cell, last);
+    } else if (policy == MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT && MONOSTAMP__LIKELY(seen != INT64_MAX)) {
+        /* The forced increment of a coarse or frozen source, on a straight
+         * path too: the ns rule's last + 1 (candidate()) from `seen`, which
+         * is at or above the reading, so the stamp leads it and the bound
+         * is tested.  Past the bound, or raced, the loop below decides. */
+        stamp = seen + 1;
+        int64_t limit = draw_bound(clock, bound);
+        if (MONOSTAMP__LIKELY(limit == 0 ||
+                              (uint64_t)stamp - (uint64_t)reading <= (uint64_t)limit)) {
+            if (MONOSTAMP__LIKELY(atomic_compare_exchange_weak_explicit(cell, &last, stamp,
+                                                                        RELAXED, RELAXED))) {
+                kind = REPEATED;
+                goto stamped;
+            }
+            if (UNUSUAL_STATE(clock, last, seen))
+                return unusual_state(clock, cell, last);
+        }
     }
     /* Otherwise the policy's rule, from what the state holds or (until a
      * compare-and-swap says otherwise) is taken to hold. */
@@ -358,16 +388,20 @@ static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, 
                 return kind;
             break;
         }
-        /* A stamp at or below its reading (a fresh one) pays two tests;
+        /* A stamp at or below its reading (a fresh one) pays one test;
          * one further ahead than the bound is measured again against the
          * reference, and goes out, waits or fails. */
-        int64_t limit = bound == OWN_BOUND ? clock->max_lead_ns : bound;
-        if (limit != 0 && stamp > reading && clock_distance(stamp, reading) > limit) {
-            if (try_kind == FIRST_TRY)
-                return MEASURE;
-            int rc = lead_beyond(clock, cell, reading, last, stamp, limit, try_kind != LAST_TRY);
-            if (rc != MONOSTAMP_OK)
-                return rc;
+        if (stamp > reading) {
+            int64_t limit = draw_bound(clock, bound);
+            /* stamp - reading, exact in 64 unsigned bits for stamp > reading. */
+            if (limit != 0 && (uint64_t)stamp - (uint64_t)reading > (uint64_t)limit) {
+                if (try_kind == FIRST_TRY)
+                    return MEASURE;
+                int rc = lead_beyond(clock, cell, reading, last, stamp, limit,
+                                     try_kind != LAST_TRY);
+                if (rc != MONOSTAMP_OK)
+                    return rc;
+            }
         }
         if (atomic_compare_exchange_weak_explicit(cell, &last, stamp,
                                                   RELAXED, RELAXED))
@@ -377,10 +411,12 @@ static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, 
         if (UNUSUAL_STATE(clock, last, seen))
             return unusual_state(clock, cell, last);
     }
+stamped:
     atomic_store_explicit(&clock->seen_ns, stamp, memory_order_release);
     if (kind == REPEATED) {
         /* A frozen or coarse source repeats its reading for a whole tick:
-         * while it does, only the count and the stamp change. */
+         * while it does, only the count and the stamp change (a forcing
+         * policy's: allowDuplicates' holds returned above). */
         if (MONOSTAMP__LIKELY(reading == atomic_load_explicit(&clock->slow_reading, RELAXED) &&
                    last == atomic_load_explicit(&clock->slow_stamp, RELAXED) &&
                    policy != MONOSTAMP_MONOTONIC_ALLOW_DUPLICATES)) {
@@ -548,6 +584,11 @@ int monostamp_draw(monostamp_clock *clock, unsigned flags, int64_t max_lead_ns,
     int64_t bound = c->max_lead_ns;
     if (max_lead_ns != 0 && (bound == 0 || max_lead_ns < bound))
         bound = max_lead_ns;
+    /* A draw's bound is a promise to whoever reads its values (a patched
+     * caller's 5 ms): the state keeps it for every clock on it. */
+    if (max_lead_ns != 0 && c->source != MONOSTAMP_SOURCE_MANUAL)
+        monostamp__state_promise(atomic_load_explicit(&c->last_ns, memory_order_acquire),
+                                 max_lead_ns);
     int64_t ns = 0;
     int rc = (flags & MONOSTAMP_DRAW_US) ? next_stamp(c, GRAIN_US, bound, &ns)
                                          : next_stamp(c, GRAIN_NS, bound, &ns);
@@ -594,12 +635,13 @@ static int take_once(monostamp__clock *clock, int64_t n, int64_t *first_ns, int6
     if (n - 1 > INT64_MAX / step)
         return MONOSTAMP_ERANGE;
     int64_t span = (n - 1) * step; /* from the first stamp to the last */
+    _Atomic int64_t *cell = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
     /* A block longer than the bound would lead its source even if the
      * source caught up with its first stamp: no wait can help. */
-    if (clock->max_lead_ns != 0 && span > clock->max_lead_ns)
+    int64_t bound = draw_bound(clock, OWN_BOUND);
+    if (bound != 0 && span > bound)
         return lead_error(clock);
 
-    _Atomic int64_t *cell = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
     int64_t seen = atomic_load_explicit(&clock->seen_ns, memory_order_acquire);
     int64_t last = atomic_load_explicit(cell, RELAXED), first, end;
     int kind;
@@ -612,9 +654,8 @@ static int take_once(monostamp__clock *clock, int64_t n, int64_t *first_ns, int6
         if (first > INT64_MAX - span)
             return MONOSTAMP_ERANGE;
         end = first + span;
-        if (clock->max_lead_ns != 0 && end > reading &&
-            clock_distance(end, reading) > clock->max_lead_ns) {
-            rc = lead_beyond(clock, cell, reading, last, end, clock->max_lead_ns, may_wait);
+        if (bound != 0 && end > reading && clock_distance(end, reading) > bound) {
+            rc = lead_beyond(clock, cell, reading, last, end, bound, may_wait);
             if (rc != MONOSTAMP_OK)
                 return rc;
         }

@@ -36,6 +36,12 @@ typedef struct monostamp__clock {
      * stamp makes never calls out. */
     struct monostamp__state_watch *watch;
     _Atomic int64_t recheck_at_ns;
+    /* Where the bound every stamp keeps is read: the state's BOUND cell
+     * (state_file.h) for a platform source, which holds the clock's own
+     * bound and every other promise made on the state; the clock's own
+     * state's for a manual source, whose readings are its own.  Moved
+     * with last_ns, so a stamp reads one load for its bound. */
+    _Atomic(_Atomic int64_t *) bound_at;
     /* Around each nap of a lead wait, or NULL; atomic so that a host can
      * set it while other threads stamp. */
     _Atomic(const monostamp_waiter *) waiter;
@@ -46,7 +52,7 @@ typedef struct monostamp__clock {
     /* Written by every stamp, together, so that the compare-and-swap on
      * own_state brings the counters' line along in the same transfer.
      * Counters are relaxed atomics, updated without locked instructions. */
-    _Atomic int64_t own_state[MONOSTAMP__STATE_CELLS];
+    _Atomic int64_t own_state[MONOSTAMP__STATE_FILE_CELLS]; /* every state's cells */
     _Atomic uint64_t fresh_readings; /* readings above the last stamp (all, under
                                         acceptPlatformTime); + duplicates = readings */
     _Atomic int64_t manual_ns;     /* the manual source's reading */
@@ -89,6 +95,25 @@ _Static_assert(_Alignof(monostamp__clock) <= _Alignof(monostamp_clock),
 /* Processes share the "last" atomic only if it is lock-free, hence
  * address-free. */
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free");
+
+/* A clock in static storage, usable before any code has run: a private
+ * state with no stamp yet, no zone (no offsets: monostamp_draw without
+ * MONOSTAMP_DRAW_OFFSET only) and a platform source, whose first stamp
+ * takes a checkpoint (recheck at INT64_MIN) and so samples its anchor.
+ * What monostamp_clock_init sets, less what needs a call: for the preload,
+ * whose clock_gettime another library's constructor may call before the
+ * preload's own constructor has run.  `self` names the object itself. */
+#define MONOSTAMP__CLOCK_STATIC(self, policy_, source_, max_lead_ns_)                     \
+    {                                                                                      \
+        .last_ns = &(self).own_state[MONOSTAMP__STATE_LAST], .policy = (policy_),         \
+        .source = (source_), .on_lead = MONOSTAMP_ON_LEAD_WAIT,                            \
+        .max_lead_ns = (max_lead_ns_), .recheck_at_ns = INT64_MIN,                         \
+        .bound_at = &(self).own_state[MONOSTAMP__STATE_BOUND],                             \
+        .own_state = {[MONOSTAMP__STATE_LAST] = INT64_MIN,                                 \
+                      [MONOSTAMP__STATE_BOUND] = (max_lead_ns_)},                          \
+        .manual_anchor = INT64_MIN,                                                        \
+        .apt_reading = INT64_MIN, .seen_ns = INT64_MIN, .slow_stamp = INT64_MIN           \
+    }
 
 static inline monostamp__clock *clock_of(monostamp_clock *clock)
 {

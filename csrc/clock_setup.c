@@ -46,6 +46,9 @@ int monostamp_clock_init(monostamp_clock *storage, const monostamp_options *opti
     atomic_init(&clock->anchor_seen, 0);
     atomic_init(&clock->recheck_at_ns, INT64_MAX);
     atomic_init(&clock->last_ns, &clock->own_state[MONOSTAMP__STATE_LAST]);
+    /* Its own state keeps its own bound (state_file.h's BOUND). */
+    atomic_init(&clock->own_state[MONOSTAMP__STATE_BOUND], options->max_lead_ns);
+    atomic_init(&clock->bound_at, &clock->own_state[MONOSTAMP__STATE_BOUND]);
     atomic_init(&clock->waiter, NULL);
 
     /* A platform source's clock anchors its reference of real time now,
@@ -84,6 +87,8 @@ void monostamp_clock_destroy(monostamp_clock *storage)
     if (clock->zone != NULL)
         monostamp_zone_close(clock->zone);
     clock->zone = NULL;
+    atomic_store_explicit(&clock->bound_at, &clock->own_state[MONOSTAMP__STATE_BOUND],
+                          RELAXED);
     atomic_store_explicit(&clock->last_ns, &clock->own_state[MONOSTAMP__STATE_LAST],
                           memory_order_release);
     /* Every later call fails with MONOSTAMP_EINVAL: the settings check the

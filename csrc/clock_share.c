@@ -64,12 +64,74 @@ static void raise_cell(_Atomic int64_t *cell, int64_t floor)
     monostamp__state_raise(cell, floor);
 }
 
-/* A state joined from `old` keeps its reference of real time: the anchor
- * only rises, so the new one is at least the old one's. */
-static void carry_anchor(_Atomic int64_t *cell, _Atomic int64_t *old)
+/* A state joined from `old` keeps its reference of real time and its
+ * promises: the anchor only rises, the bound only tightens, so the new
+ * state's are at least the old one's.  A manual clock's own state holds a
+ * bound on its own readings, not on real time: it carries none. */
+static void carry_state(const monostamp__clock *clock, _Atomic int64_t *cell,
+                        _Atomic int64_t *old)
 {
     raise_cell(cell + MONOSTAMP__STATE_ANCHOR,
                atomic_load_explicit(old + MONOSTAMP__STATE_ANCHOR, RELAXED));
+    if (clock->source != MONOSTAMP_SOURCE_MANUAL)
+        monostamp__state_promise(cell,
+                                 atomic_load_explicit(old + MONOSTAMP__STATE_BOUND, RELAXED));
+}
+
+/* What a clock promises every reader of a state it joins: its own bound
+ * (a manual clock's readings are its own, so it promises nothing). */
+static void promise_own(const monostamp__clock *clock, _Atomic int64_t *cell)
+{
+    if (clock->source != MONOSTAMP_SOURCE_MANUAL)
+        monostamp__state_promise(cell, clock->max_lead_ns);
+}
+
+/* Makes `cell` the clock's state: where a stamp reads its bound first
+ * (a platform clock keeps the state's), then the state itself (release:
+ * the raises made before are seen by whoever stamps there). */
+static void move_onto(monostamp__clock *clock, _Atomic int64_t *cell)
+{
+    if (clock->source != MONOSTAMP_SOURCE_MANUAL)
+        atomic_store_explicit(&clock->bound_at, cell + MONOSTAMP__STATE_BOUND, RELAXED);
+    atomic_store_explicit(&clock->last_ns, cell, memory_order_release);
+}
+
+/* A mapping the clock retires, kept until destroy.  Inside the preload,
+ * whose rare path may run in a signal handler, the node is a page of its
+ * own (mmap is a system call; malloc may hold a lock the interrupted
+ * thread holds). */
+static struct retired *new_retired(void)
+{
+#if defined(MONOSTAMP_PRELOAD_BUILD)
+    void *page;
+    return monostamp__os_map_anonymous(sizeof(struct retired), &page) == MONOSTAMP_OK ? page
+                                                                                      : NULL;
+#else
+    return malloc(sizeof(struct retired));
+#endif
+}
+
+static void free_retired(struct retired *r)
+{
+#if defined(MONOSTAMP_PRELOAD_BUILD)
+    if (r != NULL)
+        monostamp__os_unmap(r, sizeof *r);
+#else
+    free(r);
+#endif
+}
+
+/* Guards a mapping against truncation, except in the preload, which
+ * installs no signal handler in programs it does not own. */
+static void guard(void *mapping, size_t size)
+{
+#if defined(MONOSTAMP_PRELOAD_BUILD)
+    (void)mapping;
+    (void)size;
+#else
+    /* Best effort: unguarded, a truncation kills as it always did. */
+    (void)monostamp__state_guard(mapping, size);
+#endif
 }
 
 static int64_t next_check(int64_t reading)
@@ -101,17 +163,25 @@ static int try_lock_watch(struct monostamp__state_watch *watch, int64_t me)
 }
 
 /* Takes the watch for a move that must happen (a yield between tries: its
- * holder only does a few file calls). */
-static void lock_watch(struct monostamp__state_watch *watch)
+ * holder only does a few file calls).  Every holder holds it with the
+ * thread's signals blocked (`held`), so a signal handler that stamps (the
+ * preload's clock_gettime) never waits here for the thread it interrupted;
+ * a holder on another thread makes progress meanwhile. */
+static void lock_watch(struct monostamp__state_watch *watch, monostamp__os_signals *held)
 {
     int64_t me = monostamp__os_process_id();
-    while (!try_lock_watch(watch, me))
+    monostamp__os_signals_hold(held);
+    while (!try_lock_watch(watch, me)) {
+        monostamp__os_signals_release(held);
         monostamp__os_yield();
+        monostamp__os_signals_hold(held);
+    }
 }
 
-static void unlock_watch(struct monostamp__state_watch *watch)
+static void unlock_watch(struct monostamp__state_watch *watch, const monostamp__os_signals *held)
 {
     atomic_store_explicit(&watch->holder, 0, memory_order_release);
+    monostamp__os_signals_release(held);
 }
 
 /* How far above the wall clock a file this clock creates starts: its own
@@ -200,6 +270,7 @@ int monostamp__clock_share(monostamp__clock *clock, const char *path, int trust_
     struct monostamp__state_watch *watch = clock->watch;
     struct retired *retired = NULL;
     monostamp__os_place *place;
+    monostamp__os_signals held;
     _Atomic int64_t *cell, *old;
     void *mapping;
     size_t size;
@@ -212,7 +283,7 @@ int monostamp__clock_share(monostamp__clock *clock, const char *path, int trust_
         if ((watch = calloc(1, sizeof *watch)) == NULL)
             return MONOSTAMP_ENOMEM;
         atomic_init(&watch->holder, 0);
-    } else if ((retired = malloc(sizeof *retired)) == NULL) {
+    } else if ((retired = new_retired()) == NULL) {
         return MONOSTAMP_ENOMEM;
     }
     /* When the open began, by the monotonic clock (for settle()) and by the
@@ -224,23 +295,31 @@ int monostamp__clock_share(monostamp__clock *clock, const char *path, int trust_
                    monostamp__os_clock_read(clock->source, &before) == MONOSTAMP_OK;
     /* The directory is resolved here, once: relative to the working
      * directory of this call, never of a later one. */
+    int pristine = 0;
     rc = monostamp__os_place_pin(path, &place);
     if (rc == MONOSTAMP_OK) {
-        rc = monostamp__state_file_open(place, trust_group, start_lead(clock), NULL, &cell,
-                                        &mapping, &size, &id);
+        /* A file made as the first entry of a directory no state file can
+         * have lived in starts at "no stamp yet", at the real clock: no
+         * earlier sequence in it has stamps to stay above
+         * (docs/clock-core.md).  Anywhere else, its creator's bound ahead. */
+        pristine = monostamp__os_place_pristine(place);
+        int64_t start = pristine ? MONOSTAMP__STATE_FRESH : start_lead(clock);
+        rc = monostamp__state_file_open(place, trust_group, start, NULL, &cell, &mapping, &size,
+                                        &id);
         if (rc != MONOSTAMP_OK)
             monostamp__os_place_free(place);
     }
     if (rc != MONOSTAMP_OK) {
         if (clock->watch == NULL)
             free(watch);
-        free(retired);
+        free_retired(retired);
         return rc;
     }
-    /* Best effort: unguarded, a truncation kills as it always did. */
-    (void)monostamp__state_guard(mapping, size);
+    guard(mapping, size);
+    /* Counted once the file is mapped, whether or not a stamp follows. */
+    atomic_fetch_add_explicit(cell + MONOSTAMP__STATE_JOINS, 1, RELAXED);
     if (clock->watch != NULL)
-        lock_watch(watch);
+        lock_watch(watch, &held);
     /* A move the caller asked for (monostamp_default_share): the state left
      * behind stays valid for whoever else is on it (a fork child on the
      * default page), so it is not retired, only joined from. */
@@ -267,10 +346,15 @@ int monostamp__clock_share(monostamp__clock *clock, const char *path, int trust_
      * tighter bound than this clock's would wait for a ceiling, and a file
      * pushed further ahead (a manual clock's) needs no raise. */
     int young = clock->watch == NULL && readable && found != INT64_MIN && found > before;
-    if (unanchored || young)
+    /* A directory just made may stand where another was renamed away,
+     * whose processes move here at their next look and raise the file
+     * above their own state: a file started at the real clock is stamped
+     * from once they have. */
+    if (unanchored || young || pristine)
         settle(clock, opened_at);
     old = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
-    carry_anchor(cell, old);
+    carry_state(clock, cell, old);
+    promise_own(clock, cell);
     raise_cell(cell, atomic_load_explicit(old, RELAXED));
     if (unanchored)
         (void)monostamp__clock_recover(clock, cell);
@@ -279,7 +363,7 @@ int monostamp__clock_share(monostamp__clock *clock, const char *path, int trust_
         int64_t top = ceiling(clock, cell);
         raise_cell(cell, kept < top ? kept : top);
     }
-    atomic_store_explicit(&clock->last_ns, cell, memory_order_release);
+    move_onto(clock, cell);
     /* Stamps that were under way on the old state are counted in too. */
     raise_cell(cell, atomic_load_explicit(old, RELAXED));
     /* What the clock joined at is what it has seen: a state found below it
@@ -305,9 +389,21 @@ int monostamp__clock_share(monostamp__clock *clock, const char *path, int trust_
         clock->watch = watch;
         atomic_store_explicit(&clock->recheck_at_ns, next_check(reading), RELAXED);
     } else {
-        unlock_watch(watch);
+        unlock_watch(watch, &held);
     }
     return MONOSTAMP_OK;
+}
+
+void monostamp__clock_adopt(monostamp__clock *clock, _Atomic int64_t *cell)
+{
+    _Atomic int64_t *old = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
+    carry_state(clock, cell, old);
+    promise_own(clock, cell);
+    raise_cell(cell, atomic_load_explicit(old, RELAXED));
+    move_onto(clock, cell);
+    /* Stamps that were under way on the old state are counted in too. */
+    raise_cell(cell, atomic_load_explicit(old, RELAXED));
+    monostamp__state_raise(&clock->seen_ns, atomic_load_explicit(cell, RELAXED));
 }
 
 static int same_file(const monostamp__os_file_id *a, const monostamp__os_file_id *b)
@@ -345,7 +441,7 @@ static int follow(monostamp__clock *clock)
     size_t size;
     monostamp__os_file_id id;
     int64_t moved_at = monostamp__os_monotonic_ns();
-    struct retired *retired = malloc(sizeof *retired);
+    struct retired *retired = new_retired();
     if (retired == NULL)
         return MONOSTAMP_ENOMEM;
     (void)monostamp__os_place_refresh(watch->place);
@@ -356,17 +452,19 @@ static int follow(monostamp__clock *clock)
                                         truncated ? &watch->id : NULL, &cell, &mapping, &size,
                                         &id);
     if (rc != MONOSTAMP_OK) {
-        free(retired);
+        free_retired(retired);
         return rc;
     }
     if (same_file(&id, &watch->id) && !truncated) {
         monostamp__state_close(mapping, size);
-        free(retired);
+        free_retired(retired);
         return MONOSTAMP_ERANGE;
     }
-    (void)monostamp__state_guard(mapping, size);
+    guard(mapping, size);
+    atomic_fetch_add_explicit(cell + MONOSTAMP__STATE_JOINS, 1, RELAXED);
     old = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
-    carry_anchor(cell, old);
+    carry_state(clock, cell, old);
+    promise_own(clock, cell);
     raise_cell(cell + MONOSTAMP__STATE_ANCHOR, atomic_load_explicit(&clock->anchor_seen, RELAXED));
     /* Raise the new state to the old one's value, then retire the old one
      * if that value is still its last: the retire's release (paired with
@@ -393,7 +491,7 @@ static int follow(monostamp__clock *clock)
         settle(clock, moved_at);
         raise_cell(cell, ceiling(clock, cell));
     }
-    atomic_store_explicit(&clock->last_ns, cell, memory_order_release);
+    move_onto(clock, cell);
     keep_retired(watch, retired);
     watch->mapping = mapping;
     watch->mapping_size = size;
@@ -422,8 +520,12 @@ int monostamp__clock_checkpoint(monostamp__clock *clock, int64_t reading)
         atomic_store_explicit(&clock->recheck_at_ns, next_check(reading), RELAXED);
         return MONOSTAMP_OK;
     }
-    if (!try_lock_watch(watch, monostamp__os_process_id()))
+    monostamp__os_signals held;
+    monostamp__os_signals_hold(&held);
+    if (!try_lock_watch(watch, monostamp__os_process_id())) {
+        monostamp__os_signals_release(&held);
         return MONOSTAMP_OK;
+    }
     atomic_store_explicit(&clock->recheck_at_ns, next_check(reading), RELAXED);
     /* The path as opened, through whatever directory it leads to now. */
     int moved = monostamp__os_place_id(watch->place, &now) != MONOSTAMP_OK ||
@@ -441,21 +543,22 @@ int monostamp__clock_checkpoint(monostamp__clock *clock, int64_t reading)
          * the state it has, and looks again at the next check. */
         (void)follow(clock);
     }
-    unlock_watch(watch);
+    unlock_watch(watch, &held);
     return MONOSTAMP_OK;
 }
 
 int monostamp__clock_rejoin(monostamp__clock *clock, _Atomic int64_t *seen)
 {
     struct monostamp__state_watch *watch = clock->watch;
+    monostamp__os_signals held;
     int rc = MONOSTAMP_OK;
     if (watch == NULL)
         return MONOSTAMP_ERANGE; /* not shared: its state is simply at its end */
-    lock_watch(watch);
+    lock_watch(watch, &held);
     /* Another thread of this clock may have moved it meanwhile. */
     if (atomic_load_explicit(&clock->last_ns, memory_order_acquire) == seen)
         rc = follow(clock);
-    unlock_watch(watch);
+    unlock_watch(watch, &held);
     return rc;
 }
 
@@ -471,7 +574,7 @@ void monostamp__clock_unshare(monostamp__clock *clock)
         watch->retired = r->next;
         monostamp__os_unguard(r->mapping);
         monostamp__state_close(r->mapping, r->size);
-        free(r);
+        free_retired(r);
     }
     monostamp__os_place_free(watch->place);
     free(watch);

@@ -60,6 +60,12 @@ int monostamp__clock_rejoin(monostamp__clock *clock, _Atomic int64_t *seen);
  * above seen_ns.  MONOSTAMP_OK. */
 int monostamp__clock_recover(monostamp__clock *clock, _Atomic int64_t *cell);
 
+/* Moves a clock that shares no file onto `cell`, a state in memory that
+ * lives as long as the process (an anonymous page fork() shares): raised
+ * to the clock's last stamp, with its anchor and its bound carried along.
+ * Safe with stamps under way. */
+void monostamp__clock_adopt(monostamp__clock *clock, _Atomic int64_t *cell);
+
 /* Unmaps every state the clock mapped and forgets the path; for destroy. */
 void monostamp__clock_unshare(monostamp__clock *clock);
 

@@ -45,15 +45,8 @@ static void init_default_clock(void)
         void *page;
         size_t size;
         rc = monostamp__state_anonymous(&cell, &page, &size);
-        if (rc == MONOSTAMP_OK) {
-            monostamp__clock *clock = clock_of(&default_clock);
-            /* The anchor the clock took at init goes along. */
-            monostamp__state_raise(
-                cell + MONOSTAMP__STATE_ANCHOR,
-                atomic_load_explicit(&clock->own_state[MONOSTAMP__STATE_ANCHOR],
-                                     memory_order_relaxed));
-            atomic_store_explicit(&clock->last_ns, cell, memory_order_release);
-        }
+        if (rc == MONOSTAMP_OK)
+            monostamp__clock_adopt(clock_of(&default_clock), cell); /* the anchor goes along */
         else
             monostamp_clock_destroy(&default_clock);
     }

@@ -522,6 +522,24 @@ MONOSTAMP_API int monostamp_default_clock(monostamp_clock **out);
  * a clock's shared_path.  Thread-safe. */
 MONOSTAMP_API int monostamp_state_file_create(const char *path, int trust_group);
 
+/* What a state file says of its sequence, read by monostamp_state_file_info. */
+typedef struct monostamp_state_info {
+    int64_t last_ns;     /* the last stamp handed out; INT64_MIN: none yet; INT64_MAX:
+                            retired (its sequence moved to a file that replaced it) */
+    int64_t max_lead_ns; /* the file's one lead bound: the tightest any reader of it
+                            promised (every clock on it keeps it); 0: none yet */
+    int64_t joins;       /* how many times a clock, of any process and language, joined
+                            the file (or moved onto it), whether or not it stamped */
+} monostamp_state_info;
+
+/* Reads the state file at `path` without creating, mapping or changing it.
+ * MONOSTAMP_OK and *out; an EOS code (ENOENT: no file there)
+ * MONOSTAMP_EFOREIGN for a file that is not a state file;
+ * MONOSTAMP_EVERSION for another layout; MONOSTAMP_EINVAL for a NULL or
+ * empty argument.  The three values are read one by one, not as a
+ * snapshot.  Thread-safe. */
+MONOSTAMP_API int monostamp_state_file_info(const char *path, monostamp_state_info *out);
+
 /* Moves the default clock onto the state file at `path` (created if
  * absent), as if MONOSTAMP_SHARED had named it when the library loaded: for
  * programs that learn the path later, such as a test runner.  The file's

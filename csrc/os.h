@@ -152,14 +152,40 @@ struct monostamp__os_file_id;
 /* A state file's place, pinned when a clock opens it: the directory
  * (POSIX: an open directory descriptor, so openat/fstatat reach the same
  * directory whatever chdir() or a rename of a parent does) and the file's
- * name in it.  Windows pins the full path instead (docs/windows.md). */
+ * name in it.  Windows pins the full path instead (docs/windows.md).
+ *
+ * The descriptor is the place's, but a daemon may close it (closerange,
+ * close_range, python-daemon) and the number be handed to another
+ * directory.  So every call below that goes through it checks first that
+ * it still names the directory pinned (fstat: device, inode, a directory;
+ * and on Linux an O_PATH descriptor, as ours are); a lost one is found
+ * again by the directory's path, as monostamp__os_place_refresh would
+ * (its identity taken anew), and the lost number is left alone, never
+ * closed: it is someone else's now.  If the path leads nowhere, or was
+ * never known (the working directory had no name at the pin), the call
+ * fails with an EOS code: nothing is ever made or mapped in a directory
+ * the place cannot vouch for.  The check costs an fstat and an fcntl, on
+ * these calls alone; the look made every few ms (monostamp__os_place_id)
+ * goes by the path and pays nothing for it.
+ *
+ * Async-signal-safe after the pin: every call below but
+ * monostamp__os_place_pin and _free uses system calls alone (no malloc,
+ * no stdio, no getcwd) and leaves errno as it found it, since the
+ * preload's clock_gettime reaches them and a program may call that from a
+ * signal handler.  Threads and handlers may use one place at once, except
+ * where a call says not (refresh, free); two that both find the descriptor
+ * lost put one new descriptor in, and a handler that interrupts that uses
+ * a descriptor of its own for its one call. */
 typedef struct monostamp__os_place monostamp__os_place;
 
 /* Pins the directory of `path` (resolved now, against the current working
  * directory if relative) and its last component.  0 and *out (free with
  * monostamp__os_place_free), MONOSTAMP_EFOREIGN for a path that ends in
- * a separator, MONOSTAMP_ENOMEM, or an EOS code. */
+ * a separator, MONOSTAMP_ENOMEM, or an EOS code.  Allocates: not for a
+ * signal handler. */
 int monostamp__os_place_pin(const char *path, monostamp__os_place **out);
+/* Closes the place's descriptor if it is still its own (see above) and
+ * frees it.  Not while another thread uses the place. */
 void monostamp__os_place_free(monostamp__os_place *place);
 
 /* Whether the place's directory path, as resolved at the pin, now leads
@@ -169,9 +195,22 @@ void monostamp__os_place_free(monostamp__os_place *place);
 int monostamp__os_place_moved(const monostamp__os_place *place);
 
 /* Re-pins the place's directory to what its path leads to now, if that is
- * another directory: 1 if it did, else 0 (the place unchanged).  Not while
+ * another directory: 1 if it did, else 0 (the place unchanged).  The old
+ * descriptor is closed only if it was still the place's own.  Not while
  * another thread uses the place. */
 int monostamp__os_place_refresh(monostamp__os_place *place);
+
+/* 1 if the place's directory is one no earlier state file can have lived
+ * in: owned by this process's effective user, no permission for group or
+ * others (mode & 077 == 0), and no entry ever added to or removed from it
+ * since it was made (statx: its birth time equals its modification time,
+ * both reported by the file system); else 0, also where the file system
+ * reports no birth time, where statx is missing (Linux before 4.11, a
+ * seccomp filter that refuses it) and off Linux.  Changes made within the
+ * file system's timestamp tick of the directory's birth (4 ms here) leave
+ * the two equal, unseen; only the directory's own user can make them.
+ * Async-signal-safe. */
+int monostamp__os_place_pristine(const monostamp__os_place *place);
 
 /* Maps `size` bytes of the file at a pinned place shared and writable,
  * and gives the identity of the file mapped (to notice later that the
@@ -298,6 +337,20 @@ int monostamp__os_local_offset(int64_t t_s, int32_t *out_offset_s);
 /* Fills `buf` with `size` bytes from the OS's cryptographic generator.
  * 0, or an EOS code. */
 int monostamp__os_random(void *buf, size_t size);
+
+/* The signals a thread had blocked, saved by monostamp__os_signals_hold
+ * (storage for a sigset_t; unused on Windows). */
+typedef struct monostamp__os_signals {
+    uint64_t saved[16];
+} monostamp__os_signals;
+
+/* Blocks every signal the thread can block, saving the mask it had, for a
+ * section that holds a lock a signal handler on the same thread could
+ * wait for (a shared clock's watch: clock_share.c, reached from the
+ * preload's clock_gettime inside handlers).  Async-signal-safe. */
+void monostamp__os_signals_hold(monostamp__os_signals *saved);
+/* Gives the thread back the mask `saved` holds. */
+void monostamp__os_signals_release(const monostamp__os_signals *saved);
 
 /* The OS's message for error number `err` into `buf` (NUL-terminated,
  * cut to fit). */

@@ -9,6 +9,7 @@
 #if !defined(_WIN32)
 
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -287,6 +288,37 @@ static int random_from_urandom(unsigned char *p, size_t size)
     return MONOSTAMP_OK;
 }
 #endif
+
+_Static_assert(sizeof(sigset_t) <= sizeof(((monostamp__os_signals *)0)->saved),
+               "monostamp__os_signals holds a sigset_t");
+
+/* The calling thread's mask.  On Linux sigprocmask is the thread's, as
+ * pthread_sigmask is, and it is libc's own symbol in glibc 2.17, where
+ * pthread_sigmask is libpthread's (the wheels promise manylinux_2_17). */
+#if defined(__linux__)
+#define thread_sigmask sigprocmask
+#else
+#include <pthread.h>
+#define thread_sigmask pthread_sigmask
+#endif
+
+void monostamp__os_signals_hold(monostamp__os_signals *saved)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    /* Cannot fail with these arguments; a mask left as it was only means
+     * a handler could meet the lock held, as before. */
+    if (thread_sigmask(SIG_BLOCK, &all, &old) != 0)
+        sigemptyset(&old);
+    memcpy(saved->saved, &old, sizeof old);
+}
+
+void monostamp__os_signals_release(const monostamp__os_signals *saved)
+{
+    sigset_t old;
+    memcpy(&old, saved->saved, sizeof old);
+    (void)thread_sigmask(SIG_SETMASK, &old, NULL);
+}
 
 int monostamp__os_random(void *buf, size_t size)
 {

@@ -220,6 +220,17 @@ int monostamp__os_local_offset(int64_t t_s, int32_t *out_offset_s)
 
 /* ------------------------------------------------------------- others */
 
+/* Windows has no signal handlers that interrupt a thread: nothing to hold. */
+void monostamp__os_signals_hold(monostamp__os_signals *saved)
+{
+    (void)saved;
+}
+
+void monostamp__os_signals_release(const monostamp__os_signals *saved)
+{
+    (void)saved;
+}
+
 int monostamp__os_random(void *buf, size_t size)
 {
     unsigned char *p = buf;

@@ -12,6 +12,7 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "os.h"
@@ -146,6 +147,32 @@ int monostamp_state_file_create(const char *path, int trust_group)
         monostamp__state_close(mapping, size);
     monostamp__os_place_free(place);
     return rc;
+}
+
+int monostamp_state_file_info(const char *path, monostamp_state_info *out)
+{
+    unsigned char *bytes;
+    size_t len;
+    if (path == NULL || path[0] == '\0' || out == NULL)
+        return MONOSTAMP_EINVAL;
+    int rc = monostamp__os_read_file(path, sizeof(struct state_file), &bytes, &len, NULL);
+    if (rc != MONOSTAMP_OK)
+        return rc;
+    struct state_file file;
+    if (len != sizeof file) {
+        free(bytes);
+        return MONOSTAMP_EFOREIGN;
+    }
+    memcpy(&file, bytes, sizeof file);
+    free(bytes);
+    if ((rc = check_header(&file)) != MONOSTAMP_OK)
+        return rc;
+    /* A copy of the bytes, read by read(): plain loads of a private copy. */
+    out->last_ns = atomic_load_explicit(&file.state[MONOSTAMP__STATE_LAST], memory_order_relaxed);
+    out->max_lead_ns =
+        atomic_load_explicit(&file.state[MONOSTAMP__STATE_BOUND], memory_order_relaxed);
+    out->joins = atomic_load_explicit(&file.state[MONOSTAMP__STATE_JOINS], memory_order_relaxed);
+    return MONOSTAMP_OK;
 }
 
 int monostamp__state_anonymous(_Atomic int64_t **last_ns, void **mapping,

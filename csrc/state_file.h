@@ -32,9 +32,49 @@ enum { MONOSTAMP__STATE_LAST = 0, MONOSTAMP__STATE_ANCHOR = 1, MONOSTAMP__STATE_
  * file it moved the sequence to, raised above this one's final value.  A
  * process that finds the state retired and the place naming that very
  * file knows it was raised; any other file it raises itself.  Zero (no
- * successor named) in a file that is not retired, or was retired by the
- * preload or an older library. */
-enum { MONOSTAMP__STATE_NEXT_DEV = 2, MONOSTAMP__STATE_NEXT_INO = 3, MONOSTAMP__STATE_FILE_CELLS = 4 };
+ * successor named) in a file that is not retired, or was retired by an
+ * older library.
+ *
+ * Then two cells every state has (a clock's own too, so that no path asks
+ * where its state lives):
+ *   - BOUND, the state's one lead bound: the tightest bound in ns that any
+ *     reader of it promised (a clock's max_lead_ns, a draw's bound such as
+ *     the patch's 5 ms), only ever lowered; 0 while none promised one.
+ *     Every clock on the state draws under it as well as under its own, so
+ *     that no reader makes another wait longer than that one's bound, or
+ *     run further ahead (docs/clock-core.md);
+ *   - JOINS, how many times a clock joined the state (monostamp run asks
+ *     whether anything joined its file).
+ * Bytes that version 1 of the layout kept zero, so an older library's
+ * file reads "no bound, no join" and the version stays 1. */
+enum {
+    MONOSTAMP__STATE_NEXT_DEV = 2,
+    MONOSTAMP__STATE_NEXT_INO = 3,
+    MONOSTAMP__STATE_BOUND = 4,
+    MONOSTAMP__STATE_JOINS = 5,
+    MONOSTAMP__STATE_FILE_CELLS = 6
+};
+
+/* Lowers the state's BOUND (the cell after `last` by MONOSTAMP__STATE_BOUND)
+ * to `bound_ns` if that is tighter, or if it has none yet.  0 promises
+ * nothing and changes nothing. */
+static inline void monostamp__state_promise(_Atomic int64_t *last, int64_t bound_ns)
+{
+    _Atomic int64_t *cell = last + MONOSTAMP__STATE_BOUND;
+    int64_t seen = atomic_load_explicit(cell, memory_order_relaxed);
+    while (bound_ns > 0 && (seen == 0 || seen > bound_ns) &&
+           !atomic_compare_exchange_weak_explicit(cell, &seen, bound_ns, memory_order_relaxed,
+                                                  memory_order_relaxed))
+        ;
+}
+
+/* The bound a draw under `own_ns` (0: none) keeps on the state: the
+ * tighter of that and the state's BOUND. */
+static inline int64_t monostamp__state_bound(_Atomic int64_t *last, int64_t own_ns)
+{
+    int64_t file = atomic_load_explicit(last + MONOSTAMP__STATE_BOUND, memory_order_relaxed);
+    return file != 0 && (own_ns == 0 || file < own_ns) ? file : own_ns;
+}
 
 /* How a state file a clock creates starts: `start_lead_ns` above the wall
  * clock, clear of every stamp a departed process handed out within that

@@ -27,17 +27,20 @@ monostamp_preload__timespec_get_fn monostamp_preload__next_timespec_get(void);
 /* Looks the next definitions up; for the constructor. */
 void monostamp_preload__find_next(void);
 
-/* The sequence's next stamp for `reading` (ns since the epoch): strictly
- * above every stamp handed out before it by any process on the state, the
- * reading itself when that is above them all.  With `whole_us`, a whole µs
- * (the reading floored, or the next µs after the last stamp).  While the
- * state cannot be used, the reading (floored) as it is.  Lock-free, no
- * allocation: async-signal-safe. */
-int64_t monostamp_preload__stamp(int64_t reading, int whole_us);
+/* The sequence's next stamp, in ns since the epoch: drawn by the core's
+ * own clock (csrc/clock.c) from the next clock_gettime's CLOCK_REALTIME,
+ * under the core's rules for the state file (its lead bound, its reference
+ * of real time, following a replaced or retired file).  With `whole_us`, a
+ * whole µs (the µs policy's rule on the same sequence).  0, or -1 with
+ * errno set (the reading failed, or an instant past 2262: EOVERFLOW).
+ * While the state cannot be used, the reading itself (floored), with one
+ * line on stderr.  The draw takes no lock and allocates nothing: safe
+ * before main and in a signal handler (docs/preload.md). */
+int monostamp_preload__stamp(int whole_us, int64_t *out_ns);
 
 /* Joins MONOSTAMP_SHARED's file, or a private state fork() shares; for the
  * constructor.  Stamps made before it (another library's constructor) were
- * drawn from a process-local state, which the joined one is raised to. */
+ * drawn on a process-local state, which the joined one is raised to. */
 void monostamp_preload__join(void);
 
 /* Writes "monostamp_preload: <what>: <why>; ..." to stderr, once per

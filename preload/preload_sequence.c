@@ -1,53 +1,59 @@
 /*
  * preload_sequence.c: the one sequence libmonostamp_preload.so answers from.
  *
- * The state is the core's: MONOSTAMP_SHARED's state file (opened, checked
- * and created by csrc/state_file.c), else an anonymous page fork() children
- * share.  The answering path is this file's own, leaner than a core clock
- * and safe where libc's clock is called from, a signal handler included:
- * one reading, one compare-and-swap under the nanosecond-increment rule, no
- * lock, no allocation, no stdio.  It keeps the core's protocol for a file
- * deleted or replaced under it (docs/clock-core.md): it looks every 5 ms of
- * readings whether the name still names the mapped file, and it follows a
- * state another process retired; both with system calls alone, and two
- * threads that follow at once both map, one pointer swap wins, the other
- * unmaps.  What it cannot use, it leaves: the answers are then the real
- * clock, with one line on stderr.
+ * The answers come from a core clock (csrc/clock.c), the same code every
+ * monostamp clock stamps with, so every rule of the core holds for native
+ * readers too: the state file's one lead bound (a reader faster than its
+ * grain is made to wait, not run ahead of the others on the file), the
+ * reference of real time that never steps back, following a file deleted,
+ * replaced or retired under it and raising the new one, re-pinning a
+ * replaced directory, raising a state that went backwards.
+ *
+ * The clock lives in static storage, usable before any constructor has
+ * run; the preload's constructor moves it onto MONOSTAMP_SHARED's file
+ * (or an anonymous page fork() shares), raised above whatever was handed
+ * out before.  It reads the wall clock through the next clock_gettime
+ * (this library's core is built with clock_gettime renamed to that), so a
+ * libfaketime after it in LD_PRELOAD still moves it.
+ *
+ * Where libc's clock is called from (a signal handler, another library's
+ * constructor) the draw is a reading and a compare-and-swap: no lock, no
+ * allocation.  The rare path (a checkpoint every 5 ms of readings, a move
+ * to a replaced file) uses system calls alone, and holds the clock's watch
+ * with the thread's signals blocked, so a handler never waits on the
+ * thread it interrupted.  The lead bound's wait is a nap on the monotonic
+ * clock.  What the clock cannot use, it leaves: the answers are then the
+ * real clock, with one line on stderr.
  */
 #define _GNU_SOURCE 1
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "config.h"
+#include "clock_layout.h"
+#include "clock_share.h"
 #include "os.h"
 #include "state_file.h"
 #include "preload.h"
 
-#define RELAXED memory_order_relaxed
-#define RETIRED MONOSTAMP__STATE_RETIRED
-/* As a core clock looks (csrc/clock_share.h): every 5 ms of readings. */
-#define RECHECK_NS INT64_C(5000000)
+/* The preload's bound, the patch's: no reader of libc's clock expects a
+ * value more than a few ms ahead of real time, nor a wait longer. */
+#define PRELOAD_MAX_LEAD_NS INT64_C(5000000)
 
-/* Stamps made before the constructor joined the real state. */
-static _Atomic int64_t early_state = INT64_MIN;
-/* The state stamps are drawn from; NULL: none usable, answer the reading. */
-static _Atomic(_Atomic int64_t *) state = &early_state;
-/* A shared file's place and the identity of the file mapped (a follower
- * updates them while others read, so each is atomic on its own). */
-static monostamp__os_place *place;
-static _Atomic uint64_t mapped_dev, mapped_ino;
-/* The reading at which to look at the place again; INT64_MAX: never. */
-static _Atomic int64_t recheck_at_ns = INT64_MAX;
+static _Alignas(monostamp_clock) monostamp__clock sequence = MONOSTAMP__CLOCK_STATIC(
+    sequence, MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT, MONOSTAMP_SOURCE_REALTIME,
+    PRELOAD_MAX_LEAD_NS);
+/* Set once the clock cannot be used: the answers are the reading. */
+static atomic_bool left;
 static atomic_flag warned = ATOMIC_FLAG_INIT;
 
-static void raise_state(_Atomic int64_t *cell, int64_t floor)
+static monostamp_clock *public_of(monostamp__clock *clock)
 {
-    int64_t seen = atomic_load_explicit(cell, RELAXED);
-    while (seen < floor && !atomic_compare_exchange_weak_explicit(cell, &seen, floor, RELAXED, RELAXED))
-        ;
+    return (monostamp_clock *)(void *)clock;
 }
 
 /* ---------------------------------------------------------- one line */
@@ -95,80 +101,6 @@ void monostamp_preload__warn_once(const char *what, int code)
     (void)unused;
 }
 
-/* ------------------------------------------------- following the file */
-
-static int is_mapped(const monostamp__os_file_id *id)
-{
-    return atomic_load_explicit(&mapped_dev, RELAXED) == id->dev &&
-           atomic_load_explicit(&mapped_ino, RELAXED) == id->ino;
-}
-
-/* Moves the answers from `old` to what the place names now, as a core
- * clock does (csrc/clock_share.c's follow): the new file raised to the old
- * state's final value, the old one retired in the same loop.  0, or the
- * code that keeps it from being used. */
-static int follow(_Atomic int64_t *old)
-{
-    _Atomic int64_t *cell;
-    void *mapping;
-    size_t size;
-    monostamp__os_file_id id;
-    int rc = monostamp__state_file_open(place, 0, MONOSTAMP_DEFAULT_MAX_LEAD_NS, NULL, &cell,
-                                        &mapping, &size, &id);
-    if (rc != MONOSTAMP_OK)
-        return rc;
-    if (is_mapped(&id)) {
-        /* The name names the state we are on.  If that is retired (renamed
-         * back into place), no stamp can follow it. */
-        monostamp__state_close(mapping, size);
-        if (atomic_load_explicit(&state, memory_order_acquire) != old)
-            return MONOSTAMP_OK; /* another thread has moved on already */
-        return atomic_load_explicit(old, RELAXED) == RETIRED ? MONOSTAMP_ERANGE : MONOSTAMP_OK;
-    }
-    int64_t final = atomic_load_explicit(old, memory_order_acquire);
-    while (final != RETIRED) {
-        raise_state(cell, final);
-        if (atomic_compare_exchange_weak_explicit(old, &final, RETIRED, memory_order_acq_rel,
-                                                  memory_order_acquire))
-            break;
-    }
-    _Atomic int64_t *expected = old;
-    if (atomic_compare_exchange_strong_explicit(&state, &expected, cell, memory_order_release,
-                                                RELAXED)) {
-        atomic_store_explicit(&mapped_dev, id.dev, RELAXED);
-        atomic_store_explicit(&mapped_ino, id.ino, RELAXED);
-        /* The old mapping stays: another thread may still hold it. */
-    } else {
-        monostamp__state_close(mapping, size); /* another thread moved first */
-    }
-    return MONOSTAMP_OK;
-}
-
-/* Gives up on the state: from now on the answers are the real clock. */
-static void leave(int code)
-{
-    atomic_store_explicit(&state, NULL, memory_order_release);
-    monostamp_preload__warn_once("the state file cannot be used", code);
-}
-
-/* The reading passed the look-again point: whoever moves that point looks
- * (one fstatat); the others go on. */
-static void recheck(int64_t reading, int64_t due)
-{
-    int64_t next = reading > INT64_MAX - RECHECK_NS ? INT64_MAX - 1 : reading + RECHECK_NS;
-    monostamp__os_file_id id;
-    if (!atomic_compare_exchange_strong_explicit(&recheck_at_ns, &due, next, RELAXED, RELAXED))
-        return;
-    if (monostamp__os_place_id(place, &id) == MONOSTAMP_OK && is_mapped(&id))
-        return;
-    _Atomic int64_t *cell = atomic_load_explicit(&state, memory_order_acquire);
-    if (cell != NULL) {
-        /* Deleted or replaced.  A file that cannot be used (planted by
-         * another user, say) is looked at again next time. */
-        (void)follow(cell);
-    }
-}
-
 /* -------------------------------------------------------- the stamp */
 
 static inline int64_t floor_us(int64_t ns)
@@ -177,38 +109,49 @@ static inline int64_t floor_us(int64_t ns)
     return r < 0 ? ns - r - 1000 : ns - r;
 }
 
-int64_t monostamp_preload__stamp(int64_t reading, int whole_us)
+/* The answer once the clock is left: the next clock_gettime's reading;
+ * -1 with errno set as it left it, or EOVERFLOW for an instant that ns
+ * since the epoch cannot hold (before 1970 or past 2262). */
+static int real_clock(int whole_us, int64_t *out_ns)
 {
-    int64_t due = atomic_load_explicit(&recheck_at_ns, RELAXED);
-    if (MONOSTAMP__UNLIKELY(reading >= due))
-        recheck(reading, due);
+    struct timespec ts;
+    if (monostamp_preload__next_clock_gettime(CLOCK_REALTIME, &ts) != 0)
+        return -1;
+    if (ts.tv_sec < 0 || ts.tv_sec > INT64_MAX / MONOSTAMP__NS_PER_S - 1) {
+        errno = EOVERFLOW;
+        return -1;
+    }
+    int64_t ns = (int64_t)ts.tv_sec * MONOSTAMP__NS_PER_S + ts.tv_nsec;
+    *out_ns = whole_us ? floor_us(ns) : ns;
+    return 0;
+}
+
+int monostamp_preload__stamp(int whole_us, int64_t *out_ns)
+{
+    monostamp_stamp s;
+    if (MONOSTAMP__UNLIKELY(atomic_load_explicit(&left, memory_order_relaxed)))
+        return real_clock(whole_us, out_ns);
     for (;;) {
-        _Atomic int64_t *cell = atomic_load_explicit(&state, memory_order_acquire);
-        if (MONOSTAMP__UNLIKELY(cell == NULL))
-            return whole_us ? floor_us(reading) : reading;
-        int64_t last = atomic_load_explicit(cell, RELAXED);
-        for (;;) {
-            /* RETIRED is INT64_MAX; a state within 2 µs of it is one no
-             * stamp can follow either. */
-            if (MONOSTAMP__UNLIKELY(last >= INT64_MAX - 2000))
-                break;
-            int64_t stamp;
-            if (whole_us) {
-                int64_t us = floor_us(reading);
-                stamp = us > last ? us : floor_us(last) + 1000;
-            } else {
-                stamp = reading > last ? reading : last + 1;
-            }
-            if (atomic_compare_exchange_weak_explicit(cell, &last, stamp, RELAXED, RELAXED))
-                return stamp;
+        int rc = monostamp_draw(public_of(&sequence), whole_us ? MONOSTAMP_DRAW_US : 0u, 0, &s);
+        if (MONOSTAMP__LIKELY(rc == MONOSTAMP_OK)) {
+            *out_ns = s.utc_ns;
+            return 0;
         }
-        if (last == RETIRED && cell != &early_state) {
-            int rc = follow(cell);
-            if (rc != MONOSTAMP_OK)
-                leave(rc);
-        } else {
-            leave(MONOSTAMP_ERANGE);
-        }
+        /* Waited its limit for a lead another reader of the file made:
+         * real time has moved on meanwhile, so it draws again (a libc
+         * clock has no error to give). */
+        if (rc == MONOSTAMP_ELEAD)
+            continue;
+        /* The reading itself failed, or is out of range: libc's answer,
+         * its error included, is the one to give. */
+        int64_t unused;
+        if (real_clock(whole_us, &unused) != 0)
+            return -1;
+        /* The state cannot be used (a file it cannot follow, the end of
+         * the range): the real clock, said once. */
+        atomic_store_explicit(&left, 1, memory_order_relaxed);
+        monostamp_preload__warn_once("the state file cannot be used", rc);
+        return real_clock(whole_us, out_ns);
     }
 }
 
@@ -217,47 +160,28 @@ int64_t monostamp_preload__stamp(int64_t reading, int whole_us)
 void monostamp_preload__join(void)
 {
     const char *path = getenv("MONOSTAMP_SHARED");
-    _Atomic int64_t *cell;
-    void *mapping;
-    size_t size;
-    monostamp__os_file_id id;
     int rc;
 
     if (path != NULL && path[0] != '\0') {
-        rc = monostamp__os_place_pin(path, &place);
-        if (rc == MONOSTAMP_OK) {
-            rc = monostamp__state_file_open(place, 0, MONOSTAMP_DEFAULT_MAX_LEAD_NS, NULL, &cell,
-                                            &mapping, &size, &id);
-            if (rc != MONOSTAMP_OK) {
-                monostamp__os_place_free(place);
-                place = NULL;
-            }
-        }
+        rc = monostamp__clock_share(&sequence, path, 0);
         if (rc != MONOSTAMP_OK) {
             /* The variable asked for one sequence with other processes; a
              * private one would break that quietly, so: the real clock. */
             char what[320] = "MONOSTAMP_SHARED=";
             strncat(what, path, sizeof what - strlen(what) - 1);
-            atomic_store_explicit(&state, NULL, memory_order_release);
+            atomic_store_explicit(&left, 1, memory_order_relaxed);
             monostamp_preload__warn_once(what, rc);
-            return;
         }
-        atomic_store_explicit(&mapped_dev, id.dev, RELAXED);
-        atomic_store_explicit(&mapped_ino, id.ino, RELAXED);
-    } else if ((rc = monostamp__state_anonymous(&cell, &mapping, &size)) != MONOSTAMP_OK) {
-        leave(rc);
         return;
     }
-    /* Above whatever was handed out before now, then the switch, then
-     * again for stamps that were under way on the early state. */
-    raise_state(cell, atomic_load_explicit(&early_state, RELAXED));
-    atomic_store_explicit(&state, cell, memory_order_release);
-    raise_state(cell, atomic_load_explicit(&early_state, RELAXED));
-    if (place != NULL) {
-        struct timespec ts;
-        if (monostamp_preload__next_clock_gettime(CLOCK_REALTIME, &ts) == 0)
-            atomic_store_explicit(&recheck_at_ns,
-                                  (int64_t)ts.tv_sec * MONOSTAMP__NS_PER_S + ts.tv_nsec + RECHECK_NS,
-                                  RELAXED);
+    _Atomic int64_t *cell;
+    void *page;
+    size_t size;
+    if ((rc = monostamp__state_anonymous(&cell, &page, &size)) != MONOSTAMP_OK) {
+        /* Unshared, the private state still keeps this process's sequence;
+         * only fork() children would start their own. */
+        monostamp_preload__warn_once("no memory to share with fork() children", rc);
+        return;
     }
+    monostamp__clock_adopt(&sequence, cell);
 }

@@ -2,7 +2,9 @@
 # tests/preload/run.sh BUILD FLAVOUR: test_preload under the preload of one
 # flavour (plain, asan, tsan), on a state file in a fresh directory, then
 # once more with libearly.so after it in LD_PRELOAD, whose constructor reads
-# the clock before the preload's own has run.
+# the clock before the preload's own has run; then test_contract, the odd
+# arguments of the interposed calls against libc's answers, at each grain
+# (MONOSTAMP_GRAIN ns and us).
 #
 # A sanitizer's runtime must be the first object of the process, so it goes
 # first in LD_PRELOAD; its interceptors of clock_gettime and friends then
@@ -26,3 +28,14 @@ LD_PRELOAD="$runtime $lib" MONOSTAMP_SHARED="$dir/state" "$bin/test_preload" "$d
 echo "== test_preload early ($flavour)"
 LD_PRELOAD="$runtime $lib $(cd "$bin" && pwd)/libearly.so" MONOSTAMP_SHARED="$dir/state" \
     "$bin/test_preload" "$dir" loaded early
+# The contract table compares faults, so the sanitizers must let a SIGSEGV
+# kill the child that takes it, as it kills without them.
+case $flavour in
+    asan) export ASAN_OPTIONS=$ASAN_OPTIONS:handle_segv=0 ;;
+    tsan) export TSAN_OPTIONS=$TSAN_OPTIONS:handle_segv=0 ;;
+esac
+for grain in ns us; do
+    echo "== test_contract, grain $grain ($flavour)"
+    LD_PRELOAD="$runtime $lib" MONOSTAMP_SHARED="$dir/state-$grain" MONOSTAMP_GRAIN=$grain \
+        "$bin/test_contract" "$dir" $grain
+done

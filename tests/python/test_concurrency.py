@@ -173,10 +173,12 @@ def test_two_clocks_on_one_file_in_one_process(tmp_path):
     # Unbounded: frozen at 100 ns, they lead their source by decades.
     a = Clock(source="manual", start_ns=100, shared=path, max_lead_ns=0)
     b = Clock(source="manual", start_ns=100, shared=path, max_lead_ns=0)
-    # A new file starts just above the wall clock, so the frozen readings
-    # (100) are forced past it; then each stamp is the last one + 1.
+    # A file made first in a fresh private directory (tmp_path) starts at
+    # "no stamp yet", so the first stamp is the frozen reading itself
+    # (elsewhere it starts above the wall clock, and the readings are forced
+    # past that); then each stamp is the last one + 1, from either clock.
     first = a.time_ns()
-    assert first > 100
+    assert first == 100
     assert [b.time_ns(), a.time_ns()] == [first + 1, first + 2]
 
 
