@@ -128,15 +128,15 @@ static int real_clock(int whole_us, int64_t *out_ns)
 
 int monostamp_preload__stamp(int whole_us, int64_t *out_ns)
 {
-    monostamp_stamp s;
     if (MONOSTAMP__UNLIKELY(atomic_load_explicit(&left, memory_order_relaxed)))
         return real_clock(whole_us, out_ns);
     for (;;) {
-        int rc = monostamp_draw(public_of(&sequence), whole_us ? MONOSTAMP_DRAW_US : 0u, 0, &s);
-        if (MONOSTAMP__LIKELY(rc == MONOSTAMP_OK)) {
-            *out_ns = s.utc_ns;
+        /* The clock's own bound is the preload's: the plain entry points,
+         * without a draw's arguments to check. */
+        int rc = whole_us ? monostamp_time_us(public_of(&sequence), out_ns)
+                          : monostamp_time_ns(public_of(&sequence), out_ns);
+        if (MONOSTAMP__LIKELY(rc == MONOSTAMP_OK))
             return 0;
-        }
         /* Waited its limit for a lead another reader of the file made:
          * real time has moved on meanwhile, so it draws again (a libc
          * clock has no error to give). */
