@@ -10,6 +10,8 @@
  */
 #include "config.h"
 
+#include <errno.h>
+
 #include "clock_layout.h"
 #include "clock_share.h"
 #include "os.h"
@@ -279,8 +281,10 @@ static MONOSTAMP__NOINLINE int unusual_state(monostamp__clock *clock, _Atomic in
 {
     if (atomic_load_explicit(&clock->last_ns, memory_order_acquire) != cell)
         return AGAIN;
+    int saved = errno; /* the file calls' leave it as found (config.h) */
     int rc = last == MONOSTAMP__STATE_RETIRED ? monostamp__clock_rejoin(clock, cell)
                                               : monostamp__clock_recover(clock, cell);
+    errno = saved;
     return rc == MONOSTAMP_OK ? AGAIN : rc;
 }
 
@@ -500,11 +504,14 @@ static MONOSTAMP__NOINLINE struct measured next_measured(monostamp__clock *clock
                                                          int first_rc)
 {
     struct measured m = {0, first_rc};
+    int saved = errno; /* a nap cut short sets it (config.h) */
     int64_t start = monostamp__os_monotonic_ns();
     for (;;) {
         int try_kind = m.rc == AGAIN && waited_its_limit(clock, start) ? LAST_TRY : MEASURED_TRY;
-        if ((m.rc = next_once(clock, grain, bound, try_kind, &m.ns)) != AGAIN)
+        if ((m.rc = next_once(clock, grain, bound, try_kind, &m.ns)) != AGAIN) {
+            errno = saved;
             return m;
+        }
     }
 }
 

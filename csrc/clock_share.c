@@ -30,6 +30,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdlib.h>
 
 #include "clock_share.h"
@@ -499,7 +500,17 @@ static int follow(monostamp__clock *clock)
     return MONOSTAMP_OK;
 }
 
+static int checkpoint(monostamp__clock *clock, int64_t reading);
+
 int monostamp__clock_checkpoint(monostamp__clock *clock, int64_t reading)
+{
+    int saved = errno; /* its file calls leave it as found (config.h) */
+    int rc = checkpoint(clock, reading);
+    errno = saved;
+    return rc;
+}
+
+static int checkpoint(monostamp__clock *clock, int64_t reading)
 {
     struct monostamp__state_watch *watch = clock->watch;
     monostamp__os_file_id now;

@@ -62,6 +62,11 @@
 #define MONOSTAMP__HIDDEN_END
 #endif
 
+/* A stamp leaves errno as it found it, also when it took a rare path (a
+ * checkpoint's look at the state file, a lead wait's nap, a rejoin): those
+ * save and restore it, so that the hot path never touches it.  The preload
+ * answers libc's clock calls, which leave errno alone on success. */
+
 #if defined(__GNUC__)
 #define MONOSTAMP__LIKELY(x) __builtin_expect(!!(x), 1)
 #define MONOSTAMP__UNLIKELY(x) __builtin_expect(!!(x), 0)

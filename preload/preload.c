@@ -44,11 +44,14 @@
  * Relaxed: one word written once, as preload_next.c's pointers are. */
 static _Atomic int whole_us_grain;
 
+/* Stamps are at or after 1970 (the core refuses earlier readings here),
+ * so one division gives both fields. */
 static inline struct timespec timespec_of(int64_t ns)
 {
     struct timespec ts;
-    ts.tv_sec = (time_t)(ns / NS_PER_S);
-    ts.tv_nsec = (long)(ns % NS_PER_S);
+    int64_t s = ns / NS_PER_S;
+    ts.tv_sec = (time_t)s;
+    ts.tv_nsec = (long)(ns - s * NS_PER_S);
     return ts;
 }
 
@@ -61,17 +64,13 @@ static inline int is_null(const void *p)
     return p == NULL;
 }
 
-/* One stamp at the process's grain, errno left as the caller had it when
- * the draw succeeds: libc's clock calls never touch errno on success, and
- * the core's rare paths (a nap under the lead bound, a look at the state
- * file) may set it on their way. */
+/* One stamp at the process's grain.  errno stays as the caller had it
+ * when the draw succeeds, as libc's clock calls leave it: the core's rare
+ * paths (a nap under the lead bound, a look at the state file) restore it
+ * themselves (csrc/config.h), so the common answer never touches it. */
 static inline int draw(int whole_us, int64_t *ns)
 {
-    int saved = errno;
-    if (__builtin_expect(monostamp_preload__stamp(whole_us, ns) != 0, 0))
-        return -1;
-    errno = saved;
-    return 0;
+    return monostamp_preload__stamp(whole_us, ns);
 }
 
 EXPORT int clock_gettime(clockid_t id, struct timespec *ts)

@@ -9,8 +9,12 @@
 #ifndef MONOSTAMP_PRELOAD_H
 #define MONOSTAMP_PRELOAD_H
 
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
+
+#include "monostamp.h"
 
 #pragma GCC visibility push(hidden)
 
@@ -27,6 +31,15 @@ monostamp_preload__timespec_get_fn monostamp_preload__next_timespec_get(void);
 /* Looks the next definitions up; for the constructor. */
 void monostamp_preload__find_next(void);
 
+/* The core clock the answers are drawn from (preload_sequence.c), and
+ * whether it was left for the real clock (a state it cannot use). */
+extern monostamp_clock *const monostamp_preload__clock;
+extern atomic_bool monostamp_preload__left;
+
+/* The rare answers of monostamp_preload__stamp, out of line: `rc` is what
+ * the clock's stamp returned. */
+int monostamp_preload__stamp_again(int whole_us, int64_t *out_ns, int rc);
+
 /* The sequence's next stamp, in ns since the epoch: drawn by the core's
  * own clock (csrc/clock.c) from the next clock_gettime's CLOCK_REALTIME,
  * under the core's rules for the state file (its lead bound, its reference
@@ -35,8 +48,21 @@ void monostamp_preload__find_next(void);
  * errno set (the reading failed, or an instant past 2262: EOVERFLOW).
  * While the state cannot be used, the reading itself (floored), with one
  * line on stderr.  The draw takes no lock and allocates nothing: safe
- * before main and in a signal handler (docs/preload.md). */
-int monostamp_preload__stamp(int whole_us, int64_t *out_ns);
+ * before main and in a signal handler (docs/preload.md).  Inline, so that
+ * an answer is one call into the core's clock; the clock's own bound is
+ * the preload's, so its plain entry points, with no draw's arguments. */
+static inline int monostamp_preload__stamp(int whole_us, int64_t *out_ns)
+{
+    int rc = MONOSTAMP_EINVAL;
+    if (__builtin_expect(!atomic_load_explicit(&monostamp_preload__left, memory_order_relaxed),
+                         1)) {
+        rc = whole_us ? monostamp_time_us(monostamp_preload__clock, out_ns)
+                      : monostamp_time_ns(monostamp_preload__clock, out_ns);
+        if (__builtin_expect(rc == MONOSTAMP_OK, 1))
+            return 0;
+    }
+    return monostamp_preload__stamp_again(whole_us, out_ns, rc);
+}
 
 /* Joins MONOSTAMP_SHARED's file, or a private state fork() shares; for the
  * constructor.  Stamps made before it (another library's constructor) were

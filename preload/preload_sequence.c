@@ -47,14 +47,12 @@
 static _Alignas(monostamp_clock) monostamp__clock sequence = MONOSTAMP__CLOCK_STATIC(
     sequence, MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT, MONOSTAMP_SOURCE_REALTIME,
     PRELOAD_MAX_LEAD_NS);
+/* The same storage as the public type the core's entry points take (its
+ * alignment is the public type's, clock_layout.h checks the size). */
+monostamp_clock *const monostamp_preload__clock = (monostamp_clock *)(void *)&sequence;
 /* Set once the clock cannot be used: the answers are the reading. */
-static atomic_bool left;
+atomic_bool monostamp_preload__left;
 static atomic_flag warned = ATOMIC_FLAG_INIT;
-
-static monostamp_clock *public_of(monostamp__clock *clock)
-{
-    return (monostamp_clock *)(void *)clock;
-}
 
 /* ---------------------------------------------------------- one line */
 
@@ -126,32 +124,30 @@ static int real_clock(int whole_us, int64_t *out_ns)
     return 0;
 }
 
-int monostamp_preload__stamp(int whole_us, int64_t *out_ns)
+int monostamp_preload__stamp_again(int whole_us, int64_t *out_ns, int rc)
 {
-    if (MONOSTAMP__UNLIKELY(atomic_load_explicit(&left, memory_order_relaxed)))
-        return real_clock(whole_us, out_ns);
     for (;;) {
-        /* The clock's own bound is the preload's: the plain entry points,
-         * without a draw's arguments to check. */
-        int rc = whole_us ? monostamp_time_us(public_of(&sequence), out_ns)
-                          : monostamp_time_ns(public_of(&sequence), out_ns);
-        if (MONOSTAMP__LIKELY(rc == MONOSTAMP_OK))
-            return 0;
+        if (atomic_load_explicit(&monostamp_preload__left, memory_order_relaxed))
+            return real_clock(whole_us, out_ns);
         /* Waited its limit for a lead another reader of the file made:
          * real time has moved on meanwhile, so it draws again (a libc
          * clock has no error to give). */
-        if (rc == MONOSTAMP_ELEAD)
-            continue;
-        /* The reading itself failed, or is out of range: libc's answer,
-         * its error included, is the one to give. */
-        int64_t unused;
-        if (real_clock(whole_us, &unused) != 0)
-            return -1;
-        /* The state cannot be used (a file it cannot follow, the end of
-         * the range): the real clock, said once. */
-        atomic_store_explicit(&left, 1, memory_order_relaxed);
-        monostamp_preload__warn_once("the state file cannot be used", rc);
-        return real_clock(whole_us, out_ns);
+        if (rc != MONOSTAMP_ELEAD) {
+            /* The reading itself failed, or is out of range: libc's
+             * answer, its error included, is the one to give. */
+            int64_t unused;
+            if (real_clock(whole_us, &unused) != 0)
+                return -1;
+            /* The state cannot be used (a file it cannot follow, the end
+             * of the range): the real clock, said once. */
+            atomic_store_explicit(&monostamp_preload__left, 1, memory_order_relaxed);
+            monostamp_preload__warn_once("the state file cannot be used", rc);
+            return real_clock(whole_us, out_ns);
+        }
+        rc = whole_us ? monostamp_time_us(monostamp_preload__clock, out_ns)
+                      : monostamp_time_ns(monostamp_preload__clock, out_ns);
+        if (rc == MONOSTAMP_OK)
+            return 0;
     }
 }
 
@@ -169,7 +165,7 @@ void monostamp_preload__join(void)
              * private one would break that quietly, so: the real clock. */
             char what[320] = "MONOSTAMP_SHARED=";
             strncat(what, path, sizeof what - strlen(what) - 1);
-            atomic_store_explicit(&left, 1, memory_order_relaxed);
+            atomic_store_explicit(&monostamp_preload__left, 1, memory_order_relaxed);
             monostamp_preload__warn_once(what, rc);
         }
         return;
