@@ -83,10 +83,12 @@ int ms_option_arg(PyObject *obj, const char *what, const char *field, const char
 
 int ms_policy_arg(ms_state *st, PyObject *obj, const char *what, int *out)
 {
-    /* A member is its own answer: no text to compare. */
-    for (int p = 0; p < MS_POLICY_COUNT; p++) {
-        if (obj == st->policies[p]) {
-            *out = p;
+    /* A member is its own answer: no text to compare.  Not imported here:
+     * before the members are cached, a member is read as the str it is. */
+    PyObject *members = atomic_load_explicit(&st->policies, memory_order_acquire);
+    for (Py_ssize_t p = 0; members != NULL && p < PyTuple_GET_SIZE(members); p++) {
+        if (obj == PyTuple_GET_ITEM(members, p)) {
+            *out = (int)p;
             return 0;
         }
     }
@@ -120,12 +122,12 @@ int ms_path_arg(PyObject *obj, const char *what, PyObject **out_bytes)
 
 PyObject *ms_policy_object(ms_state *st, int policy)
 {
-    if (policy < 0 || policy >= MS_POLICY_COUNT)
-        return PyErr_Format(PyExc_SystemError, "monostamp: policy %d out of range", policy);
-    if (ms_policy_ready(st) < 0)
+    PyObject *members = ms_policy_members(st);
+    if (members == NULL)
         return NULL;
-    Py_INCREF(st->policies[policy]);
-    return st->policies[policy];
+    if (policy < 0 || policy >= PyTuple_GET_SIZE(members))
+        return PyErr_Format(PyExc_SystemError, "monostamp: policy %d out of range", policy);
+    return Py_NewRef(PyTuple_GET_ITEM(members, policy));
 }
 
 /* ----------------------------------------------------------- arguments */

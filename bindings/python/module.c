@@ -62,29 +62,34 @@ static PyObject *ms_create_state_file(PyObject *module, PyObject *args, PyObject
     return rc == MONOSTAMP_OK ? Py_NewRef(Py_None) : NULL;
 }
 
+PyDoc_STRVAR(state_file_info_doc, "_state_file_info(path, /)\n--\n\n"
+"(last_ns, max_lead_ns, joins) of the state file at path, read without\n"
+"creating or changing it (monostamp run asks whether anything joined).");
+
+static PyObject *ms_state_file_info(PyObject *module, PyObject *path)
+{
+    monostamp_state_info info;
+    PyObject *bytes;
+    if (ms_path_arg(path, "_state_file_info(): path", &bytes) < 0)
+        return NULL;
+    int rc = monostamp_state_file_info(PyBytes_AsString(bytes), &info);
+    /* Not create_state_file's hint for a missing directory: it says the
+     * file would be created, and this reads only. */
+    if (rc != MONOSTAMP_OK)
+        raise_core(STATE(module), rc, path, "_state_file_info(%R)", path);
+    Py_DECREF(bytes);
+    if (rc != MONOSTAMP_OK)
+        return NULL;
+    return Py_BuildValue("(LLL)", (long long)info.last_ns, (long long)info.max_lead_ns,
+                         (long long)info.joins);
+}
+
 PyDoc_STRVAR(monotonic_ns_doc, "monotonic_ns()\n--\n\n"
 "CLOCK_MONOTONIC in int ns: the time base of sleep_until_ns().");
 
 static PyObject *ms_monotonic_ns(PyObject *module, PyObject *unused)
 {
     return PyLong_FromLongLong(monostamp_monotonic_ns());
-}
-
-PyDoc_STRVAR(module_getattr_doc, "__getattr__(name, /)\n--\n\n"
-"Policy, made when first asked for (PEP 562).");
-
-static PyObject *ms_module_getattr(PyObject *module, PyObject *name)
-{
-    ms_state *st = STATE(module);
-    if (PyUnicode_Check(name) && PyUnicode_CompareWithASCIIString(name, "Policy") == 0) {
-        if (ms_policy_ready(st) < 0 ||
-            PyModule_AddObjectRef(module, "Policy", st->policy_type) < 0)
-            return NULL;
-        return Py_NewRef(st->policy_type);
-    }
-    PyErr_Format(PyExc_AttributeError, "module 'monostamp._monostamp' has no attribute %R",
-                 name);
-    return NULL;
 }
 
 static PyMethodDef ms_methods[] = {
@@ -94,70 +99,75 @@ static PyMethodDef ms_methods[] = {
     {"monotonic_ns", ms_monotonic_ns, METH_NOARGS, monotonic_ns_doc},
     {"create_state_file", (PyCFunction)(void (*)(void))ms_create_state_file,
      METH_VARARGS | METH_KEYWORDS, create_state_file_doc},
-    {"__getattr__", ms_module_getattr, METH_O, module_getattr_doc},
+    {"_state_file_info", ms_state_file_info, METH_O, state_file_info_doc},
     {NULL, NULL, 0, NULL},
 };
 
 /* ------------------------------------------------------------ the exec */
 
-PyDoc_STRVAR(policy_doc,
-"What a clock does with a reading r, given the last value it handed out;\n"
-"the values are Squeak Smalltalk's ``Time clockPolicy:`` names.\n\n"
-"ACCEPT_PLATFORM_TIME: r as read: may repeat, may go backwards.\n"
-"MONOTONIC_ALLOW_DUPLICATES: max(r, last): never backwards, may repeat.\n"
-"MONOTONIC_FORCE_MICROSECOND_INCREMENT: r floored to a whole microsecond,\n"
-"    or the next whole microsecond after last.\n"
-"MONOTONIC_FORCE_NANOSECOND_INCREMENT: r if greater than last, else\n"
-"    last + 1 ns: strictly increasing (the default).");
-
-/* monostamp.Policy, a (str, enum.Enum) of the core's names: constants as
- * members, Squeak names as values, which str() and format() give. */
-static PyObject *make_policy_type(void)
+/* The core's policies as ((constant, name), ...) by their number, for
+ * monostamp/_policy.py to make Policy's members of: the core stays the one
+ * owner of the names, and the package imports no enum (it costs more to
+ * import than all of datetime). */
+static PyObject *policy_pairs(void)
 {
-#define MEMBER(p) monostamp_policy_constant(p), monostamp_policy_name(p)
-    PyObject *args = Py_BuildValue("(s((ss)(ss)(ss)(ss)))", "Policy", MEMBER(0), MEMBER(1),
-                                   MEMBER(2), MEMBER(3));
-#undef MEMBER
-    PyObject *kwargs = Py_BuildValue("{s:s,s:s,s:O}", "module", "monostamp", "qualname", "Policy",
-                                     "type", (PyObject *)&PyUnicode_Type);
-    PyObject *enum_module = PyImport_ImportModule("enum"), *enum_type = NULL, *cls = NULL;
-    if (args != NULL && kwargs != NULL && enum_module != NULL &&
-        (enum_type = PyObject_GetAttrString(enum_module, "Enum")) != NULL)
-        cls = PyObject_Call(enum_type, args, kwargs);
-    static const char *const from_str[] = {"__str__", "__format__"};
-    for (int i = 0; cls != NULL && i < 2; i++) {
-        PyObject *f = PyObject_GetAttrString((PyObject *)&PyUnicode_Type, from_str[i]);
-        if (f == NULL || PyObject_SetAttrString(cls, from_str[i], f) < 0)
-            Py_CLEAR(cls);
-        Py_XDECREF(f);
+    int count = 0;
+    while (monostamp_policy_name(count) != NULL)
+        count++;
+    PyObject *pairs = PyTuple_New(count);
+    for (int p = 0; pairs != NULL && p < count; p++) {
+        PyObject *pair = Py_BuildValue("(ss)", monostamp_policy_constant(p),
+                                       monostamp_policy_name(p));
+        if (pair == NULL)
+            Py_CLEAR(pairs);
+        else
+            PyTuple_SET_ITEM(pairs, p, pair);
     }
-    PyObject *doc = cls != NULL ? PyUnicode_FromString(policy_doc) : NULL;
-    if (cls != NULL && (doc == NULL || PyObject_SetAttrString(cls, "__doc__", doc) < 0))
-        Py_CLEAR(cls);
-    Py_XDECREF(doc);
-    Py_XDECREF(enum_type);
-    Py_XDECREF(enum_module);
-    Py_XDECREF(kwargs);
-    Py_XDECREF(args);
-    return cls;
+    return pairs;
 }
 
-/* Made on first use: enum costs more to import than datetime, and most
- * processes never ask for a Policy.  enum's code may release the GIL: a
- * type made by another thread meanwhile is kept. */
-int ms_policy_ready(ms_state *st)
+/* The members of monostamp._policy.Policy by the core's number, checked
+ * against the core's names: a new reference, or NULL with an error. */
+static PyObject *import_policies(void)
 {
-    if (st->policy_type != NULL)
-        return 0;
-    PyObject *cls = make_policy_type(), *members = cls != NULL ? PySequence_Tuple(cls) : NULL;
-    if (members != NULL && st->policy_type == NULL) { /* else another thread made it meanwhile */
-        for (int p = 0; p < MS_POLICY_COUNT; p++)
-            st->policies[p] = Py_NewRef(PyTuple_GET_ITEM(members, p));
-        st->policy_type = Py_NewRef(cls);
+    PyObject *module = PyImport_ImportModule("monostamp._policy");
+    PyObject *members = module != NULL ? PyObject_GetAttrString(module, "_MEMBERS") : NULL;
+    Py_XDECREF(module);
+    if (members == NULL)
+        return NULL;
+    int ok = PyTuple_Check(members);
+    for (Py_ssize_t p = 0; ok && p < PyTuple_GET_SIZE(members); p++) {
+        PyObject *m = PyTuple_GET_ITEM(members, p);
+        const char *name = monostamp_policy_name((int)p);
+        ok = name != NULL && PyUnicode_Check(m) && PyUnicode_CompareWithASCIIString(m, name) == 0;
     }
-    Py_XDECREF(members);
-    Py_XDECREF(cls);
-    return members != NULL ? 0 : -1;
+    if (!ok || monostamp_policy_name((int)PyTuple_GET_SIZE(members)) != NULL) {
+        Py_DECREF(members);
+        PyErr_SetString(PyExc_SystemError,
+                        "monostamp: _policy._MEMBERS does not hold the core's policies in order");
+        return NULL;
+    }
+    return members;
+}
+
+/* Imported on first need, not at exec: the package's __init__ imports
+ * _policy after the extension, which _policy itself imports.  The import
+ * may release the GIL (and free-threaded builds have none): of two threads
+ * racing here, the first to publish wins and the other drops its tuple, so
+ * every caller sees the same members. */
+PyObject *ms_policy_members(ms_state *st)
+{
+    PyObject *members = atomic_load_explicit(&st->policies, memory_order_acquire);
+    if (members != NULL)
+        return members;
+    PyObject *mine = import_policies(), *expected = NULL;
+    if (mine == NULL)
+        return NULL;
+    if (atomic_compare_exchange_strong_explicit(&st->policies, &expected, mine,
+                                                memory_order_acq_rel, memory_order_acquire))
+        return mine;
+    Py_DECREF(mine);
+    return expected;
 }
 
 /* A class from `spec`, bound to the module, into the module and *out. */
@@ -217,11 +227,14 @@ static int ms_exec(PyObject *module)
         PyModule_AddIntConstant(module, "PATCH_MAX_LEAD_NS", MS_PATCH_MAX_LEAD_NS) < 0 ||
         public_module_name(module) < 0)
         return -1;
-    return 0;
+    PyObject *pairs = policy_pairs();
+    int rc = pairs != NULL ? PyModule_AddObjectRef(module, "_POLICIES", pairs) : -1;
+    Py_XDECREF(pairs);
+    return rc;
 }
 
 /* The state's references, each visited and cleared. */
-#define REFS(X) X(stamp_type) X(clock_type) X(default_clock) X(lead_error) X(policy_type) \
+#define REFS(X) X(stamp_type) X(clock_type) X(default_clock) X(lead_error) \
     X(str_utcoffset) X(str_fromutc) X(tz_by_offset) X(zones) X(sleep_finish)
 #define VISIT(field) Py_VISIT(st->field);
 #define CLEAR(field) Py_CLEAR(st->field);
@@ -229,9 +242,9 @@ static int ms_exec(PyObject *module)
 static int ms_traverse(PyObject *module, visitproc visit, void *arg)
 {
     ms_state *st = STATE(module);
+    PyObject *policies = atomic_load_explicit(&st->policies, memory_order_acquire);
     REFS(VISIT)
-    for (int p = 0; p < MS_POLICY_COUNT; p++)
-        Py_VISIT(st->policies[p]);
+    Py_VISIT(policies);
     for (int i = 0; i < MS_TZ_QUARTERS; i++)
         Py_VISIT(st->tz_quarter[i]);
     Py_VISIT(st->sleep_plan_type);
@@ -242,8 +255,7 @@ static int ms_clear(PyObject *module)
 {
     ms_state *st = STATE(module);
     REFS(CLEAR)
-    for (int p = 0; p < MS_POLICY_COUNT; p++)
-        Py_CLEAR(st->policies[p]);
+    Py_XDECREF(atomic_exchange_explicit(&st->policies, NULL, memory_order_acq_rel));
     for (int i = 0; i < MS_TZ_QUARTERS; i++)
         Py_CLEAR(st->tz_quarter[i]);
     ms_sleep_clear(st);

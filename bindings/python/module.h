@@ -12,7 +12,6 @@
 
 #include "monostamp.h"
 
-#define MS_POLICY_COUNT 4
 /* Whole quarter-hour UTC offsets strictly within a day: -95..95. */
 #define MS_TZ_QUARTERS 191
 
@@ -21,8 +20,8 @@
 typedef struct {
     PyTypeObject *stamp_type, *clock_type, *sleep_plan_type;
     PyObject *lead_error;
-    /* Made on first use (ms_policy_ready); members by monostamp_policy. */
-    PyObject *policy_type, *policies[MS_POLICY_COUNT];
+    /* Policy's members by monostamp_policy, a tuple: ms_policy_members. */
+    _Atomic(PyObject *) policies;
     PyObject *str_utcoffset, *str_fromutc;
     PyObject *tz_by_offset; /* int offset -> datetime.timezone */
     PyObject *zones;        /* zone name -> capsule of a monostamp_zone */
@@ -102,7 +101,10 @@ int ms_option_arg(PyObject *obj, const char *what, const char *field, const char
                   int *out);
 /* A Policy member, or a name as ms_option_arg takes it. */
 int ms_policy_arg(ms_state *st, PyObject *obj, const char *what, int *out);
-int ms_policy_ready(ms_state *st);
+/* The tuple of Policy's members by monostamp_policy (module.c), borrowed
+ * from the state: imported on first need; NULL with an error. */
+PyObject *ms_policy_members(ms_state *st);
+/* A new reference to the member for the core's `policy`. */
 PyObject *ms_policy_object(ms_state *st, int policy);
 /* True or False only. */
 int ms_bool_arg(PyObject *obj, const char *what, int *out);

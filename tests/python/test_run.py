@@ -58,8 +58,9 @@ def start_idle_cmd(tmp_path: Path, setup: str, preexec_fn, **popen):
             "with open(%r, 'w') as f: f.write(os.environ['MONOSTAMP_SHARED'])\n" % str(unready) +
             "os.replace(%r, %r)\n" % (str(unready), str(ready)) +
             "while True: time.sleep(0.01)\n")
+    popen.setdefault("env", env_without_sharing())
     runner = subprocess.Popen(RUN + ["--", sys.executable, "-c", code],
-                              env=env_without_sharing(), preexec_fn=preexec_fn, **popen)
+                              preexec_fn=preexec_fn, **popen)
     wait_for(ready)
     return runner
 
@@ -208,3 +209,186 @@ def test_the_console_script_runs_too() -> None:
                             env=env_without_sharing(), capture_output=True, text=True,
                             timeout=60)
     assert (result.returncode, result.stdout) == (0, "True\n"), result.stderr
+
+
+# ------------------------------------------------------ who joined the run
+
+NOTHING_JOINED = "monostamp run: no process of CMD joined the run's sequence: "
+
+
+@posix_only("sh")
+def test_a_cmd_that_joins_nothing_is_one_line_and_keeps_its_status() -> None:
+    result = run(["--", "sh", "-c", "exit 3"])
+    assert (result.returncode, result.stdout) == (3, "")
+    assert result.stderr.startswith(NOTHING_JOINED + "a CMD that is not Python needs --native")
+    assert result.stderr.count("\n") == 1
+
+
+def test_a_python_that_skips_the_hook_joins_nothing() -> None:
+    result = run(["--", sys.executable, "-S", "-c", "import sys; sys.exit(4)"])
+    assert result.returncode == 4
+    assert result.stderr == NOTHING_JOINED + "%s never loaded monostamp's startup hook " \
+        "(run with -S or -I?)\n" % sys.executable
+
+
+def another_venv(tmp_path: Path) -> Path:
+    """The python3 of a venv without monostamp: a link to this one's base
+    interpreter, whose pyvenv.cfg makes it a venv of its own."""
+    other = tmp_path / "other"
+    (other / "bin").mkdir(parents=True)
+    base = getattr(sys, "_base_executable", sys.executable)
+    (other / "pyvenv.cfg").write_text("home = %s\ninclude-system-site-packages = false\n"
+                                      % Path(base).parent)
+    python = other / "bin" / "python3"
+    python.symlink_to(base)
+    sees = subprocess.run([str(python), "-c", "import monostamp"], capture_output=True,
+                          env=env_without_sharing(), timeout=120)
+    if sees.returncode == 0:
+        pytest.skip("monostamp is importable without this venv (PYTHONPATH?)")
+    return python
+
+
+@posix_only("symbolic links, bin/")
+def test_a_python_without_monostamp_is_named(tmp_path: Path) -> None:
+    python = another_venv(tmp_path)
+    result = run(["--", str(python), "-c", "import sys; sys.exit(5)"])
+    assert result.returncode == 5
+    assert result.stderr == NOTHING_JOINED + "monostamp is not installed for %s (it is for " \
+        "%s)\n" % (python, sys.executable)
+
+
+@posix_only("#! lines, /usr/bin/env")
+def test_a_script_is_seen_through_its_interpreter_line(tmp_path: Path) -> None:
+    python = another_venv(tmp_path)
+    script = tmp_path / "tool"
+    script.write_text("#!/usr/bin/env python3\nimport sys\nsys.exit(6)\n")
+    script.chmod(0o755)
+    env = env_without_sharing(PATH=str(python.parent) + os.pathsep + os.environ["PATH"])
+    result = run(["--", str(script)], env=env)
+    assert result.returncode == 6
+    assert result.stderr == NOTHING_JOINED + "monostamp is not installed for %s (it is for " \
+        "%s)\n" % (python, sys.executable)
+
+
+def test_a_cmd_that_joins_says_nothing() -> None:
+    # A Python that imports monostamp joins when it starts, stamp or not.
+    result = run(["--", sys.executable, "-c", "import sys; sys.exit(7)"])
+    assert (result.returncode, result.stderr) == (7, "")
+
+
+def test_no_patch_warns_too_when_nothing_joined() -> None:
+    result = run(["--no-patch", "--", sys.executable, "-c", "pass"])
+    assert result.returncode == 0
+    assert result.stderr.startswith(NOTHING_JOINED + "under --no-patch")
+    joined = run(["--no-patch", "--", sys.executable, "-c", "import monostamp"])
+    assert (joined.returncode, joined.stderr) == (0, "")
+
+
+@posix_only("sh")
+def test_a_cmd_that_joins_an_outer_file_is_counted(tmp_path: Path) -> None:
+    # The runner itself joins a file it is given before CMD starts: that
+    # is not CMD's join.
+    state = str(tmp_path / "state")
+    result = run(["--shared", state, "--", "sh", "-c", "true"])
+    assert result.stderr.startswith(NOTHING_JOINED)
+    result = run(["--shared", state, "--", sys.executable, "-c", "pass"])
+    assert (result.returncode, result.stderr) == (0, "")
+
+
+# ---------------------------------------------------------------- --grain
+
+@pytest.mark.parametrize("args", [["--grain", "us", "true"], ["--grain=ns", "true"]])
+def test_grain_without_native_is_a_usage_error(args) -> None:
+    result = run(args)
+    assert result.returncode == 125
+    assert result.stderr.startswith("monostamp run: --grain ") and "--native" in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("args", [["--native", "--grain", "ms", "true"],
+                                  ["--native", "--grain"], ["--native", "--grain=", "true"]])
+def test_grain_takes_ns_or_us(args) -> None:
+    result = run(args)
+    assert result.returncode == 125
+    assert result.stderr.startswith("monostamp run: --grain ") and "ns or us" in result.stderr
+    assert result.stderr.count("\n") == 1
+
+
+def test_grain_is_exported_with_native() -> None:
+    from monostamp import _run
+
+    try:
+        _run.with_preload({})
+    except _run.NativeUnavailable as e:
+        pytest.skip(str(e))
+    code = "import os; print(os.environ.get('MONOSTAMP_GRAIN'))"
+    for args, grain in [(["--grain", "us"], "us"), (["--grain=ns"], "ns"), ([], "inherited")]:
+        result = run(["--native"] + args + ["--", sys.executable, "-c", code],
+                     env=env_without_sharing(MONOSTAMP_GRAIN="inherited"))
+        assert (result.returncode, result.stdout) == (0, grain + "\n"), result.stderr
+
+
+# ------------------------------------------- directories of killed runners
+
+@posix_only("/proc")
+def test_a_killed_runner_s_directory_goes_at_the_next_run(tmp_path: Path) -> None:
+    if not os.path.exists("/proc/self/stat"):
+        pytest.skip("no /proc: directories are named by pid alone")
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    runs = []
+    for name in ("killed", "live"):
+        # Killing the runner leaves CMD running (on the file, whose
+        # directory goes): CMD writes its pid, to be ended apart.
+        (tmp_path / name).mkdir()
+        runner = start_idle_cmd(tmp_path / name, "open(%r, 'w').write(str(os.getpid()))\n"
+                                % str(tmp_path / name / "pid"), None,
+                                env=env_without_sharing(TMPDIR=str(temp)))
+        runs.append((runner, Path((tmp_path / name / "ready").read_text()).parent,
+                     int((tmp_path / name / "pid").read_text())))
+    try:
+        (killed, killed_dir, killed_cmd), (live, live_dir, live_cmd) = runs
+        assert killed_dir.parent == live_dir.parent == temp
+        os.kill(killed.pid, signal.SIGKILL)
+        assert killed.wait(60) == -signal.SIGKILL
+        assert killed_dir.exists()  # nothing removed it
+        result = run(["--", sys.executable, "-c", "pass"],
+                     env=env_without_sharing(TMPDIR=str(temp)))
+        assert (result.returncode, result.stderr) == (0, "")
+        assert not killed_dir.exists()
+        assert live_dir.exists() and live.poll() is None
+    finally:
+        for runner, _, cmd in runs:
+            for pid in (cmd, runner.pid):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            runner.wait(60)
+
+
+@posix_only("/proc")
+def test_only_a_gone_runner_s_directory_of_this_user_is_removed(tmp_path: Path) -> None:
+    from monostamp import _run
+
+    tag = _run.runner_tag(os.getpid())
+    if tag == str(os.getpid()):
+        pytest.skip("no /proc: directories are named by pid alone, and kept")
+    pid, start, namespace = tag.split("-")
+    dirs = {
+        "this process": "%s-%s-%s" % (pid, start, namespace),
+        "its pid used again": "%s-%d-%s" % (pid, int(start) + 1, namespace),
+        "another pid namespace": "%s-%d-%d" % (pid, int(start) + 1, int(namespace) + 1),
+        "not a runner's": "no-such-runner",
+    }
+    for name in dirs:
+        (tmp_path / (_run.RUN_DIR_PREFIX + dirs[name] + "-abc_12")).mkdir()
+    others = None
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        others = tmp_path / (_run.RUN_DIR_PREFIX + dirs["its pid used again"] + "-nobody")
+        others.mkdir()
+        os.chown(others, 65534, 65534)
+    removed = _run.remove_stale_dirs(str(tmp_path))
+    assert [os.path.basename(p) for p in removed] == [
+        _run.RUN_DIR_PREFIX + dirs["its pid used again"] + "-abc_12"]
+    assert others is None or others.exists()

@@ -7,11 +7,16 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import List
 
 import pytest
 
 import monostamp
-from conftest import posix_only
+from conftest import REPO, posix_only
+
+PTH = "monostamp-patch.pth"
+#: The site directory the package and its hook are installed in.
+SITE = Path(monostamp.__file__).resolve().parent.parent
 
 #: The child's report: whether monostamp was imported by the hook, patched().
 REPORT = ("import sys; m = sys.modules.get('monostamp'); "
@@ -31,9 +36,10 @@ def run_child(code, **extra):
 
 
 def test_the_hook_is_installed_beside_the_package() -> None:
-    site = Path(monostamp.__file__).resolve().parent.parent
-    line = (site / "monostamp-patch.pth").read_text().strip()
-    assert line.startswith("import os;") and "MONOSTAMP_PATCH" in line
+    text = (SITE / PTH).read_text()
+    # One line: site executes only lines that start with "import".
+    assert text.count("\n") <= 1 and text.startswith("import os, sys;")
+    assert "MONOSTAMP_PATCH" in text
 
 
 @pytest.mark.parametrize("value", [None, "", "0"])
@@ -125,11 +131,111 @@ def test_freezegun_in_a_patched_child_wins_and_monostamp_resumes() -> None:
     assert (result.returncode, result.stdout, result.stderr) == (0, "True True\n", "")
 
 
-def test_the_hook_patches_once_where_site_runs_it_twice() -> None:
-    # A venv's lib64 links to its lib; site runs the .pth in each.
-    result = run_child("import monostamp._patching as p; print(len(p._stack))",
-                       MONOSTAMP_PATCH="1")
+@posix_only("symbolic links")
+def test_the_hook_patches_once_where_site_runs_it_twice(tmp_path: Path) -> None:
+    # A venv's lib64 links to its lib; site runs the .pth in each.  Here
+    # the second run is site.addsitedir() of site-packages by another name.
+    alias = tmp_path / "site-packages"
+    alias.symlink_to(SITE, target_is_directory=True)
+    result = run_child("import site, monostamp._patching as p\n"
+                       "site.addsitedir(%r)\n"
+                       "print(len(p._stack))" % str(alias), MONOSTAMP_PATCH="1")
     assert (result.returncode, result.stdout, result.stderr) == (0, "1\n", "")
+
+
+def site_dirs_with_the_hook(tmp_path: Path, startup: str) -> List[Path]:
+    """Two site directories that each hold a copy of the installed .pth; the
+    first also a package `monostamp` whose _startup module is `startup`
+    (an __init__ that raises stands for one that cannot be imported)."""
+    dirs = [tmp_path / "site-a", tmp_path / "site-b"]
+    for d in dirs:
+        d.mkdir()
+        (d / PTH).write_text((SITE / PTH).read_text())
+    package = dirs[0] / "monostamp"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "_startup.py").write_text(startup)
+    return dirs
+
+
+def add_site_dirs(dirs: List[Path], then: str) -> str:
+    """-S code (site not run at startup: no installed hook, no path but the
+    standard library's) that lets site process `dirs` in turn, then `then`."""
+    return ("import site\n" + "".join("site.addsitedir(%r)\n" % str(d) for d in dirs) + then)
+
+
+def test_the_hook_runs_once_whichever_site_dirs_hold_it(tmp_path: Path) -> None:
+    dirs = site_dirs_with_the_hook(tmp_path, "def main():\n    print('the hook ran')\n")
+    result = subprocess.run([sys.executable, "-S", "-c", add_site_dirs(dirs, "print('ran')")],
+                            env=child_env(MONOSTAMP_PATCH="1"), capture_output=True, text=True,
+                            timeout=120)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "the hook ran\nran\n", "")
+
+
+FAILING_IMPORTS = ["an __init__ that raises", "the source checkout", "no _startup module"]
+
+
+@pytest.mark.parametrize("case", FAILING_IMPORTS)
+def test_a_monostamp_it_cannot_import_is_one_line_and_status_1(tmp_path: Path, case) -> None:
+    # The program's code never runs: it would write `ran`.
+    ran = tmp_path / "ran"
+    if case == "the source checkout":
+        checkout = Path(REPO) / "bindings" / "python"
+        if list((checkout / "monostamp").glob("_monostamp*")):
+            pytest.skip("the checkout has a built extension in place: it imports")
+        path, cause = checkout, "ImportError: cannot import name '_monostamp'"
+    else:
+        path = tmp_path / "fake"
+        (path / "monostamp").mkdir(parents=True)
+        if case == "an __init__ that raises":
+            (path / "monostamp" / "__init__.py").write_text(
+                "raise RuntimeError('no extension\\nfor this Python')\n")
+            cause = "RuntimeError: no extension for this Python"
+        else:
+            (path / "monostamp" / "__init__.py").write_text("")
+            cause = "ModuleNotFoundError: No module named 'monostamp._startup'"
+    result = run_child("open(%r, 'w').close()" % str(ran), MONOSTAMP_PATCH="1",
+                       PYTHONPATH=str(path))
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr.count("\n") == 1, result.stderr
+    assert result.stderr.startswith("monostamp: MONOSTAMP_PATCH=1, but %s cannot import "
+                                    "monostamp: %s" % (sys.executable, cause)), result.stderr
+    assert not ran.exists()
+
+
+def test_a_failing_import_is_one_line_where_site_runs_the_hook_twice(tmp_path: Path) -> None:
+    dirs = site_dirs_with_the_hook(tmp_path, "")
+    (dirs[0] / "monostamp" / "__init__.py").write_text("raise RuntimeError('broken')\n")
+    result = subprocess.run([sys.executable, "-S", "-c", add_site_dirs(dirs, "print('ran')")],
+                            env=child_env(MONOSTAMP_PATCH="1"), capture_output=True, text=True,
+                            timeout=120)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == ("monostamp: MONOSTAMP_PATCH=1, but %s cannot import monostamp: "
+                             "RuntimeError: broken\n" % sys.executable)
+
+
+def test_isolated_mode_skips_the_hook() -> None:
+    # -I: the program asked to be shielded from its environment; it starts
+    # unpatched, and imports monostamp only if it asks.
+    result = subprocess.run([sys.executable, "-I", "-c", REPORT],
+                            env=child_env(MONOSTAMP_PATCH="1"), capture_output=True, text=True,
+                            timeout=120)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "False False\n", "")
+
+
+def test_e_does_not_change_the_hook() -> None:
+    # -E ignores the PYTHON* variables only: MONOSTAMP_PATCH is not one.
+    result = subprocess.run([sys.executable, "-E", "-c", REPORT],
+                            env=child_env(MONOSTAMP_PATCH="1"), capture_output=True, text=True,
+                            timeout=120)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "True True\n", "")
+
+
+def test_s_skips_the_hook() -> None:
+    result = subprocess.run([sys.executable, "-S", "-c", REPORT],
+                            env=child_env(MONOSTAMP_PATCH="1"), capture_output=True, text=True,
+                            timeout=120)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "False False\n", "")
 
 
 def test_uuid_imported_after_the_start_is_patched_too() -> None:

@@ -1,12 +1,16 @@
-"""A state file attacked under the clocks of this very process (issue 37):
-truncated, overwritten in place with 0, its directory replaced.  Run in the
-pytest process itself, where pytest's faulthandler and monostamp's guard
-both hold SIGBUS (the plugin usually opens the session's file before pytest
-enables faulthandler, which then comes first): a truncation must kill
-nothing, and every stamp stays above the one before, in one sequence.  Both
-orders are also shown alone, in children."""
+"""A state file attacked under the clocks of this very process: truncated,
+overwritten in place with 0, its directory replaced.  Run in the pytest
+process itself, where pytest's faulthandler and monostamp's guard both hold
+SIGBUS (the plugin usually opens the session's file before pytest enables
+faulthandler, which then comes first): a truncation must kill nothing, and
+every stamp stays above the one before, in one sequence.  Both orders are
+also shown alone, in children.  And a clock whose directory descriptor a
+daemon closed, its number reused for another directory, while the file is
+replaced: one sequence still, and nothing made in that other directory."""
+import array
 import faulthandler
 import os
+import select
 import struct
 import subprocess
 import sys
@@ -14,7 +18,7 @@ import sys
 import pytest
 
 from conftest import posix_only
-from monostamp import Clock
+from monostamp import Clock, create_state_file
 
 LEAD_BOUND_NS = 10**9  # the default bound, which these clocks keep
 
@@ -109,3 +113,133 @@ def test_a_truncation_behind_faulthandler_enabled_after_the_clock(tmp_path):
 def test_a_truncation_with_faulthandler_enabled_before_the_clock(tmp_path):
     # -X faulthandler: ours comes first, takes its fault, and nothing is said.
     assert truncate_in_a_child(tmp_path, "before", "-X", "faulthandler") == ""
+
+
+# A child on the state file argv[1] for test_closed_descriptors_*: one
+# command per line on stdin ("round", "go", "end"), one answer per line on
+# stdout.  As "closer" it does what a daemon does at each round: closes
+# every descriptor from 3 up and opens another directory (argv[2]), which
+# gets the number the clock's pinned directory had.  At "go" (the file was
+# replaced meanwhile) it stamps in bursts until its readings have passed
+# several of the clock's looks (every 5 ms); at "end" it writes its stamps
+# (array 'q') to argv[4].
+DAEMON_CHILD = r"""
+import array, os, sys, time
+import monostamp
+
+path, other, role, out_path = sys.argv[1:5]
+directory = os.stat(os.path.dirname(path))
+clock = monostamp.Clock(shared=path, policy="monotonicForceMicrosecondIncrement")
+stamps = array.array("q", [clock.time_ns()])
+
+
+def pinned():
+    # The clock's descriptor on its directory: the test holds none there.
+    for name in os.listdir("/proc/self/fd"):
+        try:
+            st = os.fstat(int(name))
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) == (directory.st_dev, directory.st_ino):
+            return int(name)
+    return -1
+
+
+def answer(text):
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+while True:
+    command = sys.stdin.readline().strip()
+    if command == "round":
+        if role == "closer":
+            number = pinned()
+            if number < 0:
+                answer("lost: no descriptor on the directory")
+                continue
+            os.closerange(3, 1024)
+            reused = os.open(other, os.O_RDONLY | os.O_DIRECTORY)
+            if reused != number:
+                os.dup2(reused, number)
+                os.close(reused)
+        answer("ready")
+    elif command == "go":
+        start = time.monotonic()
+        while time.monotonic() - start < 0.03:
+            for _ in range(500):
+                stamps.append(clock.time_ns())
+            time.sleep(0.001)
+        answer("done")
+    else:
+        break
+with open(out_path, "wb") as f:
+    stamps.tofile(f)
+answer("bye")
+"""
+
+
+def _replace_with_a_new_file(tmp_path, path, n):
+    """A new state file made beside, then renamed over `path`."""
+    fresh_dir = tmp_path / f"fresh{n}"
+    fresh_dir.mkdir(mode=0o700)
+    create_state_file(str(fresh_dir / "state"))
+    os.rename(fresh_dir / "state", path)
+    fresh_dir.rmdir()
+
+
+def _ask(children, command, timeout_s=120):
+    """Sends `command` to every child and returns their answers; a child
+    that says nothing within the (generous) timeout answers "silent"."""
+    for child in children:
+        child.stdin.write(command + "\n")
+        child.stdin.flush()
+    answers = []
+    for child in children:
+        ready, _, _ = select.select([child.stdout], [], [], timeout_s)
+        answers.append(child.stdout.readline().strip() if ready else "silent")
+    return answers
+
+
+@posix_only("POSIX pins a state file's directory by descriptor (Windows its full path)")
+def test_closed_descriptors_reused_for_another_directory(tmp_path):
+    d = tmp_path / "d"
+    other = tmp_path / "other"
+    d.mkdir(mode=0o700)
+    other.mkdir(mode=0o700)
+    path = d / "state"
+    children = [
+        subprocess.Popen([sys.executable, "-c", DAEMON_CHILD, str(path), str(other), role,
+                          str(tmp_path / f"{role}.stamps")],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        for role in ("closer", "plain")]
+    try:
+        for n in range(20):
+            assert _ask(children, "round") == ["ready", "ready"], f"round {n}"
+            _replace_with_a_new_file(tmp_path, path, n)
+            assert _ask(children, "go") == ["done", "done"], f"round {n}"
+            # Nothing made outside the state file's directory.
+            assert os.listdir(other) == [], f"round {n}: the clock made {os.listdir(other)}"
+        assert _ask(children, "end") == ["bye", "bye"]
+    finally:
+        for child in children:
+            child.stdin.close()
+            child.wait(timeout=60)
+    assert [child.returncode for child in children] == [0, 0]
+    stamps = []
+    for role in ("closer", "plain"):
+        mine = array.array("q")
+        with open(tmp_path / f"{role}.stamps", "rb") as f:
+            mine.frombytes(f.read())
+        assert_one_rising_sequence(list(mine))
+        stamps.append(mine)
+    equal = len(set(stamps[0]) & set(stamps[1]))
+    assert equal == 0, f"{equal} equal values across the two processes"
+    # Both ended on the file in the state file's directory: it holds the
+    # highest stamp of either.
+    with open(path, "rb") as f:
+        f.seek(64)
+        (last,) = struct.unpack("<q", f.read(8))
+    assert last >= max(stamps[0][-1], stamps[1][-1])
+    assert sorted(os.listdir(tmp_path)) == ["closer.stamps", "d", "other", "plain.stamps"]
+    assert os.listdir(d) == ["state"]

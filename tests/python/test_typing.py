@@ -63,3 +63,36 @@ def test_mypy_strict_catches_typos_in_names():
     assert done_bad.returncode == 1
     lines = [line for line in done_bad.stdout.splitlines() if ": error:" in line]
     assert [int(line.split(":")[1]) for line in lines] == [2, 3, 4, 5], done_bad.stdout
+
+
+def test_mypy_strict_sees_policy_as_an_enum_is_used():
+    # Policy is a str subclass whose class has an enum's interface: mypy
+    # knows its members, lookups and iteration as Policy, and refuses what
+    # the runtime refuses (reassigning a member, subclassing).
+    good = ("import monostamp\nfrom monostamp import Policy\n"
+            "p: Policy = Policy.ACCEPT_PLATFORM_TIME\n"
+            "q: Policy = Policy('monotonicAllowDuplicates')\n"
+            "r: Policy = Policy['MONOTONIC_ALLOW_DUPLICATES']\n"
+            "names: list[str] = [m.name for m in Policy]\n"
+            "values: list[str] = [m.value for m in reversed(Policy)]\n"
+            "n: int = len(Policy)\n"
+            "members: dict[str, Policy] = dict(Policy.__members__)\n"
+            "text: str = p\n"
+            "found: bool = 'acceptPlatformTime' in Policy\n"
+            "monostamp.set_policy(q)\n"
+            "got: Policy = monostamp.Clock(r).policy\n")
+    bad = ("import monostamp\n"
+           "monostamp.Policy.ACCEPT_PLATFORM_TIME = monostamp.Policy.MONOTONIC_ALLOW_DUPLICATES\n"
+           "x: int = monostamp.Policy.ACCEPT_PLATFORM_TIME.name\n"
+           "class Mine(monostamp.Policy): ...\n"
+           "y: int = monostamp.Policy['ACCEPT_PLATFORM_TIME']\n")
+    with tempfile.TemporaryDirectory() as d:
+        for name, text in (("good.py", good), ("bad.py", bad)):
+            with open(os.path.join(d, name), "w") as f:
+                f.write(text)
+        done_good = mypy_strict(os.path.join(d, "good.py"))
+        done_bad = mypy_strict(os.path.join(d, "bad.py"))
+    assert done_good.returncode == 0, done_good.stdout
+    assert done_bad.returncode == 1
+    lines = [line for line in done_bad.stdout.splitlines() if ": error:" in line]
+    assert [int(line.split(":")[1]) for line in lines] == [2, 3, 4, 5], done_bad.stdout

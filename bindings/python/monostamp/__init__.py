@@ -5,9 +5,11 @@
     >>> utc_ns, offset = s             # int ns since the epoch, int s east of UTC
     >>> s.isoformat()                  # '2026-12-02T15:11:20.123456789+01:00'
 
-The extension's objects are re-exported unwrapped (the hot path); Policy and
-patch() & co. load when first used (__getattr__), so that importing monostamp
-costs little more than datetime.  See docs/python.md.
+Every public name is a plain attribute of this module, bound at import: the
+extension's objects re-exported unwrapped (the hot path).  No module
+__getattr__ (PEP 562): CPython does not specialise attribute reads on a module
+whose namespace holds one, which made every monostamp.now() cost a third more
+than time.time_ns().  See docs/python.md.
 """
 from . import _monostamp
 from ._monostamp import (  # noqa: F401  (re-exported, unwrapped: the hot path)
@@ -16,6 +18,11 @@ from ._monostamp import (  # noqa: F401  (re-exported, unwrapped: the hot path)
     sleep_until_ns, take, time, time_ns, uuid7, uuid7_ns, zone_changed,
 )
 from . import _sleep  # noqa: F401  (registers sleep()'s finish)
+# patch() & co. are cheap to import (_patching defers inspect, functools and
+# uuid to their first use).  Policy is a str subclass made of the core's
+# names, without enum (whose import costs more than all of datetime's).
+from ._patching import patch, patched, patching  # noqa: F401
+from ._policy import Policy  # noqa: F401
 
 __all__ = [
     "Clock", "LeadError", "Policy", "Stamp", "clock_info", "create_state_file", "get_policy",
@@ -57,21 +64,3 @@ def register_sqlite(typename="stamp", classes=(Stamp,)):
     # Text that is no stamp raises fromisoformat's ValueError, naming it.
     sqlite3.register_converter(typename, lambda data: Stamp.fromisoformat(data.decode("utf-8")))
 
-
-#: Names loaded when first asked for: the module each comes from.
-_LAZY = {"Policy": "_monostamp", "patch": "_patching", "patched": "_patching",
-         "patching": "_patching"}
-
-
-def __getattr__(name):
-    where = _LAZY.get(name)
-    if where is None:
-        raise AttributeError("module 'monostamp' has no attribute {!r}".format(name))
-    # __import__ with a fromlist returns the submodule and needs no importlib.
-    value = getattr(__import__("monostamp." + where, fromlist=[name]), name)
-    globals()[name] = value  # asked once: later lookups find it directly
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_LAZY))

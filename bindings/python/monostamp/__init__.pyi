@@ -1,11 +1,10 @@
 import datetime
-import enum
 import os
 import types
 import uuid
 from types import TracebackType
-from typing import (Any, Callable, Iterable, Iterator, Literal, Optional, SupportsIndex, TypeVar,
-                    Union, final, overload)
+from typing import (Any, Callable, Final, Iterable, Iterator, Literal, Optional, SupportsIndex,
+                    TypeVar, Union, final, overload, type_check_only)
 import zoneinfo
 
 from typing_extensions import disjoint_base
@@ -24,13 +23,33 @@ DEFAULT_SLEEP_TOLERANCE_NS: int
 #: The lead bound of a patch on the default clock (docs/patch.md).
 PATCH_MAX_LEAD_NS: int
 
-class Policy(str, enum.Enum):
-    # Enum's constructor (look a member up by value), not str's.
-    def __new__(cls, value: str) -> "Policy": ...
-    ACCEPT_PLATFORM_TIME = "acceptPlatformTime"
-    MONOTONIC_ALLOW_DUPLICATES = "monotonicAllowDuplicates"
-    MONOTONIC_FORCE_MICROSECOND_INCREMENT = "monotonicForceMicrosecondIncrement"
-    MONOTONIC_FORCE_NANOSECOND_INCREMENT = "monotonicForceNanosecondIncrement"
+# Policy's class (monostamp._policy): an enum's class interface, no enum.
+@type_check_only
+class _PolicyType(type):
+    def __iter__(cls) -> Iterator[Policy]: ...
+    def __reversed__(cls) -> Iterator[Policy]: ...
+    def __len__(cls) -> int: ...
+    def __getitem__(cls, name: str) -> Policy: ...
+    def __contains__(cls, value: object) -> bool: ...
+    @property
+    def __members__(cls) -> types.MappingProxyType[str, Policy]: ...
+
+# A str subclass with an enum's interface, not an enum.Enum: the four
+# members are all its instances (no subclass, no new member).
+@final
+class Policy(str, metaclass=_PolicyType):
+    # A lookup by value (ValueError for any other), not str's constructor.
+    def __new__(cls, value: str) -> Policy: ...
+    ACCEPT_PLATFORM_TIME: Final[Policy]
+    MONOTONIC_ALLOW_DUPLICATES: Final[Policy]
+    MONOTONIC_FORCE_MICROSECOND_INCREMENT: Final[Policy]
+    MONOTONIC_FORCE_NANOSECOND_INCREMENT: Final[Policy]
+    @property
+    def name(self) -> str: ...
+    @property
+    def value(self) -> str: ...
+    def __copy__(self) -> Policy: ...
+    def __deepcopy__(self, memo: Any, /) -> Policy: ...
 
 # A policy by member, value or member name: a typo is a type error (mypy).
 _PolicyName = Literal[

@@ -1,20 +1,27 @@
-"""monostamp run [--shared PATH] [--no-patch] [--native] -- CMD ARGS...: one sequence.
+"""monostamp run [--shared PATH] [--no-patch] [--native [--grain us]] -- CMD ARGS...
 
 Exports MONOSTAMP_SHARED (a private state file, or the one given) and
 MONOSTAMP_PATCH=1, runs CMD and exits as env(1) does (HELP, docs/patch.md).
 parse_args() reads the command line, child_environment() builds CMD's
-environment (with_preload(): docs/preload.md), run() puts them together.
+environment (with_preload(): docs/preload.md), run() puts them together,
+and says in one line when no process of CMD joined the sequence
+(nothing_joined()).  A private state file lives in a directory whose name
+records its runner (runner_tag()), so that a later run removes the
+directories of runners that were killed (remove_stale_dirs()).
 """
 import os
+import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
 from typing import Dict, List, Mapping, NamedTuple, Optional
 
 PROG = "monostamp run"
-USAGE = "usage: monostamp run [--shared PATH] [--no-patch] [--native] [--] CMD [ARGS...]"
+USAGE = ("usage: monostamp run [--shared PATH] [--no-patch] [--native [--grain us]] [--] "
+         "CMD [ARGS...]")
 HELP = USAGE + """
 
 Runs CMD with MONOSTAMP_SHARED pointing at one state file and
@@ -33,14 +40,22 @@ options:
                  every dynamically linked process's clock_gettime,
                  gettimeofday, time and timespec_get read the same sequence
                  (C programs, Lua, SQLite, date; Linux only)
+  --grain us     with --native: the preloaded clock_gettime and timespec_get
+                 answer whole microseconds (MONOSTAMP_GRAIN=us), for readers
+                 that cut to microseconds; ns (the default) keeps nanoseconds
   -h, --help     this text
+
+When CMD ends and none of its processes joined the state file (monostamp
+not installed for CMD's Python, or a CMD that is not Python run without
+--native), it says so in one line on stderr; the status stays CMD's.
 
 exit status: CMD's; 128+N if signal N ended it; 127 CMD not found; 126 CMD
 not executable; 125 the runner's own failure (bad flags, no state file)."""
 
 #: The runner's own failures, CMD not executable, CMD not found.
 EXIT_RUNNER, EXIT_CANNOT_EXECUTE, EXIT_NOT_FOUND = 125, 126, 127
-SHARED, PATCH = "MONOSTAMP_SHARED", "MONOSTAMP_PATCH"
+SHARED, PATCH, GRAIN = "MONOSTAMP_SHARED", "MONOSTAMP_PATCH", "MONOSTAMP_GRAIN"
+GRAINS = ("ns", "us")  # the preload's (docs/preload.md); ns is its default
 LIBRARY = "libmonostamp_preload.so"  # shipped in the package (setup.py, on Linux)
 #: Passed on to CMD: what a service manager or a parent sends the runner.
 FORWARDED = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
@@ -64,11 +79,13 @@ class Options(NamedTuple):
     patch: bool            # False with --no-patch
     command: List[str]     # CMD ARGS...
     native: bool = False   # --native: the preload library too
+    grain: Optional[str] = None  # --grain: exported as MONOSTAMP_GRAIN, or None: not set
 
 
 def parse_args(argv: List[str]) -> Options:
     """The runner's flags, up to "--" or the first word that is not one."""
     shared: Optional[str] = None
+    grain: Optional[str] = None
     patch, native = True, False
     i = 0
     while i < len(argv):
@@ -90,6 +107,16 @@ def parse_args(argv: List[str]) -> Options:
                 shared = arg[len("--shared="):]
             if not shared:
                 raise UsageError("--shared needs a PATH, not an empty one")
+        elif arg == "--grain" or arg.startswith("--grain="):
+            if arg == "--grain":
+                if i + 1 >= len(argv):
+                    raise UsageError("--grain needs ns or us")
+                i += 1
+                grain = argv[i]
+            else:
+                grain = arg[len("--grain="):]
+            if grain not in GRAINS:
+                raise UsageError("--grain takes ns or us, not {!r}".format(grain))
         elif arg.startswith("-"):
             raise UsageError("unknown option {!r} (see monostamp run --help)".format(arg))
         else:
@@ -98,7 +125,11 @@ def parse_args(argv: List[str]) -> Options:
     command = argv[i:]
     if not command:
         raise UsageError("no command to run (" + USAGE + ")")
-    return Options(shared, patch, command, native)
+    if grain is not None and not native:
+        # Only the preload library reads it: Python's patched calls choose
+        # their grain per call (docs/patch.md), so alone it would do nothing.
+        raise UsageError("--grain {} is the preload library's grain: add --native".format(grain))
+    return Options(shared, patch, command, native, grain)
 
 
 def child_environment(options: Options, state_path: str,
@@ -111,6 +142,8 @@ def child_environment(options: Options, state_path: str,
         env[PATCH] = "1"
     else:
         env.pop(PATCH, None)  # --no-patch wins over one inherited
+    if options.grain is not None:
+        env[GRAIN] = options.grain
     return with_preload(env) if options.native else env
 
 
@@ -135,6 +168,167 @@ def with_preload(env: Mapping[str, str]) -> Dict[str, str]:
     # is dropped, so the library is first exactly once.
     rest = [p for p in env.get("LD_PRELOAD", "").replace(":", " ").split() if p != path]
     return dict(env, LD_PRELOAD=" ".join([path] + rest))
+
+
+# ------------------------------------------------ the runners' directories
+
+RUN_DIR_PREFIX = "monostamp-run-"
+#: A runner's directory: its pid, on Linux its start time (clock ticks
+#: since boot, /proc/PID/stat's 22nd field: a pid used again has another)
+#: and its pid namespace (/proc/self/ns/pid: pids of another namespace, a
+#: container sharing the temporary directory, cannot be looked up here),
+#: then mkdtemp's random part, which has no "-".
+_RUN_DIR = re.compile(re.escape(RUN_DIR_PREFIX) + r"([0-9]+)-(?:([0-9]+)-([0-9]+)-)?[^-]+")
+
+
+def _start_time(pid: int) -> Optional[int]:
+    """Linux: when process `pid` started, or None if there is none (a zombie
+    is none: it runs nothing any more)."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            line = f.read()
+    except OSError:
+        return None
+    # The name in parentheses may hold spaces and ")": the fields follow
+    # the last ")", the state first (the 3rd field), the start time 22nd.
+    fields = line[line.rfind(b")") + 2:].split()
+    if len(fields) < 20 or fields[0] == b"Z":
+        return None
+    return int(fields[19])
+
+
+def _pid_namespace() -> Optional[int]:
+    """Linux: the number of this process's pid namespace, or None."""
+    try:
+        link = os.readlink("/proc/self/ns/pid")  # "pid:[4026531836]"
+    except OSError:
+        return None
+    digits = link[link.find("[") + 1:-1]
+    return int(digits) if digits.isdigit() else None
+
+
+def runner_tag(pid: int) -> str:
+    """The part of a runner's directory name that says who made it: the pid,
+    with its start time and pid namespace where /proc tells them."""
+    start, namespace = _start_time(pid), _pid_namespace()
+    if start is None or namespace is None:
+        return str(pid)
+    return "%d-%d-%d" % (pid, start, namespace)
+
+
+def _runner_gone(pid: int, start: Optional[str], namespace: Optional[str]) -> bool:
+    """True only if the runner a directory names has surely ended."""
+    if start is not None:
+        # Named on Linux: gone if no process of that pid started then.
+        return (namespace == str(_pid_namespace()) and _start_time(os.getpid()) is not None
+                and str(_start_time(pid)) != start)
+    if sys.platform == "win32":
+        return False  # os.kill(pid, 0) would end the process there
+    if _start_time(os.getpid()) is not None:
+        return False  # a name without a start time, on a system that has them: not ours to judge
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # EPERM: alive, another user's
+        pass
+    return False
+
+
+def remove_stale_dirs(parent: str) -> List[str]:
+    """Removes the directories in `parent` that runners of this user made
+    and left behind when they were killed (SIGKILL, a power cut of the
+    session): those whose runner is gone.  A live runner's directory, and
+    any of another user, stay.  Returns the paths removed."""
+    removed: List[str] = []
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return removed
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    for name in names:
+        match = _RUN_DIR.fullmatch(name)
+        if match is None:
+            continue
+        path = os.path.join(parent, name)
+        try:
+            st = os.lstat(path)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(st.st_mode) or (uid is not None and st.st_uid != uid):
+            continue
+        if _runner_gone(int(match.group(1)), match.group(2), match.group(3)):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+# ----------------------------------------------------- who joined the run
+
+def _joins(state: str) -> Optional[int]:
+    """How many times a clock joined the state file, or None if it cannot
+    be read (gone, replaced by something else)."""
+    extension = sys.modules["monostamp._monostamp"]  # run() imported monostamp
+    try:
+        joins: int = extension._state_file_info(state)[2]
+        return joins
+    except (OSError, ValueError):
+        return None
+
+
+def _python_of(command: List[str]) -> Optional[str]:
+    """The Python that CMD runs, if it is one: `python3 ...`, or a script
+    whose #! line names a Python (pytest, manage.py).  None otherwise."""
+    exe = shutil.which(command[0]) or command[0]
+    looks_python = re.compile(r"(python|pypy)[0-9.]*(\.exe)?")
+    if looks_python.fullmatch(os.path.basename(exe)):
+        return exe
+    try:
+        with open(exe, "rb") as f:
+            first = f.readline(256)
+    except OSError:
+        return None
+    words = first[2:].decode("utf-8", "replace").split() if first.startswith(b"#!") else []
+    if words and os.path.basename(words[0]) == "env" and len(words) > 1:
+        words = [shutil.which(words[1]) or words[1]]
+    if words and looks_python.fullmatch(os.path.basename(words[0])):
+        return words[0]
+    return None
+
+
+def _environment(python: str) -> str:
+    """Where a Python finds its packages, as far as its path tells: its venv
+    (whose python is a link to the base interpreter's, as other venvs' are),
+    else the interpreter itself."""
+    venv = os.path.dirname(os.path.dirname(os.path.abspath(python)))
+    if os.path.isfile(os.path.join(venv, "pyvenv.cfg")):
+        return os.path.realpath(venv)
+    return os.path.realpath(python)
+
+
+def nothing_joined(options: Options) -> str:
+    """The line said when no process of CMD joined the run's state file: what
+    most likely kept them away."""
+    if options.native:
+        # The preload joins as it loads, before main(): only a process
+        # it never loads into is missed.
+        cause = ("with --native too: CMD is statically linked (Go, musl) or set-user-ID, "
+                 "which LD_PRELOAD does not reach")
+    elif not options.patch:
+        cause = ("under --no-patch only processes that call monostamp join; --native "
+                 "reaches programs that are not Python")
+    else:
+        python = _python_of(options.command)
+        if python is None:
+            cause = ("a CMD that is not Python needs --native; a Python one needs monostamp "
+                     "installed for it (it is for {})".format(sys.executable))
+        elif _environment(shutil.which(python) or python) == _environment(sys.executable):
+            cause = ("{} never loaded monostamp's startup hook (run with -S or -I?)"
+                     .format(python))
+        else:
+            cause = "monostamp is not installed for {} (it is for {})".format(
+                python, sys.executable)
+    return "no process of CMD joined the run's sequence: " + cause
 
 
 def _fail(message: str, status: int) -> int:
@@ -175,14 +369,17 @@ def run(options: Options) -> int:
                                           if signum in FORWARDED else (lambda s, f: None))
     try:
         import monostamp
+        remove_stale_dirs(tempfile.gettempdir())
         try:
             state = options.shared or os.environ.get(SHARED)  # or an outer run's, the user's
             if state:
                 monostamp.Clock(shared=state)  # usable (created if missing) by every process
             else:
                 # A directory made just now, 0700: no earlier sequence used
-                # it, so the file starts at the real clock, not a lead bound ahead.
-                owned_dir = tempfile.mkdtemp(prefix="monostamp-run-")
+                # it, so the file starts at the real clock, not a lead bound
+                # ahead.  Its name says whose it is from its first instant.
+                owned_dir = tempfile.mkdtemp(
+                    prefix="{}{}-".format(RUN_DIR_PREFIX, runner_tag(os.getpid())))
                 state = os.path.join(owned_dir, "state")
                 monostamp.create_state_file(state)
         except (OSError, ValueError) as e:
@@ -191,6 +388,9 @@ def run(options: Options) -> int:
             env = child_environment(options, state, os.environ)
         except NativeUnavailable as e:
             return _fail(str(e), EXIT_RUNNER)
+        # Counted as CMD starts: the runner's own joins (an outer run's
+        # file, the check above) are before it.
+        joins = _joins(state)
         try:
             child = subprocess.Popen(options.command, env=env)
         except FileNotFoundError:
@@ -198,7 +398,13 @@ def run(options: Options) -> int:
         except OSError as e:  # EACCES, ENOEXEC, a directory ...
             return _fail("{}: cannot execute: {}".format(options.command[0], e.strerror or e),
                          EXIT_CANNOT_EXECUTE)
-        return _wait(child, pending)
+        status = _wait(child, pending)
+        after = _joins(state)
+        # Fewer than before: the file was replaced, and whoever made the
+        # new one may have joined it; unreadable: nothing to say.
+        if joins is not None and after == joins:
+            _fail(nothing_joined(options), status)
+        return status
     finally:
         for signum, handler in saved.items():
             signal.signal(signum, handler)
