@@ -51,7 +51,7 @@ DEPS := tools/install-deps.sh
 # Every target that is not a file: each has a `## ` line for make help.
 .PHONY: all lib deps help install clean lua demo \
         test test-all test-help test-c test-asan test-tsan test-header test-cxx test-exports \
-        test-python test-lua test-luajit test-preload \
+        test-python test-lua test-luajit test-preload test-perf \
         test-install test-pythons test-python-tsan test-lua53 test-lua-asan test-preload-asan \
         test-preload-tsan test-fuzz test-windows test-soak test-forky test-nginx \
         test-real-time-machine \
@@ -73,7 +73,7 @@ help: ## this list
 # the soak, and what needs root, a download or an install: the chroots,
 # nginx and the real suite.
 TEST_NATIVE := test-help test-c test-asan test-tsan test-header test-cxx test-install \
-               test-exports test-python test-lua test-luajit test-preload
+               test-exports test-python test-lua test-luajit test-preload test-perf
 # make dist and make test-dist stand for make test-pythons here: test-dist
 # runs the same lean suite on the other CPythons (3.10-3.13 and 3.14/3.15),
 # each on the wheel a user would install rather than on a gcc build, so CI
@@ -296,6 +296,24 @@ test-python: lua $(PY_WHEEL) ## the wheel of this tree (pip, no warning allowed)
 	    $(PYTHON) -m mypy.stubtest --allowlist stubtest-allowlist.txt monostamp
 test-pythons: lua ## the Python suite, leaner, on every other CPython 3.10+ on the machine, each in its venv
 	$(PY_TEST_ENV) tools/test-pythons.sh
+
+# The perf gate (tests/perf/gate.py, limits in tests/perf/limits.json):
+# each hot path's instructions per call, counted by callgrind beside its
+# anchor in the same run, as a ratio against its limit; the C, Lua and
+# preload paths against recorded counts; uuid7() and the import timed.
+# Then its self-check (tests/perf/test_gate.py): a module __getattr__ put
+# back into a copy of the package, and the extension built at -O0, each
+# fail it.  On
+# this tree's wheel (PY_UNPACKED); PERF_SITE=dir measures the monostamp
+# package in dir instead (an installed wheel's site-packages, with that
+# venv's PYTHON).
+PERF_SITE ?=
+test-perf: deps $(BUILD)/plain/libcore.a $(BUILD)/libmonostamp_preload.so lua $(if $(PERF_SITE),,$(PY_UNPACKED)/done) ## instructions per call of the hot paths against their anchors, counted by callgrind (tests/perf)
+	@$(PYTHON) tests/perf/gate.py --build $(BUILD) --python $(PYTHON) --lua $(LUA) \
+	    --site $(if $(PERF_SITE),$(PERF_SITE),$(PY_UNPACKED))
+	@MONOSTAMP_PERF_BUILD=$(abspath $(BUILD)) \
+	    MONOSTAMP_PERF_SITE=$(abspath $(if $(PERF_SITE),$(PERF_SITE),$(PY_UNPACKED))) \
+	    $(PYTHON) -m pytest -q -p no:cacheprovider tests/perf/test_gate.py
 
 # Lua: the C part is built into $(BUILD)/lua/monostamp/core.so; require
 # "monostamp" is bindings/lua/monostamp.lua, which loads it as monostamp.core

@@ -3,7 +3,8 @@
 # machine lacks: Debian packages with apt-get, Python packages with pip.
 # Says what it installs; does nothing when everything is present.
 # With --python, the Python packages alone (for PYTHON; the forky chroot's
-# venvs, whose Debian packages tools/test-forky.sh installs).
+# venvs, whose Debian packages tools/test-forky.sh installs); with --dist,
+# what make dist needs alone (below).
 set -eu
 
 PYTHON=${PYTHON:-python3}
@@ -17,6 +18,31 @@ need_deb() { # package probe
     esac
     debs="$debs $1"
 }
+install_debs() {
+    [ -n "$debs" ] || return 0
+    echo "install-deps: installing Debian packages:$debs"
+    sudo=""
+    [ "$(id -u)" = 0 ] || sudo="sudo"
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    # shellcheck disable=SC2086
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $debs >/dev/null
+}
+
+# --dist: what make dist needs for the targets it is asked for alone
+# (tools/dist-build.sh runs it): the wheels' gcc, the aarch64 cross gcc
+# when DIST_ARCHES (default x86_64 aarch64) has aarch64, mingw-w64 for the
+# Windows wheel unless DIST_NO_WINDOWS is set; its chroots' mmdebstrap
+# comes with them (tools/dist-chroot.sh), its pinned tools in a venv
+# (tools/dist-deps.sh).
+if [ "${1:-}" = --dist ]; then
+    need_deb gcc gcc
+    case " ${DIST_ARCHES:-x86_64 aarch64} " in
+        *" aarch64 "*) need_deb gcc-aarch64-linux-gnu aarch64-linux-gnu-gcc ;;
+    esac
+    [ -n "${DIST_NO_WINDOWS:-}" ] || need_deb gcc-mingw-w64-x86-64-posix x86_64-w64-mingw32-gcc
+    install_debs
+    exit 0
+fi
 need_deb gcc gcc
 need_deb g++ g++
 need_deb gcc-mingw-w64-x86-64-posix x86_64-w64-mingw32-gcc
@@ -46,18 +72,13 @@ need_deb libclang-rt-14-dev /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang
 need_deb tzdata /usr/share/zoneinfo/Europe/Berlin
 # libfaketime steps the wall clock under a child (tests/python/test_wall_step.py).
 need_deb faketime faketime
+# valgrind: make test-perf counts instructions with callgrind (its header, valgrind/callgrind.h, comes with it).
+need_deb valgrind valgrind
 
 if [ "${1:-}" = --python ]; then
     debs=""
 fi
-if [ -n "$debs" ]; then
-    echo "install-deps: installing Debian packages:$debs"
-    sudo=""
-    [ "$(id -u)" = 0 ] || sudo="sudo"
-    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    # shellcheck disable=SC2086
-    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $debs >/dev/null
-fi
+install_debs
 
 # Module to import, and the pip requirement that provides it.  setuptools 77
 # reads pyproject.toml's SPDX license string (make test-python builds without
