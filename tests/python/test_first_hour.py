@@ -191,7 +191,7 @@ def test_a_marker_typo_is_one_message_without_the_plugins_frames(pytester):
     out = result.stdout.str()
     assert "pytest_plugin.py" not in out, out
     result.stdout.fnmatch_lines([
-        "*@pytest.mark.monostamp(): unknown option 'strat' \u2014 did you mean 'start'?*",
+        "*@pytest.mark.monostamp(): unknown option 'strat': did you mean 'start'?*",
         "*@pytest.mark.monostamp(): zone='Europe/Berln' is not a zone this machine knows "
         "\u2014 did you mean 'Europe/Berlin'?*",
     ])

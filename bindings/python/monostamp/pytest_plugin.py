@@ -310,7 +310,7 @@ def _start_ns(start: object) -> int:
         return monostamp.Stamp.fromisoformat(start).utc_ns
     if isinstance(start, _datetime.datetime):
         if start.tzinfo is None or start.utcoffset() is None:
-            raise ValueError("@pytest.mark.monostamp(): start={!r} is a naive datetime — "
+            raise ValueError("@pytest.mark.monostamp(): start={!r} is a naive datetime: "
                              "give it a tzinfo (tzinfo=timezone.utc)".format(start))
         delta = start - _datetime.datetime(1970, 1, 1, tzinfo=_datetime.timezone.utc)
         return (delta.days * 86400 + delta.seconds) * 10**9 + delta.microseconds * 1000
@@ -334,16 +334,16 @@ def _marker_clock(request: pytest.FixtureRequest) -> monostamp.Clock:
     options = dict(marker.kwargs) if marker is not None else {}
     if marker is not None and marker.args:
         raise TypeError("@pytest.mark.monostamp(): takes keyword arguments only, not {!r} "
-                        "— name them: {}".format(marker.args[0], ", ".join(
+                        "; name them: {}".format(marker.args[0], ", ".join(
                             o + "=" for o in _MARKER_OPTIONS)))
     unknown = sorted(set(options) - set(_MARKER_OPTIONS))
     if unknown:
         near = difflib.get_close_matches(unknown[0], _MARKER_OPTIONS, 1)
-        raise TypeError("@pytest.mark.monostamp(): unknown option {!r} — {}".format(
+        raise TypeError("@pytest.mark.monostamp(): unknown option {!r}: {}".format(
             unknown[0], "did you mean {!r}?".format(near[0]) if near else
             "the options are " + ", ".join(_MARKER_OPTIONS)))
     if not isinstance(options.get("patch", False), bool):
-        raise TypeError("@pytest.mark.monostamp(): patch={!r} is not a bool — give True "
+        raise TypeError("@pytest.mark.monostamp(): patch={!r} is not a bool: give True "
                         "or False".format(options["patch"]))
     start = options.get("start")
     start_ns = EPOCH_2000_NS if start is None else _start_ns(start)
