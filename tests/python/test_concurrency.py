@@ -226,7 +226,9 @@ def test_threads_draw_while_others_wait_for_the_lead_bound(tmp_path):
     # where a data race in the core can show, and where the TSan build
     # (make test-python-tsan) can see it.  Two waiters on a file pushed
     # ahead wait out the push; meanwhile two drawers stamp (one on the same
-    # file, unbounded so that it never waits, one on a private clock) and a
+    # file, a manual clock: its readings are its own, so the file's bound,
+    # which the waiters set, does not hold it, and it never waits; one on a
+    # private clock) and a
     # meddler changes a waiter's policy and reads the counters.  The drawers
     # start only once both waiters are in their waits, and draw until one
     # is back: the overlap is certain, not hoped for.
@@ -236,7 +238,7 @@ def test_threads_draw_while_others_wait_for_the_lead_bound(tmp_path):
                    shared=path, max_lead_ns=1_000_000)
     pushed = pusher.time_ns()
     waiters = [Clock(shared=path, max_lead_ns=bound) for _ in range(2)]
-    same_file = Clock(shared=path, max_lead_ns=0)
+    same_file = Clock(source="manual", start_ns=0, shared=path, max_lead_ns=0)
     private = Clock()
     waited = [None, None]
     drawn = [[], []]
