@@ -222,9 +222,11 @@ windows-wheel: ## the win_amd64 wheel for CPython 3.13 in dist/, cross-built wit
 
 # ---------------------------------------------------------------- make dist
 # make dist: DIST (dist/) gets the sdist, a manylinux_2_17 wheel for each
-# CPython 3.10-3.15 on x86_64 and aarch64 (zig's clang from the pinned
-# ziglang package, repaired and checked by the pinned auditwheel;
-# tools/dist-build.sh; nothing under qemu) and the Windows wheel.  make
+# CPython 3.10-3.15 on x86_64 and aarch64 (gcc against glibc 2.17's
+# headers from the pinned ziglang package, linked by zig, repaired and
+# checked by the pinned auditwheel; tools/dist-build.sh, which installs
+# what the asked-for wheels need itself; nothing under qemu) and the
+# Windows wheel.  make
 # test-dist installs each with pip --no-index --only-binary=:all: where no
 # compiler is reachable and runs the Python suite on the x86_64 ones
 # (3.14/3.15 in a compiler-free forky chroot; DIST_TEST_FULL="3.10 3.15"
@@ -237,7 +239,7 @@ windows-wheel: ## the win_amd64 wheel for CPython 3.13 in dist/, cross-built wit
 # DIST_TEST_PYTEST_ARGS="-n 2" on a loaded 2-core VM (docs/testing.md).
 # Both need root (cached chroots).
 DIST ?= dist
-dist: deps ## dist/: the sdist, manylinux_2_17 wheels for CPython 3.10-3.15 (x86_64, aarch64), the Windows wheel (root)
+dist: ## dist/: the sdist, manylinux_2_17 wheels for CPython 3.10-3.15 (x86_64, aarch64), the Windows wheel (root)
 	@tools/dist-build.sh $(BUILD) $(DIST)
 test-dist: ## each wheel of dist/ installed where no compiler is reachable and tested; the sdist's suite (root)
 	@tools/dist-test.sh $(BUILD) $(DIST)

