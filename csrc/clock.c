@@ -472,8 +472,11 @@ static MONOSTAMP__ALWAYS_INLINE int next_once(monostamp__clock *clock, enum grai
     if (grain == GRAIN_US && policy == MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT)
         policy = MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT;
     rc = settle(clock, policy, reading, bound, try_kind, out_ns);
-    if (grain == GRAIN_US && rc == MONOSTAMP_OK)
-        *out_ns = floor_us(*out_ns); /* allowDuplicates' max(r, last) */
+    /* The forcing policies' µs stamps are whole already; allowDuplicates'
+     * max(r, last) may hold a ns stamp of another clock on the state. */
+    if (grain == GRAIN_US && rc == MONOSTAMP_OK &&
+        MONOSTAMP__UNLIKELY(policy == MONOSTAMP_MONOTONIC_ALLOW_DUPLICATES))
+        *out_ns = floor_us(*out_ns);
     return rc;
 }
 
