@@ -324,9 +324,11 @@ def manual_clock(request: pytest.FixtureRequest) -> monostamp.Clock:
     try:
         return _marker_clock(request)
     except (TypeError, ValueError) as e:
-        # The marker is the user's mistake: its message alone, without
-        # the plugin's frames.
-        pytest.fail(str(e), pytrace=False)
+        message = str(e)
+    # The marker is the user's mistake: its message alone, once, without the
+    # plugin's frames (failed outside the except block, so that no
+    # "During handling of the above exception" repeats it).
+    pytest.fail(message, pytrace=False)
 
 
 def _marker_clock(request: pytest.FixtureRequest) -> monostamp.Clock:
