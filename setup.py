@@ -41,8 +41,9 @@ ext = Extension(
 
 class build_ext_and_preload(build_ext):
     """Builds the extension, then libmonostamp_preload.so into the package
-    (monostamp/libmonostamp_preload.so) on Linux, for `monostamp run
-    --native`: a plain shared library, not an extension, made by the same
+    (monostamp/_native/libmonostamp_preload.so, a directory no module finder
+    reads) on Linux, for `monostamp run --native` and `monostamp
+    preload-path`: a plain shared library, not an extension, made by the same
     compiler from preload/ and its own copy of the core, whose clock_gettime
     calls are renamed so that they never bind to the preload's own export
     (the Makefile's preload block does the same; docs/preload.md)."""
@@ -63,9 +64,14 @@ class build_ext_and_preload(build_ext):
         own = self.compiler.compile(
             ext_build.preload_sources(), output_dir=temp,
             include_dirs=ext_build.PRELOAD_INCLUDE_DIRS, extra_postargs=flags)
-        out = os.path.join(self.build_lib, "monostamp", ext_build.PRELOAD_NAME)
-        if self.inplace:
-            out = os.path.join("bindings", "python", "monostamp", ext_build.PRELOAD_NAME)
+        package = os.path.join("bindings", "python", "monostamp") if self.inplace else \
+            os.path.join(self.build_lib, "monostamp")
+        out = os.path.join(package, ext_build.PRELOAD_DIR, ext_build.PRELOAD_NAME)
+        # A build from before the move left the library at the package's
+        # root, from where it would go into the wheel beside the new one.
+        stale = os.path.join(package, ext_build.PRELOAD_NAME)
+        if os.path.exists(stale):
+            os.remove(stale)
         self.compiler.link_shared_object(
             own + core, out, libraries=libraries, extra_postargs=ext_build.PRELOAD_LDFLAGS)
 

@@ -43,6 +43,11 @@ POSIX_LIBRARIES = ["pthread", "dl"] if sys.platform.startswith("linux") else ["p
 # core, whose clock_gettime calls are renamed so that they never bind to
 # the preload's own export (the Makefile's preload block does the same).
 PRELOAD_NAME = "libmonostamp_preload.so"
+# Its directory in the package: one without __init__.py, so that no module
+# finder (pkgutil.iter_modules, pydoc -k) lists the library as a module
+# named libmonostamp_preload whose import fails (monostamp/_run.py's
+# library_path() looks there).
+PRELOAD_DIR = "_native"
 PRELOAD_CORE_DEFINES = ["MONOSTAMP_PRELOAD_BUILD",
                         "clock_gettime=monostamp_preload__next_clock_gettime"]
 PRELOAD_INCLUDE_DIRS = ["csrc", "preload"]

@@ -95,9 +95,13 @@ def main(extension, tag, outdir, *libraries):
         if entry.endswith((".py", ".pyi")) or entry == "py.typed":
             with open(os.path.join(PACKAGE, entry), "rb") as f:
                 files["monostamp/" + entry] = f.read()
-    for path in (extension,) + libraries:
+    with open(extension, "rb") as f:
+        files["monostamp/" + os.path.basename(extension)] = f.read()
+    # The libraries in a directory without __init__.py, where no module
+    # finder takes them for modules (tools/ext_build.py's PRELOAD_DIR).
+    for path in libraries:
         with open(path, "rb") as f:
-            files["monostamp/" + os.path.basename(path)] = f.read()
+            files["monostamp/%s/%s" % (ext_build.PRELOAD_DIR, os.path.basename(path))] = f.read()
     # The MONOSTAMP_PATCH startup hook, at the root of site-packages (setup.py's build_py).
     with open(os.path.join(REPO, "bindings", "python", PTH), "rb") as f:
         files[PTH] = f.read()

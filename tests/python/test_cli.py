@@ -1,8 +1,12 @@
 """python -m monostamp: each output form, unique lines, the state file
 joined, and exit status 2 (bad arguments) or 1 (an unusable state file);
 memory flat at any --count, a quiet stop when the reader goes (`| head`),
-one line and status 1 when standard output is closed or full."""
+one line and status 1 when standard output is closed or full; --help under
+the name it was called by (`monostamp`, `python -m monostamp`), listing the
+commands; `preload-path`, docs/preload.md's recipe with it, and one line and
+status 1 where no library is shipped."""
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -264,3 +268,164 @@ def test_help_lists_every_exit_status():
     for status in ("0 all written", "1 the state file", "2 bad arguments", "141 the reader",
                    "130 interrupted"):
         assert status in text, text
+
+
+# ------------------------------------------------- the name it was called by
+
+def installed_script():
+    """The installed `monostamp` console script, or None (an unpacked wheel
+    on the path has none)."""
+    import shutil
+    return shutil.which("monostamp", path=os.path.dirname(sys.executable))
+
+
+def console_script():
+    """The `monostamp` command: the console script, or where there is none,
+    what that script runs."""
+    script = installed_script()
+    if script is not None:
+        return [script]
+    return [sys.executable, "-c", "import sys; from monostamp.__main__ import main; "
+            "sys.exit(main())"]
+
+
+@pytest.mark.parametrize("name,command", [
+    ("monostamp", None), ("python -m monostamp", COMMAND)], ids=["monostamp", "python -m"])
+def test_help_says_the_name_it_was_called_by_and_lists_the_commands(name, command):
+    done = subprocess.run([*(command or console_script()), "--help"], capture_output=True,
+                          universal_newlines=True, timeout=60)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("usage: %s [-h] " % name), done.stdout
+    # Each command in the usage, under the name, and in a list with what it does.
+    assert "       %s run [OPTIONS] [--] CMD [ARGS...]" % name in lines, done.stdout
+    assert "       %s preload-path" % name in lines, done.stdout
+    listed = lines[lines.index("commands:") + 1:]
+    assert [line.split()[0] for line in listed if line.startswith("  ") and
+            not line.startswith("   ")] == ["run", "preload-path"], done.stdout
+    other = "python -m monostamp" if name == "monostamp" else "usage: monostamp"
+    assert other not in done.stdout, done.stdout
+
+
+def test_a_usage_error_names_the_console_script():
+    done = subprocess.run([*console_script(), "--count", "0"], capture_output=True,
+                          universal_newlines=True, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("usage: monostamp [-h] "), done.stderr
+    assert "monostamp: error: argument --count/-n: invalid count '0'" in done.stderr
+    assert "python -m" not in done.stderr
+
+
+def test_ns_with_digits_is_one_ascii_line():
+    done = run("--ns", "--digits", "3")
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (
+        "python -m monostamp: error: --digits shapes ISO 8601 text, which --ns does not "
+        "print: drop one of them")
+
+
+# ------------------------------------------------------------- preload-path
+
+LINUX_ONLY = pytest.mark.skipif(not sys.platform.startswith("linux"),
+                                reason="the preload library is built on Linux only")
+
+
+@LINUX_ONLY
+@pytest.mark.parametrize("name,command", [
+    ("monostamp", None), ("python -m monostamp", COMMAND)], ids=["monostamp", "python -m"])
+def test_preload_path_prints_the_shipped_library(name, command):
+    from monostamp import _run
+    done = subprocess.run([*(command or console_script()), "preload-path"],
+                          capture_output=True, universal_newlines=True, timeout=60)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    path = done.stdout[:-1]
+    assert done.stdout == path + "\n" and "\n" not in path
+    assert os.path.isabs(path) and os.path.isfile(path) and path == _run.library_path()
+    assert os.path.basename(path) == "libmonostamp_preload.so"
+    package = os.path.dirname(os.path.abspath(monostamp.__file__))
+    assert os.path.dirname(path) in (package, os.path.join(package, "_native"))
+
+
+def preload_recipe():
+    """docs/preload.md's recipe for a pip user: the ```sh block that runs
+    `monostamp preload-path`."""
+    from conftest import REPO
+    text = (REPO / "docs" / "preload.md").read_text(encoding="utf-8")
+    blocks = [b for b in re.findall(r"```sh\n(.*?)```", text, re.S) if "preload-path" in b]
+    assert len(blocks) == 1, blocks
+    return blocks[0]
+
+
+@LINUX_ONLY
+def test_preload_path_in_the_docs_recipe_stamps_from_the_state_file(tmp_path):
+    # Run as written, `monostamp` this install's (its console script, or
+    # python -m where there is none), the command 100 readings of
+    # date +%s%N.  The state file the recipe names exists, and its next
+    # stamp is the last reading's + 1, only if the library that `monostamp
+    # preload-path` printed was loaded and drew the readings from it.
+    recipe = preload_recipe().replace("your-command", "sh -c 'i=0; while [ $i -lt 100 ]; "
+                                      "do date +%s%N; i=$((i+1)); done'")
+    script = installed_script()
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    for name in ("LD_PRELOAD", "MONOSTAMP_SHARED", "MONOSTAMP_PATCH"):
+        env.pop(name, None)
+    if script is not None:
+        env["PATH"] = os.path.dirname(script) + os.pathsep + env.get("PATH", "")
+    else:
+        recipe = 'monostamp() { "%s" -m monostamp "$@"; }\n%s' % (sys.executable, recipe)
+    done = subprocess.run(["sh", "-ec", recipe], capture_output=True, universal_newlines=True,
+                          timeout=120, env=env, cwd=tmp_path)
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    readings = [int(x) for x in done.stdout.split()]
+    assert len(readings) == 100 and all(a < b for a, b in zip(readings, readings[1:]))
+    states = list(tmp_path.glob("*/state"))
+    assert len(states) == 1, states
+    frozen = monostamp.Clock(source="manual", start_ns=0, max_lead_ns=0, shared=states[0])
+    assert frozen.time_ns() == readings[-1] + 1
+
+
+def test_preload_path_where_there_is_none_is_one_line_and_status_1(tmp_path):
+    # A copy of the installed package without the library: an install built
+    # without it, as an sdist built by a setup.py that does not make it is.
+    import shutil
+    package = os.path.dirname(os.path.abspath(monostamp.__file__))
+    copy = tmp_path / "site" / "monostamp"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns(
+        "_native", "libmonostamp_preload.so", "__pycache__"))
+    env = dict(os.environ, PYTHONPATH=str(tmp_path / "site"))
+    env.pop("MONOSTAMP_PATCH", None)
+    done = subprocess.run([*COMMAND, "preload-path"], capture_output=True,
+                          universal_newlines=True, timeout=60, env=env, cwd=tmp_path)
+    assert done.returncode == 1 and done.stdout == "", done.stdout
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("python -m monostamp preload-path: no libmonostamp_preload.so "
+                               "in %s: " % (copy / "_native")), lines[0]
+    assert lines[0].isascii()
+
+
+def test_preload_path_off_linux_says_so(monkeypatch, tmp_path, capsys):
+    from monostamp import _run
+    from monostamp.__main__ import main
+    monkeypatch.setattr(_run, "__file__", str(tmp_path / "_run.py"))
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert main(["preload-path"]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err == (
+        "monostamp preload-path: no libmonostamp_preload.so in %s: the preload library is "
+        "built for Linux only, and this is darwin\n" % (tmp_path / "_native"))
+
+
+@pytest.mark.parametrize("args", [["x"], ["--native"], ["--help", "x"]])
+def test_preload_path_takes_no_arguments(args):
+    done = run("preload-path", *args)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.splitlines()[-1] == (
+        "python -m monostamp preload-path: error: it takes no arguments, not %r" % args[0])
+
+
+def test_preload_path_help():
+    done = run("preload-path", "--help")
+    assert done.returncode == 0 and done.stderr == ""
+    assert done.stdout.startswith("usage: python -m monostamp preload-path\n")
+    assert 'LD_PRELOAD="$(python -m monostamp preload-path)"' in done.stdout

@@ -188,3 +188,101 @@ def test_snippets_pass_mypy_strict(tmp_path):
         [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(cache), *names],
         cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+# ------------------------------------------------------ the Lua and sh blocks
+
+def blocks(path, language):
+    """The ```language blocks of one Markdown file, as written."""
+    text = path.read_text(encoding="utf-8")
+    return re.findall(r"^```%s\n(.*?)^```" % re.escape(language), text, re.S | re.M)
+
+
+README_LUA = blocks(REPO / "README.md", "lua")
+
+
+def run_lua(code, tmp_path):
+    lua, env = lua_env()
+    return subprocess.run([lua, "-"], input=code, cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=60)
+
+
+@pytest.mark.parametrize("block", README_LUA, ids=["README.md lua %d" % i
+                                                   for i in range(len(README_LUA))])
+def test_readme_lua_block_runs(block, tmp_path):
+    done = run_lua(block, tmp_path)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.skipif(sys.platform == "win32",
+                    reason="the zone database is not walked for suggestions on Windows")
+def test_readme_lua_block_with_a_zone_typo_says_did_you_mean(tmp_path):
+    # The binding returns nil, message for a zone it cannot find: the block
+    # shows that message, not "attempt to index a nil value" further on.
+    with_zone = [b for b in README_LUA if 'zone = "Europe/Berlin"' in b]
+    assert len(with_zone) == 1, README_LUA
+    done = run_lua(with_zone[0].replace('zone = "Europe/Berlin"', 'zone = "Europe/Berln"'),
+                   tmp_path)
+    assert done.returncode != 0
+    assert "zone 'Europe/Berln' is not a zone this machine knows" in done.stderr, done.stderr
+    assert "did you mean 'Europe/Berlin'?" in done.stderr, done.stderr
+    assert "attempt to index" not in done.stderr, done.stderr
+
+
+#: A word `busted` run as a command: not a path's last part (/usr/bin/busted)
+#: nor a module's name (busted.runner).
+BARE_BUSTED = re.compile(r"(?<![\w/.-])busted(?![\w.-])")
+
+
+def commands_in(path):
+    """The code of one Markdown file that runs something: each line of its
+    ```sh blocks, and each `code span` of more than one word."""
+    text = path.read_text(encoding="utf-8")
+    lines = [line for block in blocks(path, "sh") for line in block.splitlines()]
+    prose = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+    return lines + [span for span in re.findall(r"`([^`\n]+)`", prose) if " " in span]
+
+
+def test_every_busted_command_names_its_interpreter():
+    # Debian's busted starts `lua` from the PATH (Lua 5.3 or LuaJIT there),
+    # which cannot load the module built for Lua 5.4.
+    bare = ["%s: %s" % (path.name, code) for path in DOCUMENTS for code in commands_in(path)
+            if BARE_BUSTED.search(code)]
+    assert bare == []
+
+
+def monostamp_on_the_path(env):
+    """A shell prelude and `env` in which `monostamp` is this install's: its
+    console script, or python -m where there is none."""
+    import shutil
+    script = shutil.which("monostamp", path=os.path.dirname(sys.executable))
+    if script is not None:
+        env["PATH"] = os.path.dirname(script) + os.pathsep + env.get("PATH", "")
+        return ""
+    return 'monostamp() { "%s" -m monostamp "$@"; }\n' % sys.executable
+
+
+def test_lua_md_busted_commands_run_the_docs_spec(tmp_path):
+    # Each ```sh block of docs/lua.md that runs busted, as written, on the
+    # page's own example spec, under the preload.
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the preload library is built on Linux only")
+    if not os.path.exists("/usr/bin/busted"):
+        pytest.skip("no busted at /usr/bin/busted (Debian's lua-busted)")
+    lua_md = REPO / "docs" / "lua.md"
+    commands = [b for b in blocks(lua_md, "sh") if "busted" in b]
+    specs = [b for b in blocks(lua_md, "lua") if "describe(" in b and "monostamp.testing" in b]
+    assert len(commands) == 2 and len(specs) == 1, (commands, specs)
+    (tmp_path / "spec").mkdir()
+    (tmp_path / "spec" / "orders_spec.lua").write_text(specs[0], encoding="utf-8")
+    _, env = lua_env()
+    env["TMPDIR"] = str(tmp_path)
+    for name in ("MONOSTAMP_SHARED", "MONOSTAMP_PATCH", "LD_PRELOAD"):
+        env.pop(name, None)
+    prelude = monostamp_on_the_path(env)
+    for command in commands:
+        done = subprocess.run(["sh", "-ec", prelude + command], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, command + done.stdout + done.stderr
+        assert "2 successes / 0 failures / 0 errors" in done.stdout, command + done.stdout
+        assert done.stderr == "", command + done.stderr

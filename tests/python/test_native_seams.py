@@ -435,6 +435,7 @@ def test_recipe_on_a_fresh_directory(doc, recipe, c_programs, tmp_path):
                                                          shlex.quote(str(probe))),
     }
     script = recipe.replace("/usr/local/lib/libmonostamp_preload.so", shlex.quote(LIBRARY))
+    script = script.replace('"$(monostamp preload-path)"', shlex.quote(LIBRARY))
     script = script.replace("/tmp/stamps", shlex.quote(str(tmp_path / "stamps")))
     known = [placeholder for placeholder in commands if placeholder in script]
     assert len(known) == 1, "%s: a recipe whose command the test does not know:\n%s" % (

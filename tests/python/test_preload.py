@@ -271,6 +271,50 @@ def test_library_path_missing_is_one_line(monkeypatch, tmp_path):
     assert "\n" not in str(err.value) and "libmonostamp_preload.so" in str(err.value)
 
 
+@pytest.mark.parametrize("places,found", [(["_native"], "_native"), ([""], None)],
+                         ids=["_native", "the package itself"])
+def test_library_path_is_in_native_alone(monkeypatch, tmp_path, places, found):
+    # _native/, where no module finder sees it; a library at the package's
+    # own directory (where builds put it before) is not used.
+    package = tmp_path / "monostamp"
+    for place in places:
+        (package / place).mkdir(parents=True, exist_ok=True)
+        (package / place / "libmonostamp_preload.so").write_bytes(b"")
+    monkeypatch.setattr(_run, "__file__", str(package / "_run.py"))
+    if found is None:
+        with pytest.raises(_run.NativeUnavailable):
+            _run.library_path()
+    else:
+        assert _run.library_path() == str(package / found / "libmonostamp_preload.so")
+
+
+@pytest.mark.parametrize("name", ["site packages", "site:packages"])
+def test_library_path_that_ld_preload_cannot_carry_is_one_line(monkeypatch, tmp_path, name):
+    # The loader splits LD_PRELOAD at spaces and colons: a path holding one
+    # would load nothing, silently.
+    package = tmp_path / name / "monostamp"
+    (package / "_native").mkdir(parents=True)
+    (package / "_native" / "libmonostamp_preload.so").write_bytes(b"")
+    monkeypatch.setattr(_run, "__file__", str(package / "_run.py"))
+    with pytest.raises(_run.NativeUnavailable) as err:
+        _run.library_path()
+    assert "\n" not in str(err.value) and "LD_PRELOAD cannot carry" in str(err.value)
+    assert repr(str(package / "_native" / "libmonostamp_preload.so")) in str(err.value)
+
+
+def test_every_module_a_finder_lists_imports():
+    # pydoc -k and pkgutil.iter_modules list what they find in the package:
+    # the library, in _native/, is not among them.
+    import importlib
+    import pkgutil
+
+    import monostamp
+    names = [m.name for m in pkgutil.iter_modules(monostamp.__path__)]
+    assert "libmonostamp_preload" not in names, names
+    for name in names:
+        importlib.import_module("monostamp." + name)
+
+
 @needs_library
 def test_run_native(tmp_path):
     # The run's fresh state file starts at the real clock: the values are

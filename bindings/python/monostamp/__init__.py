@@ -10,6 +10,13 @@ extension's objects re-exported unwrapped (the hot path).  No module
 __getattr__ (PEP 562): CPython does not specialise attribute reads on a module
 whose namespace holds one, which made every monostamp.now() cost a third more
 than time.time_ns().  See docs/python.md.
+
+PYTEST_DONT_REWRITE: pytest marks the plugin's package for assertion
+rewriting as it starts, and warns that it cannot when the package is already
+imported, which the MONOSTAMP_PATCH startup hook does first in every process
+of `pytest --monostamp-patch -n N` and `monostamp run -- pytest`.  This
+marker tells pytest the package's own asserts are not to be rewritten, so it
+has nothing to warn about; test modules are rewritten as before.
 """
 from . import _monostamp
 from ._monostamp import (  # noqa: F401  (re-exported, unwrapped: the hot path)

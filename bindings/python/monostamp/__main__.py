@@ -1,15 +1,21 @@
-"""python -m monostamp: unique timestamps and ids for shell scripts (docs/python.md).
+"""monostamp, or python -m monostamp: unique timestamps and ids for shell
+scripts, and its two commands (docs/python.md).
 
-    $ python -m monostamp --count 3 --digits 6 --zone UTC --z
-    $ python -m monostamp run -- python manage.py test --parallel 4   # monostamp/_run.py
+    $ monostamp --count 3 --digits 6 --zone UTC --z
+    $ monostamp run -- python manage.py test --parallel 4   # monostamp/_run.py
+    $ LD_PRELOAD="$(monostamp preload-path)" MONOSTAMP_SHARED="$dir/state" make check
 
-Each line is the next stamp of one clock; the epilog below gives the exit status.
+Each line is the next stamp of one clock; the epilog below gives the exit
+status.  Usage and messages name the command as it was called: `monostamp`
+(the console script calls main()) or `python -m monostamp` (this file run as
+__main__ passes that name).
 """
 import argparse
 import errno
 import os
 import signal
 import sys
+import textwrap
 import types
 from typing import Callable, List, Optional, TextIO, Union
 
@@ -36,16 +42,56 @@ def _digits(text: str) -> int:
     return d
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="python -m monostamp",
-        description="Print the next unique timestamp(s) as ISO 8601 text, integer ns, "
-                    "or UUIDv7 ids, one per line.",
-        epilog="Exit status: 0 all written (also --help, --version); 1 the state "
+#: The name the console script is called by; `python -m monostamp` passes its own.
+PROG = "monostamp"
+
+#: The commands beside the printing form, each a word that comes first:
+#: (name, its arguments in the usage, what it does).
+COMMANDS = (
+    ("run", "[OPTIONS] [--] CMD [ARGS...]",
+     "run CMD with one state file in MONOSTAMP_SHARED and MONOSTAMP_PATCH=1: every "
+     "Python process it starts patches datetime.now() & co. and draws from one "
+     "sequence; --native preloads the library below as well (see: {prog} run --help)"),
+    ("preload-path", "",
+     "print the absolute path of the preload library this install ships, for "
+     "LD_PRELOAD (docs/preload.md); where there is none, one line on stderr "
+     "saying why, status 1"),
+)
+
+DESCRIPTION = ("Print the next unique timestamp(s) as ISO 8601 text, integer ns, or "
+               "UUIDv7 ids, one per line.")
+EXIT_STATUS = ("exit status: 0 all written (also --help, --version); 1 the state "
                "file (missing directory, not yours, not a state file) or standard "
                "output cannot be used (one line on stderr); 2 bad arguments; 141 the "
                "reader went before the end (as with seq | head); 130 interrupted "
                "(Ctrl-C).")
+#: Where argparse starts the help of the options ("  --count N, -n N" and two
+#: spaces), so the commands' help lines up with it; and the width to wrap to.
+HELP_COLUMN, WIDTH = 19, 78
+
+
+def _commands_help(prog: str) -> str:
+    """The commands as argparse lists options: name, then its help in a column."""
+    lines = ["commands:"]
+    for name, _, text in COMMANDS:
+        body = textwrap.wrap(text.format(prog=prog), WIDTH - HELP_COLUMN)
+        head = "  " + name
+        if len(head) < HELP_COLUMN - 1:
+            lines.append(head.ljust(HELP_COLUMN) + body.pop(0))
+        else:
+            lines.append(head)
+        lines += [" " * HELP_COLUMN + line for line in body]
+    return "\n".join(lines)
+
+
+def parser(prog: str = PROG) -> argparse.ArgumentParser:
+    """The printing form's parser; its usage and help name the commands too."""
+    # Raw text: the commands are laid out in columns, which argparse's own
+    # filling of the epilog would run together.
+    p = argparse.ArgumentParser(
+        prog=prog, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=textwrap.fill(DESCRIPTION, WIDTH),
+        epilog=_commands_help(prog) + "\n\n" + textwrap.fill(EXIT_STATUS, WIDTH))
     form = p.add_mutually_exclusive_group()
     form.add_argument("--ns", action="store_true",
                       help="print integer nanoseconds since the epoch")
@@ -63,15 +109,62 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--shared", metavar="PATH",
                    help="a state file shared with other processes (created if missing)")
     p.add_argument("--version", action="version", version="monostamp " + monostamp.__version__)
+    # The printing form as argparse words it, then one line per command, so
+    # that --help and a usage error alike show every way to call it.  Worded
+    # without colour (Python 3.14's argparse colours for a terminal on stdout),
+    # since the text may be printed elsewhere, to a file on stderr, say.
+    color = getattr(p, "color", None)
+    if color is not None:
+        setattr(p, "color", False)
+    printing = p.format_usage()[len("usage: "):].rstrip("\n")
+    if color is not None:
+        setattr(p, "color", color)
+    p.usage = "\n       ".join([printing] + [" ".join(filter(None, (prog, name, args)))
+                                             for name, args, _ in COMMANDS])
     return p
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+PRELOAD_PATH_HELP = """usage: {prog} preload-path
+
+Prints the absolute path of the preload library (libmonostamp_preload.so)
+that this install of monostamp ships, for LD_PRELOAD:
+
+  LD_PRELOAD="$({prog} preload-path)" MONOSTAMP_SHARED="$dir/state" CMD
+
+exit status: 0 printed; 1 there is none (not Linux, or a build without
+it) or standard output cannot be written, one line on stderr saying why;
+2 bad arguments."""
+
+
+def _preload_path(prog: str, args: List[str]) -> int:
+    """`preload-path`: the library's path on stdout, or why there is none."""
+    name = prog + " preload-path"
+    if args in (["-h"], ["--help"]):
+        print(PRELOAD_PATH_HELP.format(prog=prog))
+        return 0
+    if args:
+        print("usage: %s\n%s: error: it takes no arguments, not %r" % (name, name, args[0]),
+              file=sys.stderr)
+        return 2
+    from . import _run
+    try:
+        path = _run.library_path()
+    except _run.NativeUnavailable as e:
+        print("%s: %s" % (name, e), file=sys.stderr)
+        return 1
+    # Through _write: a closed or full stdout is one line and status 1, not
+    # an empty LD_PRELOAD with status 0.
+    return _write(name, lambda n: path + "\n", 1)
+
+
+def main(argv: Optional[List[str]] = None, prog: str = PROG) -> int:
     words = sys.argv[1:] if argv is None else argv
     if words[:1] == ["run"]:
         from . import _run
         return _run.main(words[1:])
-    p = parser()
+    if words[:1] == ["preload-path"]:
+        return _preload_path(prog, words[1:])
+    p = parser(prog)
     args = p.parse_args(words)
     # --digits, --z and --zone shape ISO text, which --ns and --uuid7 do
     # not print: asked together, one of them would be ignored.
@@ -80,7 +173,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                                             ("--z", args.z), ("--zone", args.zone is not None))
                    if given]
         if shaping:
-            p.error("%s shapes ISO 8601 text, which %s does not print \u2014 drop one of them"
+            p.error("%s shapes ISO 8601 text, which %s does not print: drop one of them"
                     % (shaping[0], "--ns" if args.ns else "--uuid7"))
     if args.digits is None:
         args.digits = 9
@@ -200,4 +293,5 @@ def _silence(out: TextIO) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run as python -m monostamp: usage and messages say so.
+    sys.exit(main(prog="python -m monostamp"))

@@ -57,6 +57,10 @@ EXIT_RUNNER, EXIT_CANNOT_EXECUTE, EXIT_NOT_FOUND = 125, 126, 127
 SHARED, PATCH, GRAIN = "MONOSTAMP_SHARED", "MONOSTAMP_PATCH", "MONOSTAMP_GRAIN"
 GRAINS = ("ns", "us")  # the preload's (docs/preload.md); ns is its default
 LIBRARY = "libmonostamp_preload.so"  # shipped in the package (setup.py, on Linux)
+#: The package's directory that holds it: one without __init__.py, so that no
+#: module finder (pkgutil.iter_modules, pydoc -k) lists the library as a
+#: module named libmonostamp_preload whose import fails.
+NATIVE_DIR = "_native"
 #: Passed on to CMD: what a service manager or a parent sends the runner.
 FORWARDED = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
                   if hasattr(signal, name))
@@ -148,21 +152,36 @@ def child_environment(options: Options, state_path: str,
 
 
 def library_path() -> str:
-    """The absolute path of the shipped libmonostamp_preload.so."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), LIBRARY)
-    if not os.path.isfile(path):
-        raise NativeUnavailable(
-            "monostamp: %s is not installed beside %s (this build has no preload library)"
-            % (LIBRARY, os.path.dirname(path)))
-    return path
+    """The absolute path of the libmonostamp_preload.so this install ships,
+    as LD_PRELOAD can carry it (`monostamp preload-path` prints it); where
+    there is none, NativeUnavailable saying why in one line."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    # In a directory without __init__.py, where no module finder takes it
+    # for a module (setup.py, tools/pack_wheel.py).
+    places = [os.path.join(package, NATIVE_DIR, LIBRARY)]
+    found = [path for path in places if os.path.isfile(path)]
+    if not found:
+        if sys.platform.startswith("linux"):
+            why = ("this install was built without the preload library (make builds one: "
+                   "build/libmonostamp_preload.so)")
+        else:
+            why = "the preload library is built for Linux only, and this is " + sys.platform
+        raise NativeUnavailable("no %s in %s: %s" % (LIBRARY, os.path.dirname(places[0]), why))
+    # The loader splits LD_PRELOAD at every space and colon, with no way to
+    # escape one: such a path would preload pieces of it, which do not exist.
+    if " " in found[0] or ":" in found[0]:
+        raise NativeUnavailable("%s is at %r, whose space or colon LD_PRELOAD cannot "
+                                "carry: install monostamp where the path has neither"
+                                % (LIBRARY, found[0]))
+    return found[0]
 
 
 def with_preload(env: Mapping[str, str]) -> Dict[str, str]:
     """A copy of `env` with the library first in LD_PRELOAD, ahead of what is
     there already (a libfaketime listed after it is wrapped, not winning)."""
     if sys.platform in ("win32", "darwin"):
-        raise NativeUnavailable(
-            "monostamp: --native needs LD_PRELOAD, which %s does not have" % sys.platform)
+        raise NativeUnavailable("--native needs LD_PRELOAD, which %s does not have"
+                                % sys.platform)
     path = library_path()
     # The loader splits LD_PRELOAD on spaces and colons; a copy further on
     # is dropped, so the library is first exactly once.
