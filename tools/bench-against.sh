@@ -24,7 +24,7 @@ ld -r -o "$work/old-all.o" "$work"/obj/*.o
 # keeps its name.
 nm --defined-only -g "$work/old-all.o" | awk '{print $3, "old_" $3}' > "$work/renames"
 objcopy --redefine-syms="$work/renames" "$work/old-all.o" "$work/old.o"
-make --no-print-directory "$build/plain/libcore.a" >/dev/null
+make --no-print-directory BUILD="$build" "$build/plain/libcore.a" >/dev/null
 [ "${BENCH_AGAINST_BUILD_ONLY:-0}" = 1 ] && exit 0
 $CC -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -O2 -Icsrc -Ibench/c \
     bench/compare/compare.c "$work/old.o" "$build/plain/libcore.a" -o "$work/compare" -lpthread
