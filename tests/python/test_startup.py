@@ -4,6 +4,7 @@ The hook is installed with the package (pip install . puts the .pth into
 site-packages): these tests start fresh interpreters of the one under test.
 """
 import os
+import site
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +18,17 @@ from conftest import REPO, posix_only
 PTH = "monostamp-patch.pth"
 #: The site directory the package and its hook are installed in.
 SITE = Path(monostamp.__file__).resolve().parent.parent
+
+#: Whether the package sits in one of the interpreter's own site directories,
+#: where site runs its .pth at every start.  Not under the Windows harness
+#: (tools/test-windows-python.sh): there pip installs it with --target and a
+#: sitecustomize on PYTHONPATH adds that directory, so a child whose
+#: PYTHONPATH is replaced or ignored (-E) starts without the hook at all.
+IN_A_SITE_DIR = str(SITE) in [str(Path(d).resolve()) for d in
+                              site.getsitepackages() + [site.getusersitepackages()]]
+needs_site_dir = pytest.mark.skipif(
+    not IN_A_SITE_DIR, reason="the package is not in a site directory of the interpreter "
+                              "(added by a sitecustomize on PYTHONPATH instead)")
 
 #: The child's report: whether monostamp was imported by the hook, patched().
 REPORT = ("import sys; m = sys.modules.get('monostamp'); "
@@ -158,6 +170,14 @@ def site_dirs_with_the_hook(tmp_path: Path, startup: str) -> List[Path]:
     return dirs
 
 
+def bare_env(**extra):
+    """child_env without PYTHONPATH: the site directories a test adds are
+    the only ones that hold a monostamp."""
+    env = child_env(**extra)
+    env.pop("PYTHONPATH", None)
+    return env
+
+
 def add_site_dirs(dirs: List[Path], then: str) -> str:
     """-S code (site not run at startup: no installed hook, no path but the
     standard library's) that lets site process `dirs` in turn, then `then`."""
@@ -167,7 +187,7 @@ def add_site_dirs(dirs: List[Path], then: str) -> str:
 def test_the_hook_runs_once_whichever_site_dirs_hold_it(tmp_path: Path) -> None:
     dirs = site_dirs_with_the_hook(tmp_path, "def main():\n    print('the hook ran')\n")
     result = subprocess.run([sys.executable, "-S", "-c", add_site_dirs(dirs, "print('ran')")],
-                            env=child_env(MONOSTAMP_PATCH="1"), capture_output=True, text=True,
+                            env=bare_env(MONOSTAMP_PATCH="1"), capture_output=True, text=True,
                             timeout=120)
     assert (result.returncode, result.stdout, result.stderr) == (0, "the hook ran\nran\n", "")
 
@@ -175,6 +195,7 @@ def test_the_hook_runs_once_whichever_site_dirs_hold_it(tmp_path: Path) -> None:
 FAILING_IMPORTS = ["an __init__ that raises", "the source checkout", "no _startup module"]
 
 
+@needs_site_dir
 @pytest.mark.parametrize("case", FAILING_IMPORTS)
 def test_a_monostamp_it_cannot_import_is_one_line_and_status_1(tmp_path: Path, case) -> None:
     # The program's code never runs: it would write `ran`.
@@ -207,7 +228,7 @@ def test_a_failing_import_is_one_line_where_site_runs_the_hook_twice(tmp_path: P
     dirs = site_dirs_with_the_hook(tmp_path, "")
     (dirs[0] / "monostamp" / "__init__.py").write_text("raise RuntimeError('broken')\n")
     result = subprocess.run([sys.executable, "-S", "-c", add_site_dirs(dirs, "print('ran')")],
-                            env=child_env(MONOSTAMP_PATCH="1"), capture_output=True, text=True,
+                            env=bare_env(MONOSTAMP_PATCH="1"), capture_output=True, text=True,
                             timeout=120)
     assert (result.returncode, result.stdout) == (1, "")
     assert result.stderr == ("monostamp: MONOSTAMP_PATCH=1, but %s cannot import monostamp: "
@@ -223,6 +244,7 @@ def test_isolated_mode_skips_the_hook() -> None:
     assert (result.returncode, result.stdout, result.stderr) == (0, "False False\n", "")
 
 
+@needs_site_dir
 def test_e_does_not_change_the_hook() -> None:
     # -E ignores the PYTHON* variables only: MONOSTAMP_PATCH is not one.
     result = subprocess.run([sys.executable, "-E", "-c", REPORT],
