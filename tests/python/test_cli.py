@@ -390,8 +390,9 @@ def test_preload_path_where_there_is_none_is_one_line_and_status_1(tmp_path):
     import shutil
     package = os.path.dirname(os.path.abspath(monostamp.__file__))
     copy = tmp_path / "site" / "monostamp"
+    # copyfile: Wine has no CopyFile2, which copy2 calls on Windows.
     shutil.copytree(package, copy, ignore=shutil.ignore_patterns(
-        "_native", "libmonostamp_preload.so", "__pycache__"))
+        "_native", "libmonostamp_preload.so", "__pycache__"), copy_function=shutil.copyfile)
     env = dict(os.environ, PYTHONPATH=str(tmp_path / "site"))
     env.pop("MONOSTAMP_PATCH", None)
     done = subprocess.run([*COMMAND, "preload-path"], capture_output=True,
