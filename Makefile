@@ -407,7 +407,7 @@ test-soak: ## make soak for TEST_SOAK_MINUTES (0.5)
 	@$(MAKE) --no-print-directory soak SOAK_MINUTES=$(TEST_SOAK_MINUTES)
 
 # time-machine 2.10's own suite, plain and under --monostamp-patch: the same
-# failing tests (2.x never restores its patched functions; issue 38).
+# failing tests (2.x never restores its patched functions).
 test-real-time-machine: ## time-machine 2.10's own suite, plain and patched: the same failing tests
 	@$(PYTHON) tools/test-real-suites.py time-machine==2.10.0
 
@@ -426,7 +426,7 @@ bench: deps $(addprefix $(BUILD)/bench/,$(BENCHES)) ## every benchmark (ratios a
 	@$(MAKE) --no-print-directory bench-preload
 
 # Sleep lateness from Python, Lua and LuaJIT in fresh processes, each
-# binding's finish against the core alone (issue 23, docs/sleep.md); make
+# binding's finish against the core alone (docs/sleep.md); make
 # bench runs it too.  Python needs the package installed for $(PYTHON).
 bench-sleep: deps lib lua ## sleep lateness from Python, Lua and LuaJIT (part of make bench)
 	@PYTHON=$(PYTHON) LUA=$(LUA) LUAJIT=$(LUAJIT) sh bench/run-sleep.sh $(BUILD)

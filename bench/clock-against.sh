@@ -2,7 +2,7 @@
 # Usage: bench/clock-against.sh RUNS REV... [-- BUILD]
 # bench_clock (bench/c/bench_clock.c) of this tree and of each git revision
 # REV, run in turn RUNS times, MONOSTAMP_BENCH_QUICK=1 unless set: the rows
-# the issue 37 targets are read on (a private clock's now, the shared-file
+# the targets for the check of a state gone backwards are read on (a private clock's now, the shared-file
 # stamp, the default clock's now, one and two threads), each with its own
 # run's raw clock_gettime ratio.  Each REV is built from `git archive` in
 # /tmp/monostamp-bench-REV (its own Makefile and flags); the raw outputs

@@ -5,7 +5,7 @@
  * The core wakes within a fraction of a us of its deadline T, but after a
  * long sleep an interpreter's way back to the caller is cold (re-taking
  * its lock, caches and TLB gone to other processes): measured from Python,
- * a 30 ms sleep ended a median 33 us late, 9 us from Lua (issue 23).  The
+ * a 30 ms sleep ended a median 33 us late, 9 us from Lua.  The
  * contract -- asked for T with tolerance D, the caller runs between T and
  * T + D -- is about the caller's code, so with L the lead learned for
  * sleeps of this length:

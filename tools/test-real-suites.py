@@ -3,7 +3,7 @@
     python3 tools/test-real-suites.py [--bench N] [PROJECT==VERSION ...]
                                                               (make test-real-suites)
 
-Issue 21's check on the real thing: each project's sdist (its tests inside)
+The check of --monostamp-patch on the real thing: each project's sdist (its tests inside)
 is fetched with pip into a cache, installed into a venv of the cache with
 the test dependencies its pyproject names, beside monostamp from this
 checkout; its suite runs twice in children, plainly and with
@@ -44,7 +44,7 @@ PROJECTS = ["humanize==4.17.0", "structlog==26.1.0", "python-dateutil==4.0.0",
 TEST_DEPS = ["pytest>=9", "pytest-asyncio", "pytest-cov", "pytest-benchmark", "hypothesis",
              "freezegun", "time-machine", "simplejson", "attrs", "tzdata", "setuptools>=77"]
 #: Projects that need a venv of their own: time-machine 2.10's suite tests
-#: the 2.x that replaces the 3.x the others' TEST_DEPS bring (issue 38).
+#: the 2.x that replaces the 3.x the others' TEST_DEPS bring.
 OWN_VENV = {"time-machine": ["pytest>=9", "setuptools>=77"]}
 #: pytest arguments of each project's run: pytest-asyncio (structlog's) warns
 #: at startup where it is not configured, and the others make warnings errors.

@@ -1,7 +1,7 @@
 /*
  * bench_sleep_fresh.c: sleep lateness from a fresh process, the way a
  * user's program meets it: the first sleeps of each length, with the
- * library's margin not yet calibrated (issue 12, item 13).
+ * library's margin not yet calibrated.
  *
  * The parent spawns its own binary once per run and requested length, so
  * every child starts with an uncalibrated library.  The child sleeps the

@@ -19,7 +19,7 @@ alike):
 and take(10**6) against [time.time_ns() for _ in range(10**6)].  uuid6 and
 uuid-utils are benchmark-only dependencies: a missing one is pip-installed
 quietly (said so), or its rows are skipped with the reason.  Then the
-ratios issue 13 targets.  Not a test: nothing here asserts.
+ratios that docs/ids.md targets.  Not a test: nothing here asserts.
 """
 import argparse
 import importlib

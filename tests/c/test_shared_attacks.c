@@ -1,5 +1,5 @@
 /* test_shared_attacks.c: one sequence whatever is done to a state file
- * while processes stamp on it (issue 37): its directory renamed away and
+ * while processes stamp on it: its directory renamed away and
  * recreated (in /tmp and in /dev/shm), swapped for a symbolic link, its
  * value overwritten in place with 0, the file truncated, and two
  * hand-made files holding 0 renamed over it one after the other while a

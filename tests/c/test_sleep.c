@@ -105,7 +105,7 @@ static void test_monotonic_ns(void)
     }
 }
 
-/* Issue 12, item 13: a fresh process's first sleeps of a length must use a
+/* A fresh process's first sleeps of a length must use a
  * margin the machine has measured, not only a guess.  Structural, with no
  * timing bound a shared machine could break: this runs first in main, so
  * the library is as a new program finds it. */

@@ -11,7 +11,7 @@
  *     previous year;
  *   - close pairs (a third of the rules): start and end in the same or the
  *     adjacent month, a few days apart, so that which comes first changes
- *     from year to year (issue 23: SXTF1NDUG0,M7.3.4,J199).
+ *     from year to year (SXTF1NDUG0,M7.3.4,J199).
  * Each rule is checked at t-1, t, t+1 around every change of five
  * consecutive years, around each 1 January 00:00 UTC and at random
  * instants, and at both ends of every window the engine returns there (its
@@ -19,7 +19,7 @@
  * a window never spans a change).
  *
  * glibc is the oracle: the engine must give glibc's offset at every
- * instant checked (issue 37: the transition in force is the one glibc and
+ * instant checked (the transition in force is the one glibc and
  * zoneinfo give, also where a change time moves a change into another day
  * or year).  glibc answers in this process (localtime_r under TZ);
  * Python's zoneinfo answers too, through tests/c/tzrule_zoneinfo.py (run
@@ -336,7 +336,7 @@ static int judge_answers(const char *answers_path)
 
 #endif /* !_WIN32 */
 
-/* The rule from issue 12, item 7 (trap 4's kind), by name: read one UTC
+/* A rule found by attacking the engine (trap 4's kind), by name: read one UTC
  * year at a time, as glibc and zoneinfo read it. */
 static void test_named_rules(void)
 {

@@ -1,5 +1,5 @@
 -- sleep_spec.lua: sleep_ns and sleep_until_ns with their Lua finish
--- (monostamp/sleep_finish.lua, issue 23): the core's plan (its rules are
+-- (monostamp/sleep_finish.lua): the core's plan (its rules are
 -- tests/c/test_sleep_finish.c's) sleeps to a learned lead before the
 -- deadline, a Lua spin ends the sleep.  No timed assertion: how late a
 -- sleep is, is the benchmark's (bench/lua/bench_sleep.lua); these hold what

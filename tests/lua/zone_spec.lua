@@ -95,7 +95,7 @@ describe("the local zone", function()
     assert.equal("-14400 -18000 local", out)
   end)
 
-  -- Issue 37, finding 5: glibc reads TZ=AAA-24 as +24:00, which the engine
+  -- glibc reads TZ=AAA-24 as +24:00, which the engine
   -- refuses; the localtime_r fallback used to pass the +-86400 on.  Now such
   -- a zone is UTC, so stamps carry 0 and isoformat writes them.
   for _, tz in ipairs{ "AAA-24", "AAA+24", "AAA24" } do

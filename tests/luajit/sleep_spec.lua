@@ -1,6 +1,6 @@
 -- sleep_spec.lua: monostamp.ffi's sleep_ns and sleep_until_ns follow the
 -- core's plan (csrc/sleep_finish.c; its rules are tests/c/test_sleep_finish.c's)
--- and end in the Lua spin of monostamp/sleep_finish.lua (issue 23), the
+-- and end in the Lua spin of monostamp/sleep_finish.lua, the
 -- module the C module shares: here under LuaJIT, with int64_t cdata
 -- deadlines.  No timed assertion (bench/lua/bench_sleep.lua measures
 -- lateness).

@@ -1,5 +1,5 @@
 """bool is an int subclass, and an API that takes a count of ns, seconds or
-digits took True as 1 (issue 37, finding 7: monostamp.sleep(True) slept a
+digits took True as 1 (monostamp.sleep(True) slept a
 second, while take(True) raised TypeError).  Every int-taking argument
 refuses True and False with TypeError naming the argument."""
 import pytest

@@ -240,7 +240,7 @@ def test_a_stdout_open_for_reading_gets_one_line_and_status_1(unbuffered):
 @pytest.mark.parametrize("content", [b"root:x:0:0:root:/root:/bin/bash\n", b"\0" * 4096],
                          ids=["text", "zeros"])
 def test_a_file_that_is_no_state_file_exits_1_in_one_line(tmp_path, content):
-    # Issue 37, finding 6: a file of one's own that is not a state file (a
+    # A file of one's own that is not a state file (a
     # copy of /etc/passwd, zeros) is a state file that cannot be used, 1 as
     # the docs say, not argparse's 2 with its usage.
     path = tmp_path / "not-a-state-file"

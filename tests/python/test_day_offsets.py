@@ -1,4 +1,4 @@
-"""A local zone whose offset glibc reports as a whole day (issue 37, finding 5).
+"""A local zone whose offset glibc reports as a whole day.
 
 POSIX lets a TZ offset's hours reach 24, and glibc reads TZ=AAA-24 as
 +86400 s; the engine refuses such rules, so the local zone falls back to

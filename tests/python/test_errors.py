@@ -231,7 +231,7 @@ def test_unusable_shared_path_is_os_error(tmp_path):
     # The errno comes from the core's code, not from the global errno.
     assert info.value.errno == errno.ENOENT and isinstance(info.value, FileNotFoundError)
     if not WINDOWS:
-        # The missing directory is said as such, the path once (issue 38).
+        # The missing directory is said as such, the path once.
         assert info.value.filename is None
         assert info.value.strerror == (
             "Clock(): shared=%r: its directory does not exist \u2014 create the directory "

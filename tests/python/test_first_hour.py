@@ -1,4 +1,4 @@
-"""A new user's first hour (issue 38): each mistake met there, and what it now says.
+"""A new user's first hour: each mistake met there, and what it now says.
 
 Point 9 (mypy catches typos) is in test_typing.py, point 11 (beside
 time-machine 2.x) in test_old_tools.py, and the Lua side of points 2 and 5

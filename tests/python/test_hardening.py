@@ -1,4 +1,4 @@
-"""Regression tests for faults found by attacking the landed tree (issue 12):
+"""Regression tests for faults found by attacking the landed tree:
 each failed before its fix."""
 import os
 import signal

@@ -1,4 +1,4 @@
-"""monostamp.patch() beside older releases of time-machine and freezegun (issue 38).
+"""monostamp.patch() beside older releases of time-machine and freezegun.
 
 time-machine before 3.0 patches the clock functions at its first travel and
 never restores them (they pass through while no travel is active); its

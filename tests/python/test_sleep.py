@@ -1,5 +1,5 @@
 """monostamp.sleep() and sleep_until_ns() with their Python finish
-(monostamp/_sleep.py, issue 23): the core's plan (csrc/sleep_finish.c,
+(monostamp/_sleep.py): the core's plan (csrc/sleep_finish.c,
 whose rules tests/c/test_sleep_finish.c holds) sleeps to a learned lead
 before the deadline and a Python spin ends the sleep.  No timed assertion:
 how late a sleep is, is the benchmark's (bench/python/bench_sleep.py); these

@@ -1,4 +1,4 @@
-"""Stamp arithmetic against datetime arithmetic, and a Stamp is not a number (issue 15).
+"""Stamp arithmetic against datetime arithmetic, and a Stamp is not a number.
 
 stamp ± int ns / timedelta keeps the offset; stamp - stamp is int ns.
 """

@@ -1,5 +1,5 @@
 """Stamp <-> datetime and float seconds: Stamp.datetime(), Stamp.fromdatetime(),
-Stamp.fromtimestamp() (issue 15).
+Stamp.fromtimestamp().
 
 Every expected value is computed by datetime's own arithmetic (aware
 subtraction from the epoch, utcoffset()), never by the code under test.

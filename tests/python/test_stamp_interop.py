@@ -1,4 +1,4 @@
-"""isoformat(timespec=, sep=), subclassing, JSON and sqlite3 (issue 15)."""
+"""isoformat(timespec=, sep=), subclassing, JSON and sqlite3."""
 import copy
 import datetime as dt
 import gc

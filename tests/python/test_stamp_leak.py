@@ -1,5 +1,5 @@
 """Stamp's datetime API, a million calls, memory flat: every new path, the
-error paths too (issue 15).  The resident set is read as test_leak.py reads
+error paths too.  The resident set is read as test_leak.py reads
 it: tracemalloc cannot see C allocations.
 """
 import datetime as dt

@@ -1,4 +1,4 @@
-"""Stamp.astimezone() against zoneinfo and datetime.astimezone (issue 15).
+"""Stamp.astimezone() against zoneinfo and datetime.astimezone.
 
 Zone names go through the core's zone engine; tzinfo objects are asked as
 datetime.astimezone asks them.  zoneinfo reads the same files (the pinned

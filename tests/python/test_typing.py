@@ -39,7 +39,7 @@ def test_mypy_strict_catches_a_misuse():
 
 
 def test_mypy_strict_catches_typos_in_names():
-    # Sources, policies and on_lead are Literal types in the stub (issue 38):
+    # Sources, policies and on_lead are Literal types in the stub:
     # a typo is an error, a right name (a policy by value or member name) is not.
     bad = ("import monostamp\n"
            "monostamp.Clock(source='manul')\n"
