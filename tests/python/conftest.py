@@ -89,6 +89,21 @@ HAVE_XDIST = importlib.util.find_spec("xdist") is not None
 needs_xdist = pytest.mark.skipif(not HAVE_XDIST, reason="needs pytest-xdist (-n 2), which is "
                                  "not installed: pip install \"monostamp[test]\"")
 
+
+def _preload_library():
+    """(the installed preload library's path, None), or (None, why not)."""
+    try:
+        from monostamp import _run
+        return _run.library_path(), None
+    except Exception as exc:  # noqa: BLE001: any reason is a reason to skip
+        return None, str(exc)
+
+
+#: The preload library this install ships (monostamp preload-path), or None.
+PRELOAD_LIBRARY, _NO_PRELOAD = _preload_library()
+needs_preload = pytest.mark.skipif(PRELOAD_LIBRARY is None,
+                                   reason="no preload: %s" % (_NO_PRELOAD,))
+
 def require_cc():
     """Skips a test that compiles a C program of its own where no C compiler
     is reachable (make test-dist runs the suite on installed wheels so)."""

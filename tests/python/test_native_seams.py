@@ -28,20 +28,13 @@ import time
 
 import pytest
 
-from conftest import LUA_MEET, PY_MEET, REPO, lua_env, native_speed_only, require_cc
+from monostamp import _run
+from conftest import (LUA_MEET, PRELOAD_LIBRARY as LIBRARY, PY_MEET, REPO, lua_env,
+                      native_speed_only, needs_preload as needs_library, require_cc)
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="the preload is built on Linux only")
 
-try:
-    from monostamp import _run
-    LIBRARY = _run.library_path()
-except Exception as exc:  # noqa: BLE001: any reason is a reason to skip
-    LIBRARY = None
-    WHY = str(exc)
-
-needs_library = pytest.mark.skipif(LIBRARY is None, reason="no preload: %s" % (
-    None if LIBRARY else globals().get("WHY")))
 
 BOUND_NS = 5_000_000    # the preload's and the patch's lead bound
 SLOWEST_NS = 10_000_000  # the longest a patched call may take

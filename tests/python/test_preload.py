@@ -20,20 +20,13 @@ import time
 
 import pytest
 
-from conftest import PY_MEET, REPO, require_cc
+from monostamp import _run
+from conftest import (PRELOAD_LIBRARY as LIBRARY, PY_MEET, REPO, needs_preload as needs_library,
+                      require_cc)
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="the preload is built on Linux only")
 
-try:
-    from monostamp import _run
-    LIBRARY = _run.library_path()
-except Exception as exc:  # noqa: BLE001: any reason is a reason to skip
-    LIBRARY = None
-    WHY = str(exc)
-
-needs_library = pytest.mark.skipif(LIBRARY is None, reason="no preload: %s" % (
-    None if LIBRARY else globals().get("WHY")))
 
 N = 200_000
 
