@@ -171,6 +171,15 @@ PY_DRAWER = textwrap.dedent("""
         v.tofile(f)
 """ % US_POLICY)
 
+#: Lua's end of a child: its n stamps `v` written to `out` as native int64s.
+LUA_WRITE_STAMPS = textwrap.dedent("""
+    local f = assert(io.open(out, "wb"))
+    for i = 1, n, 512 do
+      local j = math.min(i + 511, n)
+      f:write(string.pack(string.rep("=i8", j - i + 1), table.unpack(v, i, j)))
+    end
+    f:close()
+""")
 #: The same in Lua.
 LUA_DRAWER = textwrap.dedent("""
     local monostamp = require "monostamp"
@@ -183,13 +192,7 @@ LUA_DRAWER = textwrap.dedent("""
       local f = io.open(stop, "r")
       if f then f:close() break end
     end
-    local f = assert(io.open(out, "wb"))
-    for i = 1, n, 512 do
-      local j = math.min(i + 511, n)
-      f:write(string.pack(string.rep("=i8", j - i + 1), table.unpack(v, i, j)))
-    end
-    f:close()
-""" % US_POLICY)
+""" % US_POLICY) + LUA_WRITE_STAMPS
 
 
 def drawer_command(kind, c_programs, state, out, ready, stop):
@@ -318,13 +321,7 @@ LUA_US_READER = textwrap.dedent("""
     for i = 1, n // 2 do v[i] = c:time_ns() end
     meet(prefix .. "b", 4, 4, pause)
     for i = n // 2 + 1, n do v[i] = c:time_ns() end
-    local f = assert(io.open(out, "wb"))
-    for i = 1, n, 512 do
-      local j = math.min(i + 511, n)
-      f:write(string.pack(string.rep("=i8", j - i + 1), table.unpack(v, i, j)))
-    end
-    f:close()
-""" % (LUA_MEET, US_POLICY))
+""" % (LUA_MEET, US_POLICY)) + LUA_WRITE_STAMPS
 
 
 @needs_library
