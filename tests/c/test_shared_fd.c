@@ -62,37 +62,15 @@ static int open_clock(monostamp_clock *clock, const char *path)
     return monostamp_clock_init(clock, &o);
 }
 
-/* The lowest descriptor of this process that names the directory at
- * `path` (device and inode), or -1: the clock's pinned one, since the
- * test holds none of its own there. */
-static int descriptor_of(const char *path)
-{
-    struct stat want, st;
-    int found = -1;
-    if (stat(path, &want) != 0)
-        return -1;
-    DIR *fds = opendir("/proc/self/fd");
-    if (fds == NULL)
-        return -1;
-    struct dirent *e;
-    while ((e = readdir(fds)) != NULL) {
-        char *end;
-        long fd = strtol(e->d_name, &end, 10);
-        if (*end != '\0' || end == e->d_name || fd == dirfd(fds))
-            continue;
-        if (fstat((int)fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev == want.st_dev &&
-            st.st_ino == want.st_ino && (found < 0 || fd < found))
-            found = (int)fd;
-    }
-    closedir(fds);
-    return found;
-}
-
-/* How many descriptors of this process name the directory at `path`. */
-static int descriptors_on(const char *path)
+/* How many descriptors of this process name the directory at `path`
+ * (device and inode), and in *lowest the lowest of them or -1: the clock's
+ * pinned one, since the test holds none of its own there.  -1 if the
+ * directory or /proc/self/fd cannot be read. */
+static int descriptors_on(const char *path, int *lowest)
 {
     struct stat want, st;
     int n = 0;
+    *lowest = -1;
     if (stat(path, &want) != 0)
         return -1;
     DIR *fds = opendir("/proc/self/fd");
@@ -104,10 +82,29 @@ static int descriptors_on(const char *path)
         long fd = strtol(e->d_name, &end, 10);
         if (*end != '\0' || end == e->d_name || fd == dirfd(fds))
             continue;
-        n += fstat((int)fd, &st) == 0 && st.st_dev == want.st_dev && st.st_ino == want.st_ino;
+        if (fstat((int)fd, &st) == 0 && st.st_dev == want.st_dev && st.st_ino == want.st_ino) {
+            n++;
+            if (*lowest < 0 || fd < *lowest)
+                *lowest = (int)fd;
+        }
     }
     closedir(fds);
     return n;
+}
+
+/* The lowest descriptor of this process on the directory at `path`, or -1. */
+static int descriptor_of(const char *path)
+{
+    int lowest;
+    (void)descriptors_on(path, &lowest);
+    return lowest;
+}
+
+/* How many descriptors of this process name the directory at `path`. */
+static int count_on(const char *path)
+{
+    int lowest;
+    return descriptors_on(path, &lowest);
 }
 
 /* The entries of a directory, "." and ".." aside; -1 if unreadable. */
@@ -213,7 +210,7 @@ static void test_a_descriptor_given_to_another_directory(void)
         CHECK_EQ(on, 0);
         CHECK_EQ(stray, 0);
         /* The clock holds one descriptor on its directory again. */
-        CHECK_EQ(descriptors_on(dir), 1);
+        CHECK_EQ(count_on(dir), 1);
     }
     /* A newcomer joins the same sequence, above everything. */
     monostamp_clock joiner;
@@ -223,7 +220,7 @@ static void test_a_descriptor_given_to_another_directory(void)
     CHECK_GT(joined, last);
     monostamp_clock_destroy(&joiner);
     monostamp_clock_destroy(&clock);
-    CHECK_EQ(descriptors_on(dir), 0);
+    CHECK_EQ(count_on(dir), 0);
     check_remove_tree(base);
 }
 
@@ -244,7 +241,7 @@ static void test_a_number_reused_for_the_same_directory_stays_its_owners(void)
     CHECK_EQ(stamp_until_on(&clock, state, &last), 0);
     monostamp_clock_destroy(&clock);
     CHECK(fcntl(stolen, F_GETFD) != -1);
-    CHECK_EQ(descriptors_on(base), 1); /* that one alone */
+    CHECK_EQ(count_on(base), 1); /* that one alone */
     close(stolen);
     check_remove_tree(base);
 }
@@ -332,12 +329,12 @@ static void test_threads_that_find_it_lost_at_once_put_one_in(void)
             CHECK_OK(racers[i].rc);
             CHECK_EQ(racers[i].id.ino, want.ino);
         }
-        CHECK_EQ(descriptors_on(dir), 1);
+        CHECK_EQ(count_on(dir), 1);
         CHECK_EQ(entries_in(other), 0);
         close(stolen);
     }
     monostamp__os_place_free(place);
-    CHECK_EQ(descriptors_on(dir), 0);
+    CHECK_EQ(count_on(dir), 0);
     check_remove_tree(base);
 }
 
