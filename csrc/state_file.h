@@ -25,7 +25,7 @@ MONOSTAMP__HIDDEN_BEGIN
  *     yet, as in a file of an older library, whose bytes there are zero.
  * A clock holds a pointer to LAST; the anchor is the element after it.
  */
-enum { MONOSTAMP__STATE_LAST = 0, MONOSTAMP__STATE_ANCHOR = 1, MONOSTAMP__STATE_CELLS = 2 };
+enum { MONOSTAMP__STATE_LAST = 0, MONOSTAMP__STATE_ANCHOR = 1 };
 
 /* A state file holds two more cells on the same line, written once, by the
  * clock that retires the file (clock_share.c): the device and inode of the
@@ -66,14 +66,6 @@ static inline void monostamp__state_promise(_Atomic int64_t *last, int64_t bound
            !atomic_compare_exchange_weak_explicit(cell, &seen, bound_ns, memory_order_relaxed,
                                                   memory_order_relaxed))
         ;
-}
-
-/* The bound a draw under `own_ns` (0: none) keeps on the state: the
- * tighter of that and the state's BOUND. */
-static inline int64_t monostamp__state_bound(_Atomic int64_t *last, int64_t own_ns)
-{
-    int64_t file = atomic_load_explicit(last + MONOSTAMP__STATE_BOUND, memory_order_relaxed);
-    return file != 0 && (own_ns == 0 || file < own_ns) ? file : own_ns;
 }
 
 /* How a state file a clock creates starts: `start_lead_ns` above the wall
