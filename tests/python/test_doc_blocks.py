@@ -163,8 +163,9 @@ def run_lua(block, tmp_path, env):
 
 def run_sh(block, tmp_path, env):
     shell_bin(tmp_path, env)
-    shutil.copytree(REPO / "examples", tmp_path / "examples",
-                    ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
+    if (REPO / "examples").is_dir():  # not in the sdist, nor are the pages that use it
+        shutil.copytree(REPO / "examples", tmp_path / "examples",
+                        ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
     return subprocess.run(["sh", "-ec", block.text], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=300)
 
