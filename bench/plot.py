@@ -72,7 +72,7 @@ def is_anchor(name):
     return not re.match(r"(monostamp_now|Clock\(|c:time_ns)", name)
 
 
-def plot_sampling(out, panels):
+def plot_sampling(panels):
     rows_of = [(label, sampling_rows(path)) for label, path in panels]
     values = [v for _, rows in rows_of for r in rows for v in r[1:] if v > 0]
     ticks = log_ticks(min(values), max(values))
@@ -117,7 +117,7 @@ def percentile(sorted_values, q):
     return sorted_values[max(1, math.ceil(q * len(sorted_values))) - 1]
 
 
-def plot_sleep(out, path):
+def plot_sleep(path):
     late = defaultdict(lambda: defaultdict(list))  # method -> requested us -> [us]
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
@@ -183,9 +183,9 @@ def plot_sleep(out, path):
 def main(argv):
     if len(argv) >= 4 and argv[1] == "sampling":
         panels = [a.split("=", 1) if "=" in a else (a, a) for a in argv[3:]]
-        out = plot_sampling(argv[2], panels)
+        out = plot_sampling(panels)
     elif len(argv) == 4 and argv[1] == "sleep":
-        out = plot_sleep(argv[2], argv[3])
+        out = plot_sleep(argv[3])
     else:
         print(__doc__.strip(), file=sys.stderr)
         return 2
