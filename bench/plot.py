@@ -92,7 +92,10 @@ def plot_sampling(panels):
     for label, rows in rows_of:
         y += 20
         body.append(text(10, y, label, extra='font-weight="bold"'))
-        top = y + 8
+        top, bottom = y + 8, y + len(rows) * (bar_h + gap) + 6
+        for t in ticks:  # the grid first, under the bars
+            body.append('<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#dddddd"/>\n'
+                        % (x(t), x(t), top, bottom))
         for name, samples, distinct in rows:
             y += bar_h + gap
             colour = "#999999" if is_anchor(name) else "#1f77b4"
@@ -101,9 +104,6 @@ def plot_sampling(panels):
                         % (left, y - bar_h + 3, x(samples) - left, bar_h, colour))
             body.append('<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#d62728" '
                         'stroke-width="3"/>\n' % (x(distinct), x(distinct), y - bar_h + 1, y + 5))
-        for t in ticks:
-            body.append('<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="#dddddd"/>\n'
-                        % (x(t), x(t), top, y + 6))
         y += 20
         for t in ticks:
             body.append(text(x(t), y, si(t), "middle"))
