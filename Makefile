@@ -288,8 +288,9 @@ test-exports: $(BUILD)/libmonostamp.so $(PY_UNPACKED)/done ## what each shared o
 # the package's .pyi to what the module really has (its cache goes under
 # $(BUILD), not into the checkout).
 PYTEST_JOBS ?= 2
-PY_TEST_ENV = MONOSTAMP_LUA_CPATH="$(abspath $(BUILD))/lua/?.so" MONOSTAMP_REQUIRE_LUA=1
-test-python: lua $(PY_WHEEL) ## the wheel of this tree (pip, no warning allowed) installed, the Python suite on PYTHON (python3), stubtest
+PY_TEST_ENV = MONOSTAMP_LUA_CPATH="$(abspath $(BUILD))/lua/?.so" MONOSTAMP_REQUIRE_LUA=1 \
+    MONOSTAMP_BUILD="$(abspath $(BUILD))"
+test-python: lua $(PY_WHEEL) $(BUILD)/libmonostamp.a $(BUILD)/libmonostamp.so ## the wheel of this tree (pip, no warning allowed) installed, the Python suite on PYTHON (python3), stubtest
 	@$(PYTHON) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps \
 	    --no-index $(PY_WHEEL_DIR)/monostamp-*.whl
 	cd tests/python && $(PY_TEST_ENV) MONOSTAMP_REQUIRE_OLD_TOOLS=1 $(PYTHON) -m pytest -q \
