@@ -42,3 +42,4 @@ MONOSTAMP_DOCS_REPO=$repo MONOSTAMP_DOCS_SITE=$site \
     -d "$docs/doctrees" "$src" "$docs/html"
 cp "$docs/html/README.html" "$docs/html/index.html"  # the front page where a browser looks first
 echo "docs: $docs/html/index.html"
+"$python" "$repo/tools/docs/browser_check.py" --self-test "$docs/html" "$build/docs-screenshots"
