@@ -96,7 +96,12 @@ def add_toctrees(app, docname, source):
         entries = page_links(source[0])
     else:
         return
-    source[0] += "\n\n```{toctree}\n:hidden:\n\n" + "\n".join(entries) + "\n```\n"
+    # Right under the page's title: the pages hang off the page itself in
+    # the navigation, not off its last section.
+    toctree = "\n```{toctree}\n:hidden:\n\n" + "\n".join(entries) + "\n```\n"
+    title = re.search(r"^# .*\n", source[0], re.M)
+    at = title.end() if title else 0
+    source[0] = source[0][:at] + toctree + source[0][at:]
 
 
 def unlink_folders(app, doctree):

@@ -22,6 +22,12 @@ RULE = re.compile(r"^-{3,}\s*(.*?)\s*-*$")
 DEFINE = re.compile(r"^#\s*define\s+(MONOSTAMP_\w+)(\([^)]*\))?\s*(.*)$")
 IFNDEF = re.compile(r"^#\s*ifndef\s+(MONOSTAMP_\w+)")
 TYPEDEF_NAME = re.compile(r"(\w+)\s*;\s*$")
+FUNCTION_NAME = re.compile(r"(\w+)\s*\(")
+# Every function, type and macro the headers document, with the MyST role
+# that links to it: filled by a first pass over the headers, used by the
+# second to link the names the comments mention.
+KNOWN = {}
+ROLES = {}
 
 
 def items(text: str):
@@ -93,9 +99,13 @@ def strip_comments(code: str) -> str:
 
 
 def directive_sig(kind: str, sigs: list[str], body: str) -> str:
-    """{kind} with its signatures, one a line, then the body."""
+    """{kind} for each signature, the last with the body: MyST reads a
+    directive's argument from its first line alone, so functions that share
+    a comment are entries stacked over it."""
     fence = "`" * max([3] + [len(f) + 1 for f in re.findall(r"`{3,}", body)])
-    return "%s{%s} %s\n\n%s%s\n" % (fence, kind, "\n".join(sigs), body, fence)
+    return "".join("%s{%s} %s\n\n%s%s\n" % (fence, kind, sig, body if i == len(sigs) - 1
+                                                 else "", fence)
+                   for i, sig in enumerate(sigs))
 
 
 def section_of(path: Path) -> list[str]:
@@ -119,7 +129,7 @@ def section_of(path: Path) -> list[str]:
             text_ = comment_text(chunk)
             rule = RULE.match(text_)
             if index == 0:
-                out.append(paragraphs(text_))
+                out.append(paragraphs(text_, ROLES))
             elif rule and "\n" not in text_:
                 close_group()
                 out.append("### %s\n" % (rule.group(1)[:1].upper() + rule.group(1)[1:]))
@@ -139,14 +149,15 @@ def section_of(path: Path) -> list[str]:
                     pending = None if not chunk.startswith("#if") else pending
                     continue
             close_group()
+            KNOWN[name] = "c:macro"
             code = chunk if define else "#define %s" % name
             body = "```c\n%s\n```\n" % code.strip()
             if doc:
-                body += "\n" + paragraphs(doc)
+                body += "\n" + paragraphs(doc, ROLES)
             else:
                 trail = re.search(r"/\*(.*?)\*/", chunk)
                 if trail:
-                    body += "\n" + paragraphs(trail.group(1).strip())
+                    body += "\n" + paragraphs(trail.group(1).strip(), ROLES)
             out.append(directive_sig("c:macro", [name + (define.group(2) if define and define.group(2)
                                                           else "")], body))
             pending = None
@@ -157,18 +168,20 @@ def section_of(path: Path) -> list[str]:
         if flat.startswith("MONOSTAMP_API"):
             functions += 1
             sig = flat[len("MONOSTAMP_API"):].strip().rstrip(";").strip()
+            KNOWN[FUNCTION_NAME.search(sig).group(1)] = "c:func"
             if doc is None and group is not None and not blank:
                 group[0].append(sig)
             else:
                 close_group()
-                group = ([sig], paragraphs(doc) if doc else "")
+                group = ([sig], paragraphs(doc, ROLES) if doc else "")
         elif flat.startswith("typedef") or flat.startswith("enum") or flat.startswith("struct"):
             close_group()
             name = TYPEDEF_NAME.search(flat)
             body = "```c\n%s\n```\n" % chunk.strip()
             if doc:
-                body = paragraphs(doc) + "\n" + body
+                body = paragraphs(doc, ROLES) + "\n" + body
             if flat.startswith("typedef") and name:
+                KNOWN[name.group(1)] = "c:type"
                 out.append(directive_sig("c:type", [name.group(1)], body))
             else:
                 out.append(body)
@@ -189,6 +202,9 @@ def main(args):
              "the comment the header gives it: generated from the headers by "
              "`tools/docs/gen_c_api.py` when the site is built. Building and linking are in "
              "[the C library](../docs/c.md).\n"]
+    for header in headers:  # the first pass: the names to link
+        section_of(header)
+    ROLES.update(KNOWN)
     total = 0
     for header in headers:
         section, count = section_of(header)

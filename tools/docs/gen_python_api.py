@@ -94,10 +94,19 @@ def doc(obj):
 
 
 def directive(kind, sigs, body, options=()):
+    """{py:kind} for each signature (an overload each), the last with the
+    body and the index entry: MyST reads a directive's argument from its
+    first line alone."""
     fence = "````" if "```" in body else "```"
-    lines = [fence + "{py:%s} %s" % (kind, sigs[0])] + list(sigs[1:])
-    lines += [":%s" % o for o in options]  # "key: value" or "flag:"
-    return "\n".join(lines) + "\n" + ("\n" + body if body else "") + fence + "\n"
+    out = []
+    for i, sig in enumerate(sigs):
+        last = i == len(sigs) - 1
+        lines = [fence + "{py:%s} %s" % (kind, sig)]
+        lines += [":%s" % o for o in options]  # "key: value" or "flag:"
+        lines += [] if last else [":no-index:"]
+        out.append("\n".join(lines) + "\n" + ("\n" + body if body and last else "") + fence
+                   + "\n")
+    return "\n".join(out)
 
 
 def main(out_path):
