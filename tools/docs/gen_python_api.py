@@ -10,6 +10,7 @@ declares that the module does not have.
 """
 import ast
 import inspect
+import re
 import sys
 from pathlib import Path
 
@@ -88,9 +89,34 @@ def decorators(func):
     return {ast.unparse(d) for d in func.decorator_list}
 
 
+RENDERED = []  # every docstring the page shows, for check_pointers()
+
+
 def doc(obj):
     text = inspect.getdoc(obj) if obj is not None else None
+    if text:
+        RENDERED.append(text)
     return paragraphs(text) if text else ""
+
+
+def check_pointers(package_dir):
+    """Docstrings point to pages by title ('see "Precise sleep" in the
+    monostamp docs': the wheel ships no docs/); each title must open the
+    title of a page of docs/.  Read from the docstrings shown and from the
+    package's sources (the private modules' and the plugin's too)."""
+    titles = [line[2:].replace("`", "") for page in sorted((REPO / "docs").glob("*.md"))
+              for line in page.read_text(encoding="utf-8").splitlines()[:1]
+              if line.startswith("# ")]
+    texts = RENDERED + [p.read_text(encoding="utf-8") for p in sorted(
+        Path(package_dir).glob("*.py*")) if p.suffix in (".py", ".pyi")]
+    faults = []
+    for text in texts:
+        flat = " ".join(text.replace("#:", " ").split())
+        for title in re.findall(r'"([^"]+)" in the monostamp docs', flat):
+            if not any(t.startswith(title) for t in titles):
+                faults.append('"%s" in the monostamp docs: no page of docs/ has that title '
+                              "(%s)" % (title, "; ".join(titles)))
+    return sorted(set(faults))
 
 
 def directive(kind, sigs, body, options=()):
@@ -193,6 +219,9 @@ def main(out_path):
         sigs = [signature(n, aliases, runtime) for n in declared[name]]
         parts.append(directive("function", sigs, doc(runtime)))
 
+    faults = check_pointers(Path(monostamp.__file__).parent)
+    if faults:
+        sys.exit("gen_python_api: " + "\ngen_python_api: ".join(faults))
     Path(out_path).write_text("\n".join(parts), encoding="utf-8")
     print("gen_python_api: %d constants, %d classes, %d functions -> %s"
           % (len(constants), len(classes), len(functions), out_path))
