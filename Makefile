@@ -98,9 +98,10 @@ test-all: deps ## what CI runs: make test, then Lua 5.3, Wine, sanitized binding
 # targets that exist (tools/check-make-help.py).
 # Every Markdown file git tracks: each table whole (none cut by a paragraph,
 # every row the header's cells), each relative link and #anchor resolving
-# (tools/docs/check-markdown.py; stdlib only, a second).
+# (tools/docs/check-markdown.py; stdlib only, a second; first on planted
+# faults of each kind, which it must all find).
 test-markdown: ## every Markdown table whole, every relative link and #anchor resolving
-	@$(PYTHON) tools/docs/check-markdown.py
+	@$(PYTHON) tools/docs/check-markdown.py --self-test
 
 # The docs site (tools/docs/build.sh): README, docs/ and CHANGELOG with
 # Python, Lua and C API pages generated from the code, built by the pinned

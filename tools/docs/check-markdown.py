@@ -10,7 +10,8 @@ renderer silently gets wrong:
     no heading of the target file (GitHub's slugs, which the docs site's
     MyST uses too: tools/docs/conf.py).
 Fenced code blocks and code spans are skipped.  Prints one line per fault,
-FILE:LINE: what, and exits 1; else one line and 0.
+FILE:LINE: what, and exits 1; else one line and 0.  --self-test first runs
+it on planted faults of each kind and fails unless it finds every one.
 """
 import re
 import subprocess
@@ -161,7 +162,45 @@ def markdown_files(args: list[str]) -> list[Path]:
         part.startswith((".", "build")) for part in p.relative_to(REPO).parts))
 
 
+PLANTED = {
+    "a.md": "# Top\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nA paragraph.\n| 3 | 4 |\n\n"
+            "| x | y |\n|---|---|\n| 1 | 2 | 3 |\n\n[ok](#top) [here](#nowhere) "
+            "[gone](missing.md) [far](b.md#nowhere)\n\n```\n| code | not a table\n"
+            "[code](not-checked.md)\n```\n",
+    "b.md": "# B\n\n## Two words\n\n[ok](a.md#top) [ok](#two-words)\n",
+}
+EXPECTED = ["a.md:8: table rows without a header", "a.md:12: row has 3 cells",
+            "a.md:14: link to #nowhere", "a.md:14: link to missing.md",
+            "a.md:14: link to b.md#nowhere"]
+
+
+def self_test() -> bool:
+    import contextlib
+    import io
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, text in PLANTED.items():
+            (Path(tmp) / name).write_text(text, encoding="utf-8")
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            status = main([str(Path(tmp) / name) for name in PLANTED])
+    lines = [l.replace(tmp + "/", "") for l in out.getvalue().splitlines()]
+    missed = [e for e in EXPECTED if not any(l.startswith(e) for l in lines)]
+    extra = len(lines) - 1 - len(EXPECTED)  # the last line is the count
+    if status != 1 or missed or extra:
+        print("check-markdown: self-test failed: missed %s, %d unexpected; it printed:\n%s"
+              % (missed, extra, "\n".join(lines)))
+        return False
+    print("check-markdown: self-test: all %d planted faults found, nothing else"
+          % len(EXPECTED))
+    return True
+
+
 def main(args: list[str]) -> int:
+    if "--self-test" in args:
+        if not self_test():
+            return 1
+        args = [a for a in args if a != "--self-test"]
     faults, cache = [], {}
     files = markdown_files(args)
     for path in files:
