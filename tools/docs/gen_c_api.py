@@ -108,7 +108,7 @@ def directive_sig(kind: str, sigs: list[str], body: str) -> str:
                    for i, sig in enumerate(sigs))
 
 
-def section_of(path: Path) -> list[str]:
+def section_of(path: Path, emitted: set) -> list[str]:
     text = path.read_text(encoding="utf-8")
     out = ["## `%s`\n" % path.name]
     sequence = list(items(text))
@@ -143,12 +143,20 @@ def section_of(path: Path) -> list[str]:
         doc = pending if pending is not None and not blank else None
         if kind == "pp":
             define, ifndef = DEFINE.match(chunk), IFNDEF.match(chunk)
-            name = (define or ifndef).group(1) if (define or ifndef) else None
-            if name is None or name in ("MONOSTAMP_H",) or (define and name == "MONOSTAMP_API"):
-                if not (ifndef and doc):
-                    pending = None if not chunk.startswith("#if") else pending
-                    continue
+            # A macro is documented once, where it is first defined; one
+            # whose definition sits in #if branches (MONOSTAMP_API) by the
+            # comment above its #ifndef.  Include guards are no macros.
+            if ifndef and doc:
+                name = ifndef.group(1)
+            elif define and not (define.group(1).endswith("_H") and not define.group(3)):
+                name = define.group(1)
+            else:
+                name = None
+            if name is None or name in emitted:
+                pending = pending if chunk.startswith("#if") else None
+                continue
             close_group()
+            emitted.add(name)
             KNOWN[name] = "c:macro"
             code = chunk if define else "#define %s" % name
             body = "```c\n%s\n```\n" % code.strip()
@@ -202,12 +210,13 @@ def main(args):
              "the comment the header gives it: generated from the headers by "
              "`tools/docs/gen_c_api.py` when the site is built. Building and linking are in "
              "[the C library](../docs/c.md).\n"]
+    emitted = set()
     for header in headers:  # the first pass: the names to link
-        section_of(header)
+        section_of(header, emitted)
     ROLES.update(KNOWN)
-    total = 0
+    total, emitted = 0, set()
     for header in headers:
-        section, count = section_of(header)
+        section, count = section_of(header, emitted)
         parts += section
         total += count
     out_path.write_text("\n".join(parts), encoding="utf-8")
