@@ -14,6 +14,7 @@ import functools
 import http.server
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -31,19 +32,14 @@ SEARCH_HITS = "document.querySelectorAll('#search-results li').length"
 class Browser:
     def __init__(self, chromium):
         self.profile = tempfile.mkdtemp(prefix="monostamp-docs-chromium-")
+        # Its chatter to a file, read if it dies: a pipe left unread would
+        # stall it once full.
+        self.log = tempfile.TemporaryFile()
         to_child_r, self.to_child = os.pipe()
         self.from_child, from_child_w = os.pipe()
         # The child's ends above 4 (and below 10, for sh), so that moving them
         # to 3 and 4 overwrites neither.
-        for name in ("to_child_r", "from_child_w"):
-            fd = locals()[name]
-            high = fcntl.fcntl(fd, fcntl.F_DUPFD, 5)
-            os.close(fd)
-            if name == "to_child_r":
-                to_child_r = high
-            else:
-                from_child_w = high
-        # fds 3 and 4 are --remote-debugging-pipe's: commands in, replies out.
+        to_child_r, from_child_w = (self.above_4(fd) for fd in (to_child_r, from_child_w))
         # fds 3 and 4 are --remote-debugging-pipe's (commands in, replies
         # out): the shell puts the pipes there, whatever numbers they have here.
         argv = [chromium, "--headless", "--remote-debugging-pipe", "--no-sandbox",
@@ -52,11 +48,17 @@ class Browser:
         self.proc = subprocess.Popen(
             ["sh", "-c", 'exec "$@" 3<&%d 4>&%d %d<&- %d>&-' % (
                 to_child_r, from_child_w, to_child_r, from_child_w), "sh"] + argv,
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.log,
             pass_fds=(to_child_r, from_child_w))
         os.close(to_child_r)
         os.close(from_child_w)
         self.buffer, self.next_id, self.events = b"", 0, []
+
+    @staticmethod
+    def above_4(fd):
+        high = fcntl.fcntl(fd, fcntl.F_DUPFD, 5)
+        os.close(fd)
+        return high
 
     def send(self, method, params=None, session=None):
         self.next_id += 1
@@ -76,13 +78,14 @@ class Browser:
     def read(self, timeout):
         deadline = time.monotonic() + timeout
         while b"\0" not in self.buffer:
-            import select
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([self.from_child], [], [], left)[0]:
                 raise TimeoutError("chromium said nothing for %d s" % timeout)
             chunk = os.read(self.from_child, 1 << 20)
             if not chunk:
-                raise RuntimeError("chromium exited: %s" % self.proc.stderr.read().decode()[-2000:])
+                self.log.seek(0)
+                raise RuntimeError("chromium exited: %s"
+                                   % self.log.read().decode(errors="replace")[-2000:])
             self.buffer += chunk
         message, self.buffer = self.buffer.split(b"\0", 1)
         return json.loads(message)
@@ -109,6 +112,7 @@ class Browser:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        self.log.close()
         shutil.rmtree(self.profile, ignore_errors=True)
 
 

@@ -33,7 +33,7 @@ for entry in README.md CHANGELOG.md LICENSE docs examples; do
     cp -R "$repo/$entry" "$src/$entry"
 done
 "$venv/bin/python" "$repo/tools/docs/gen_python_api.py" "$site" "$src/api/python.md"
-"$python" "$repo/tools/docs/gen_lua_api.py" "$lua" "$build/lua" "$src/api/lua.md"
+"$python" "$repo/tools/docs/gen_lua_api.py" "$lua" "$(cd "$build" && pwd)/lua" "$src/api/lua.md"
 "$python" "$repo/tools/docs/gen_c_api.py" "$src/api/c.md"
 
 rm -rf "$docs/html" "$docs/doctrees"

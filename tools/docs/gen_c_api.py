@@ -108,14 +108,14 @@ def directive_sig(kind: str, sigs: list[str], body: str) -> str:
                    for i, sig in enumerate(sigs))
 
 
-def section_of(path: Path, emitted: set) -> list[str]:
+def section_of(path: Path, emitted: set) -> tuple[list[str], int]:
+    """The header's part of the page, and how many functions it declares."""
     text = path.read_text(encoding="utf-8")
     out = ["## `%s`\n" % path.name]
     sequence = list(items(text))
     functions = 0
     pending = None        # the comment right above the next item
     group = None          # the open c:function directive's signatures, and its doc
-    trailing_macros = []  # macros after a group, shown under it
 
     def close_group():
         nonlocal group
