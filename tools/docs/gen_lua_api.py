@@ -76,7 +76,7 @@ def descriptions():
         elif not in_code and line.startswith("|") and not re.match(r"^\|[-:| ]+\|$", line):
             cells = [c.strip() for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
             if len(cells) >= 2:
-                entries.append((title, anchor, cells[0], " — ".join(cells[1:])))
+                entries.append((title, anchor, cells[0], "; ".join(cells[1:])))
         elif not in_code and line.startswith("- `"):
             item = [line[2:]]
             while i + 1 < len(lines) and lines[i + 1].startswith("  "):
