@@ -14,7 +14,7 @@
 #                   soak, Debian testing's CPython 3.14/3.15 and Lua 5.5
 #                   (root), make dist and make test-dist (the other CPythons
 #                   on their wheels, aarch64 under qemu; root), nginx,
-#                   time-machine 2.10's own suite
+#                   time-machine 2.10's own suite, the docs site (make docs)
 #
 # A new test joins `make test` when it is native (runs on this machine's own
 # compiler and interpreters, installs nothing, no emulator, no chroot) and
