@@ -99,14 +99,30 @@ def doc(obj):
     return paragraphs(text) if text else ""
 
 
+def page_titles():
+    """{title of a docs/ page: its file name}."""
+    return {page.read_text(encoding="utf-8").split("\n", 1)[0][2:].replace("`", ""): page.name
+            for page in sorted((REPO / "docs").glob("*.md"))}
+
+
+def link_pointers(markdown):
+    """'see "Precise sleep" in the monostamp docs' made a link to that page."""
+    titles = page_titles()
+
+    def link(match):
+        said = " ".join(match.group(1).split())
+        pages = [name for title, name in titles.items() if title.startswith(said)]
+        return ('"[%s](../docs/%s)"%s' % (match.group(1), pages[0], match.group(2))
+                if pages else match.group(0))
+    return re.sub(r'"([^"\[\]]+)"(\s+in\s+the\s+monostamp\s+docs)', link, markdown)
+
+
 def check_pointers(package_dir):
     """Docstrings point to pages by title ('see "Precise sleep" in the
     monostamp docs': the wheel ships no docs/); each title must open the
     title of a page of docs/.  Read from the docstrings shown and from the
     package's sources (the private modules' and the plugin's too)."""
-    titles = [line[2:].replace("`", "") for page in sorted((REPO / "docs").glob("*.md"))
-              for line in page.read_text(encoding="utf-8").splitlines()[:1]
-              if line.startswith("# ")]
+    titles = list(page_titles())
     texts = RENDERED + [p.read_text(encoding="utf-8") for p in sorted(
         Path(package_dir).glob("*.py*")) if p.suffix in (".py", ".pyi")]
     faults = []
@@ -222,7 +238,7 @@ def main(out_path):
     faults = check_pointers(Path(monostamp.__file__).parent)
     if faults:
         sys.exit("gen_python_api: " + "\ngen_python_api: ".join(faults))
-    Path(out_path).write_text("\n".join(parts), encoding="utf-8")
+    Path(out_path).write_text(link_pointers("\n".join(parts)), encoding="utf-8")
     print("gen_python_api: %d constants, %d classes, %d functions -> %s"
           % (len(constants), len(classes), len(functions), out_path))
 
