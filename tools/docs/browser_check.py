@@ -182,7 +182,13 @@ def main(args):
         def log_message(self, *args):
             pass
     handler = functools.partial(Quiet, directory=str(html))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    class Server(http.server.ThreadingHTTPServer):
+        def handle_error(self, request, client_address):
+            # A page closed while its fetches were in flight (the search
+            # page's summaries) is no fault of the site.
+            if not isinstance(sys.exc_info()[1], ConnectionError):
+                super().handle_error(request, client_address)
+    server = Server(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base = "http://127.0.0.1:%d/" % server.server_address[1]
     browser = Browser(chromium)
