@@ -14,7 +14,7 @@
 #                   soak, Debian testing's CPython 3.14/3.15 and Lua 5.5
 #                   (root), make dist and make test-dist (the other CPythons
 #                   on their wheels, aarch64 under qemu; root), nginx,
-#                   time-machine 2.10's own suite
+#                   time-machine 2.10's own suite, the docs site (make docs)
 #
 # A new test joins `make test` when it is native (runs on this machine's own
 # compiler and interpreters, installs nothing, no emulator, no chroot) and
@@ -55,7 +55,7 @@ DEPS := tools/install-deps.sh
         test-install test-pythons test-python-tsan test-lua53 test-lua-asan test-preload-asan \
         test-preload-tsan test-fuzz test-windows test-soak test-forky test-nginx \
         test-real-time-machine \
-        test-tzrule-full test-real-suites soak windows-wheel dist test-dist \
+        test-tzrule-full test-real-suites soak windows-wheel dist test-dist docs test-markdown \
         bench bench-sleep bench-nginx bench-preload bench-real-suites fuzz
 
 all: lib ## the static and shared libraries, monostamp.pc and the preload library in build/ (BUILD=)
@@ -73,7 +73,7 @@ help: ## this list
 # the soak, and what needs root, a download or an install: the chroots,
 # nginx and the real suite.
 TEST_NATIVE := test-help test-c test-asan test-tsan test-header test-cxx test-install \
-               test-exports test-python test-lua test-luajit test-preload test-perf
+               test-exports test-python test-lua test-luajit test-preload test-perf test-markdown
 # make dist and make test-dist stand for make test-pythons here: test-dist
 # runs the same lean suite on the other CPythons (3.10-3.13 and 3.14/3.15),
 # each on the wheel a user would install rather than on a gcc build, so CI
@@ -81,7 +81,7 @@ TEST_NATIVE := test-help test-c test-asan test-tsan test-header test-cxx test-in
 # (docs/testing.md has the figures).  make test-pythons stays, by hand.
 TEST_ALL_MORE := test-python-tsan test-lua53 test-lua-asan \
                  test-preload-asan test-preload-tsan test-fuzz test-windows test-soak \
-                 test-forky dist test-dist test-nginx test-real-time-machine
+                 test-forky dist test-dist test-nginx test-real-time-machine docs
 
 # TEST_JOBS (2) suites at once, each one's output printed whole when it ends.
 TEST_JOBS ?= 2
@@ -96,6 +96,23 @@ test-all: deps ## what CI runs: make test, then Lua 5.3, Wine, sanitized binding
 
 # make help against the README's table of targets, and .PHONY against the
 # targets that exist (tools/check-make-help.py).
+# Every Markdown file git tracks: each table whole (none cut by a paragraph,
+# every row the header's cells), each relative link and #anchor resolving
+# (tools/docs/check-markdown.py; stdlib only, a second; first on planted
+# faults of each kind, which it must all find).
+test-markdown: ## every Markdown table whole, every relative link and #anchor resolving
+	@$(PYTHON) tools/docs/check-markdown.py --self-test
+
+# The docs site (tools/docs/build.sh): README, docs/ and CHANGELOG with
+# Python, Lua and C API pages generated from the code, built by the pinned
+# Sphinx and MyST (tools/docs/requirements.txt, in a venv under
+# BUILD/docs) with every warning an error; then loaded in headless Chromium
+# (tools/docs/browser_check.py), screenshots in BUILD/docs-screenshots.
+docs: ## the docs site in build/docs/html, warnings as errors, API pages from the code; checked in headless Chromium
+	@sh $(DEPS) --docs
+	@$(MAKE) --no-print-directory $(PY_UNPACKED)/done lua
+	@sh tools/docs/build.sh $(BUILD) $(PYTHON) $(LUA) $(abspath $(PY_UNPACKED))
+
 test-help: ## make help against the README's table of targets, and .PHONY against the Makefile's targets
 	@$(PYTHON) tools/check-make-help.py
 

@@ -4,7 +4,7 @@
 # Says what it installs; does nothing when everything is present.
 # With --python, the Python packages alone (for PYTHON; the forky chroot's
 # venvs, whose Debian packages tools/test-forky.sh installs); with --dist,
-# what make dist needs alone (below).
+# what make dist needs alone (below); with --docs, what make docs needs alone.
 set -eu
 
 PYTHON=${PYTHON:-python3}
@@ -41,6 +41,27 @@ if [ "${1:-}" = --dist ]; then
     esac
     [ -n "${DIST_NO_WINDOWS:-}" ] || need_deb gcc-mingw-w64-x86-64-posix x86_64-w64-mingw32-gcc
     install_debs
+    exit 0
+fi
+# --docs: what make docs needs alone: the compiler and Lua 5.4 for the
+# modules its API pages are generated from, venv for the generator's own
+# venv (tools/docs/build.sh pip-installs its pinned packages there),
+# setuptools for the wheel of this tree, and Debian's chromium, which loads
+# the built site (tools/docs/browser_check.py).
+if [ "${1:-}" = --docs ]; then
+    need_deb gcc gcc
+    need_deb make make
+    need_deb pkg-config pkg-config
+    need_deb lua5.4 lua5.4
+    need_deb liblua5.4-dev /usr/include/lua5.4/lua.h
+    need_deb chromium chromium
+    "$PYTHON" -c 'import ensurepip, venv' 2>/dev/null || debs="$debs python3-venv"
+    install_debs
+    "$PYTHON" -c 'import setuptools, sys
+sys.exit(int(setuptools.__version__.split(".")[0]) < 77)' 2>/dev/null || {
+        echo "install-deps: installing Python packages for $PYTHON: setuptools>=77"
+        "$PYTHON" -m pip install --quiet --disable-pip-version-check 'setuptools>=77'
+    }
     exit 0
 fi
 need_deb gcc gcc

@@ -174,7 +174,8 @@ PyDoc_STRVAR(clock_doc,
 "on_lead 'wait's or raises LeadError ('error').  shared: a state file\n"
 "joining every process on it into one sequence (yours alone, or with\n"
 "trust_group=True one of your groups').  start_ns: the manual source's\n"
-"first reading.  Thread-safe; see docs/python.md.");
+"first reading.  Thread-safe; see \"monostamp for Python\" in the\n"
+"monostamp docs.");
 
 static PyObject *clock_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
@@ -334,7 +335,8 @@ static PyObject *clock_now_datetime(PyObject *self, PyObject *const *args, Py_ss
 
 PyDoc_STRVAR(clock_uuid7_doc, "uuid7($self, /)\n--\n\n"
 "A version 7 uuid.UUID of the clock's next stamp: increasing wherever the\n"
-"stamps are; uuid7_ns() gives the stamp back (docs/ids.md).");
+"stamps are; uuid7_ns() gives the stamp back (see \"Time-ordered ids\" in\n"
+"the monostamp docs).");
 
 static PyObject *clock_uuid7(PyObject *self, PyObject *unused)
 {

@@ -132,7 +132,8 @@ void ms_sleep_clear(ms_state *st)
 PyDoc_STRVAR(sleep_doc, "sleep(seconds, tolerance=5e-05)\n--\n\n"
 "Sleeps `seconds` (int or float, >= 0) on CLOCK_MONOTONIC: the caller's\n"
 "code runs no earlier and at most `tolerance` s later where the machine\n"
-"allows.  The GIL is released but for a last 15-250 us spin (docs/sleep.md).");
+"allows.  The GIL is released but for a last 15-250 us spin (see \"Precise\n"
+"sleep\" in the monostamp docs).");
 
 static PyObject *ms_sleep(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames)

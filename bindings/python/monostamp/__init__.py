@@ -9,7 +9,7 @@ Every public name is a plain attribute of this module, bound at import: the
 extension's objects re-exported unwrapped (the hot path).  No module
 __getattr__ (PEP 562): CPython does not specialise attribute reads on a module
 whose namespace holds one, which made every monostamp.now() cost a third more
-than time.time_ns().  See docs/python.md.
+than time.time_ns().  See "monostamp for Python" in the monostamp docs.
 
 PYTEST_DONT_REWRITE: pytest marks the plugin's package for assertion
 rewriting as it starts, and warns that it cannot when the package is already
@@ -50,7 +50,8 @@ def clock_info(source="realtime"):
 
 def json_default(obj):
     """A Stamp as its isoformat() text, for json.dumps(..., default=json_default);
-    anything else is TypeError, as json.dumps raises (docs/python.md)."""
+    anything else is TypeError, as json.dumps raises (see "monostamp for
+    Python" in the monostamp docs)."""
     if isinstance(obj, Stamp):
         return obj.isoformat()
     raise TypeError("Object of type %s is not JSON serializable" % type(obj).__name__)
@@ -59,7 +60,8 @@ def json_default(obj):
 def register_sqlite(typename="stamp", classes=(Stamp,)):
     """Registers Stamp (and the subclasses in `classes`) with sqlite3,
     process-wide: stored as isoformat() text, a column declared `typename`
-    read back as a Stamp under detect_types (docs/python.md)."""
+    read back as a Stamp under detect_types (see "monostamp for Python" in
+    the monostamp docs)."""
     import sqlite3  # not at import time: monostamp does not need it
 
     if not isinstance(typename, str) or not typename:

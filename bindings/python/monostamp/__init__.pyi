@@ -20,7 +20,8 @@ __all__ = [
 
 __version__: str
 DEFAULT_SLEEP_TOLERANCE_NS: int
-#: The lead bound of a patch on the default clock (docs/patch.md).
+#: The lead bound of a patch on the default clock (see "Unique time for code
+#: that calls the standard library" in the monostamp docs).
 PATCH_MAX_LEAD_NS: int
 
 # Policy's class (monostamp._policy): an enum's class interface, no enum.

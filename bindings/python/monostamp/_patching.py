@@ -119,7 +119,8 @@ class patch:
     ``clock`` is a ``monostamp.Clock``, an object whose ``_clock`` holds one,
     or None for the process's default clock.  Use it as a context manager, a
     decorator (of plain and ``async def`` functions), or by ``start()`` and
-    ``stop()``.  Patches nest: the innermost clock wins.  See docs/patch.md.
+    ``stop()``.  Patches nest: the innermost clock wins.  See "Unique time for
+    code that calls the standard library" in the monostamp docs.
     """
 
     def __init__(self, clock=None):
@@ -196,8 +197,9 @@ class patch:
 
 
 def patching():
-    """The innermost started monostamp.patch, or None (docs/patch.md: it stays
-    started while a travel or freeze has precedence; patched() says that)."""
+    """The innermost started monostamp.patch, or None; it stays started while
+    a travel or freeze has precedence, and patched() says that (see "Unique
+    time for code that calls the standard library" in the monostamp docs)."""
     with _lock:
         return _stack[-1] if _stack else None
 

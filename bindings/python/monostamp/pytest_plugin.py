@@ -3,7 +3,7 @@
 Fixtures monostamp_clock (one sequence across tests, xdist workers and
 subprocesses, through a state file in MONOSTAMP_SHARED), manual_clock and
 monostamp_patch; @pytest.mark.monostamp(...); --monostamp-patch and
---monostamp-no-share.  See docs/pytest.md.
+--monostamp-no-share.  See "Testing with monostamp" in the monostamp docs.
 """
 import contextlib
 import datetime as _datetime
@@ -268,7 +268,8 @@ def monostamp_patch(request: pytest.FixtureRequest) -> Iterator[monostamp.Clock]
 
     The clock yielded is a strict Clock on the session's state file, so its
     stamps and time.time(), datetime.now() & co. are one sequence; with
-    sharing off, the test's own strict Clock (docs/pytest.md).
+    sharing off, the test's own strict Clock (see "Testing with monostamp" in
+    the monostamp docs).
     """
     clock = monostamp.Clock(policy=STRICT, shared=_path)
     with _patched(request.node, None if _path is not None else clock):
