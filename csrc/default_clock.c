@@ -63,6 +63,19 @@ static void make_default_clock_at_load(void)
 }
 #endif
 
+#if MONOSTAMP__HAVE_CONSTRUCTOR
+/* At exit, the default clock of a process on a state file adds what it
+ * counted since its last checkpoint to the file's counts (a process that
+ * ends with _exit() leaves them at its last checkpoint). */
+static void publish_default_at_exit(void) MONOSTAMP__DESTRUCTOR;
+static void publish_default_at_exit(void)
+{
+    if (atomic_load_explicit(&default_ready, memory_order_acquire) &&
+        default_rc == MONOSTAMP_OK && clock_of(&default_clock)->watch != NULL)
+        (void)monostamp__clock_publish_shared(clock_of(&default_clock));
+}
+#endif
+
 int monostamp_default_clock(monostamp_clock **out)
 {
     if (out == NULL)

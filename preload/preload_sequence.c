@@ -153,6 +153,17 @@ int monostamp_preload__stamp_again(int whole_us, int64_t *out_ns, int rc)
 
 /* -------------------------------------------------------- joining */
 
+/* At exit, what the sequence counted since its last checkpoint goes into
+ * its state file's counts, as the library's default clock does
+ * (clock_counts.c); a process that ends with _exit() leaves them at its
+ * last checkpoint. */
+static void publish_at_exit(void) __attribute__((destructor));
+static void publish_at_exit(void)
+{
+    if (sequence.watch != NULL)
+        (void)monostamp__clock_publish_shared(&sequence);
+}
+
 void monostamp_preload__join(void)
 {
     const char *path = getenv("MONOSTAMP_SHARED");
