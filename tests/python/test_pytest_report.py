@@ -100,8 +100,11 @@ def test_the_serial_summary_is_what_the_tests_counted(pytester, counted, share):
 
 
 @needs_xdist
-def test_the_xdist_controller_prints_the_workers_counts_once(pytester, counted):
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q", "-n", "2")
+@pytest.mark.parametrize("share", [True, False], ids=["shared", "no-share"])
+def test_the_xdist_controller_prints_the_workers_counts_once(pytester, counted, share):
+    args = ["-p", "no:cacheprovider", "-q", "-n", "2"] + ([] if share else
+                                                          ["--monostamp-no-share"])
+    result = pytester.runpytest_subprocess(*args)
     result.assert_outcomes(passed=6)
     stamps, repeats, backward, lead = expected(counted)
     assert summary(result.outlines + result.errlines) == (stamps, repeats, backward,
