@@ -161,23 +161,31 @@ int monostamp_state_file_create(const char *path, int trust_group)
     return rc;
 }
 
-int monostamp_state_file_info(const char *path, monostamp_state_info *out)
+/* A copy of the state file at `path`, read by read() (not mapped, not
+ * created), its header checked: MONOSTAMP_OK, or the error. */
+static int read_state_file(const char *path, struct state_file *file)
 {
     unsigned char *bytes;
     size_t len;
-    if (path == NULL || path[0] == '\0' || out == NULL)
-        return MONOSTAMP_EINVAL;
-    int rc = monostamp__os_read_file(path, sizeof(struct state_file), &bytes, &len, NULL);
+    int rc = monostamp__os_read_file(path, sizeof *file, &bytes, &len, NULL);
     if (rc != MONOSTAMP_OK)
         return rc;
-    struct state_file file;
-    if (len != sizeof file) {
+    if (len != sizeof *file) {
         free(bytes);
         return MONOSTAMP_EFOREIGN;
     }
-    memcpy(&file, bytes, sizeof file);
+    memcpy(file, bytes, sizeof *file);
     free(bytes);
-    if ((rc = check_header(&file)) != MONOSTAMP_OK)
+    return check_header(file);
+}
+
+int monostamp_state_file_info(const char *path, monostamp_state_info *out)
+{
+    struct state_file file;
+    if (path == NULL || path[0] == '\0' || out == NULL)
+        return MONOSTAMP_EINVAL;
+    int rc = read_state_file(path, &file);
+    if (rc != MONOSTAMP_OK)
         return rc;
     /* A copy of the bytes, read by read(): plain loads of a private copy. */
     out->last_ns = atomic_load_explicit(&file.state[MONOSTAMP__STATE_LAST], memory_order_relaxed);
@@ -189,21 +197,11 @@ int monostamp_state_file_info(const char *path, monostamp_state_info *out)
 
 int monostamp_state_file_counts(const char *path, monostamp_counts *out)
 {
-    unsigned char *bytes;
-    size_t len;
+    struct state_file file;
     if (path == NULL || path[0] == '\0' || out == NULL)
         return MONOSTAMP_EINVAL;
-    int rc = monostamp__os_read_file(path, sizeof(struct state_file), &bytes, &len, NULL);
+    int rc = read_state_file(path, &file);
     if (rc != MONOSTAMP_OK)
-        return rc;
-    struct state_file file;
-    if (len != sizeof file) {
-        free(bytes);
-        return MONOSTAMP_EFOREIGN;
-    }
-    memcpy(&file, bytes, sizeof file);
-    free(bytes);
-    if ((rc = check_header(&file)) != MONOSTAMP_OK)
         return rc;
     /* Any writer's numbers: unsigned, so nothing here can overflow; the
      * lead is given as an int64_t, so one past INT64_MAX is capped. */

@@ -298,6 +298,43 @@ static void test_the_default_clock_publishes_at_exit(void)
 #endif
 }
 
+/* A fork() child's counters start as a copy of its parent's: what the
+ * parent counted before the fork is published once, not by both. */
+static void test_a_fork_child_does_not_publish_its_parents_counts(void)
+{
+#if defined(_WIN32)
+    SKIP("no fork()");
+#else
+    fresh_dir("monostamp-counts");
+    const char *path = path_in_dir("state");
+    CHECK_OK(monostamp_state_file_create(path, 0));
+    pid_t pid = fork();
+    CHECK(pid >= 0);
+    if (pid == 0) {
+        /* The parent of this test: its default clock on the file. */
+        int64_t ns;
+        int bad = monostamp_default_share(path) != MONOSTAMP_OK;
+        for (int i = 0; i < 30; i++)
+            bad |= monostamp_default_time_ns(&ns) != MONOSTAMP_OK;
+        pid_t child = fork();
+        if (child == 0) {
+            for (int i = 0; i < 5; i++)
+                bad |= monostamp_default_time_ns(&ns) != MONOSTAMP_OK;
+            exit(bad);
+        }
+        int status;
+        bad |= child < 0 || waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
+               WEXITSTATUS(status) != 0;
+        exit(bad);
+    }
+    int status;
+    CHECK_EQ(waitpid(pid, &status, 0), pid);
+    CHECK(WIFEXITED(status));
+    CHECK_EQ(WEXITSTATUS(status), 0);
+    CHECK_EQ(counts_of(path).stamps, 35);
+#endif
+}
+
 int main(void)
 {
     RUN(test_a_private_clock_publishes_what_it_counted);
@@ -307,6 +344,7 @@ int main(void)
     RUN(test_threads_publish_each_count_once);
     RUN(test_hostile_counts_are_only_numbers);
     RUN(test_the_default_clock_publishes_at_exit);
+    RUN(test_a_fork_child_does_not_publish_its_parents_counts);
     (void)check_remove_tree(dir);
     return check_summary();
 }
