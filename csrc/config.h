@@ -85,9 +85,13 @@
 #if defined(__GNUC__)
 #define MONOSTAMP__HAVE_CONSTRUCTOR 1
 #define MONOSTAMP__CONSTRUCTOR __attribute__((constructor))
+/* And its twin at exit (and unload): the default clock publishes its
+ * counts into its state file (clock_counts.c). */
+#define MONOSTAMP__DESTRUCTOR __attribute__((destructor))
 #else
 #define MONOSTAMP__HAVE_CONSTRUCTOR 0
 #define MONOSTAMP__CONSTRUCTOR
+#define MONOSTAMP__DESTRUCTOR
 #endif
 
 #if defined(_MSC_VER) && !defined(__clang__)

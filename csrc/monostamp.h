@@ -540,6 +540,30 @@ typedef struct monostamp_state_info {
  * snapshot.  Thread-safe. */
 MONOSTAMP_API int monostamp_state_file_info(const char *path, monostamp_state_info *out);
 
+/* What the clocks on a state file counted, summed over every clock of any
+ * process that published into it (monostamp_clock_publish). */
+typedef struct monostamp_counts {
+    uint64_t stamps;         /* stamps handed out */
+    uint64_t repeats;        /* of them, made from a reading (at the caller's grain) not
+                                above the last stamp: repeats without monostamp */
+    uint64_t backward_steps; /* readings below their clock's previous reading */
+    int64_t largest_lead_ns; /* the largest lead of a stamp over its reading (>= 0) */
+} monostamp_counts;
+/* Reads the counts of the state file at `path`, with the errors of
+ * monostamp_state_file_info; they are numbers any process on the file may
+ * have written, not checked further.  Thread-safe. */
+MONOSTAMP_API int monostamp_state_file_counts(const char *path, monostamp_counts *out);
+/* Adds what `clock` counted and has not published yet to the counts of the
+ * state file at `path` (NULL: the file the clock shares), so each count is
+ * published once; a shared clock also does so itself at its checkpoints
+ * (every few ms of readings), when it leaves its file and, the default
+ * clock, at exit; what a clock counted before it joined its file is not
+ * published there.  MONOSTAMP_ENOTSUP for NULL on a clock that shares no
+ * file, MONOSTAMP_EINVAL for an empty path or a destroyed clock, else the
+ * errors of a clock's shared_path (a missing file is not created).
+ * Thread-safe. */
+MONOSTAMP_API int monostamp_clock_publish(monostamp_clock *clock, const char *path);
+
 /* Moves the default clock onto the state file at `path` (created if
  * absent), as if MONOSTAMP_SHARED had named it when the library loaded: for
  * programs that learn the path later, such as a test runner.  The file's

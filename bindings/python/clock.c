@@ -441,6 +441,21 @@ static PyObject *clock_stats(PyObject *op, PyObject *unused)
                          "lead_waits", (ull)s.lead_waits, "lead_errors", (ull)s.lead_errors);
 }
 
+PyDoc_STRVAR(clock_publish_doc, "_publish($self, path=None, /)\n--\n\n"
+"Adds what the clock counted and has not published yet to the counts of\n"
+"the state file at path (None: the file it shares): True; False if it\n"
+"shares none and no path was given (the pytest plugin's summary).");
+
+static PyObject *clock_publish(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs > 1) {
+        PyErr_SetString(PyExc_TypeError, "_publish() takes at most 1 argument");
+        return NULL;
+    }
+    return ms_publish(STATE_OF(op), CLOCK(op)->core, nargs == 1 ? args[0] : Py_None,
+                      "Clock._publish(): path");
+}
+
 /* As Clock(...) would make it again; the default clock says it is one. */
 static PyObject *clock_repr(PyObject *op)
 {
@@ -526,6 +541,7 @@ static PyMethodDef clock_methods[] = {
     {"advance", clock_advance, METH_O, clock_advance_doc},
     {"step_back", clock_step_back, METH_O, clock_step_back_doc},
     {"stats", clock_stats, METH_NOARGS, clock_stats_doc},
+    {"_publish", (PyCFunction)(void (*)(void))clock_publish, METH_FASTCALL, clock_publish_doc},
     {"uuid7", clock_uuid7, METH_NOARGS, clock_uuid7_doc},
     {"take", clock_take, METH_O, clock_take_doc},
     {NULL, NULL, 0, NULL},

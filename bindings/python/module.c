@@ -84,6 +84,68 @@ static PyObject *ms_state_file_info(PyObject *module, PyObject *path)
                          (long long)info.joins);
 }
 
+PyDoc_STRVAR(state_counts_doc, "_state_counts(path, /)\n--\n\n"
+"(stamps, repeats, backward_steps, largest_lead_ns) the clocks on the\n"
+"state file at path counted and published, read without changing it\n"
+"(the pytest plugin's summary, monostamp stats, monostamp run --report).");
+
+static PyObject *ms_state_counts(PyObject *module, PyObject *path)
+{
+    monostamp_counts counts;
+    PyObject *bytes;
+    if (ms_path_arg(path, "_state_counts(): path", &bytes) < 0)
+        return NULL;
+    int rc = monostamp_state_file_counts(PyBytes_AsString(bytes), &counts);
+    if (rc != MONOSTAMP_OK)
+        raise_core(STATE(module), rc, path, "_state_counts(%R)", path);
+    Py_DECREF(bytes);
+    if (rc != MONOSTAMP_OK)
+        return NULL;
+    return Py_BuildValue("(KKKL)", (unsigned long long)counts.stamps,
+                         (unsigned long long)counts.repeats,
+                         (unsigned long long)counts.backward_steps,
+                         (long long)counts.largest_lead_ns);
+}
+
+/* monostamp_clock_publish of `clock` to `path` (None: its own file): True,
+ * False for a clock that shares no file and was given none, or an error. */
+PyObject *ms_publish(ms_state *st, monostamp_clock *clock, PyObject *path, const char *what)
+{
+    PyObject *bytes = NULL;
+    if (path != Py_None && ms_path_arg(path, what, &bytes) < 0)
+        return NULL;
+    int rc = monostamp_clock_publish(clock, bytes != NULL ? PyBytes_AsString(bytes) : NULL);
+    Py_XDECREF(bytes);
+    if (rc == MONOSTAMP_ENOTSUP && path == Py_None)
+        return Py_NewRef(Py_False);
+    if (rc != MONOSTAMP_OK) {
+        raise_core(st, rc, path, "%s: %R", what, path);
+        return NULL;
+    }
+    return Py_NewRef(Py_True);
+}
+
+PyDoc_STRVAR(publish_default_doc, "_publish_default(path=None, /)\n--\n\n"
+"Adds what the default clock counted and has not published yet to the\n"
+"counts of the state file at path (None: the file it shares); False if it\n"
+"shares none and no path was given.");
+
+static PyObject *ms_publish_default(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    monostamp_clock *clock;
+    if (nargs > 1) {
+        PyErr_SetString(PyExc_TypeError, "_publish_default() takes at most 1 argument");
+        return NULL;
+    }
+    int rc = monostamp_default_clock(&clock);
+    if (rc != MONOSTAMP_OK) {
+        raise_core(STATE(module), rc, Py_None, "the default clock");
+        return NULL;
+    }
+    return ms_publish(STATE(module), clock, nargs == 1 ? args[0] : Py_None,
+                      "_publish_default(): path");
+}
+
 PyDoc_STRVAR(monotonic_ns_doc, "monotonic_ns()\n--\n\n"
 "CLOCK_MONOTONIC in int ns: the time base of sleep_until_ns().");
 
@@ -100,6 +162,9 @@ static PyMethodDef ms_methods[] = {
     {"create_state_file", (PyCFunction)(void (*)(void))ms_create_state_file,
      METH_VARARGS | METH_KEYWORDS, create_state_file_doc},
     {"_state_file_info", ms_state_file_info, METH_O, state_file_info_doc},
+    {"_state_counts", ms_state_counts, METH_O, state_counts_doc},
+    {"_publish_default", (PyCFunction)(void (*)(void))ms_publish_default, METH_FASTCALL,
+     publish_default_doc},
     {NULL, NULL, 0, NULL},
 };
 
