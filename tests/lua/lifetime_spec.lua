@@ -52,6 +52,10 @@ describe("a clock userdata", function()
 
   it("is closed by a <close> variable at the end of its scope, errors too", function()
     -- The syntax is Lua 5.4's: compiled at run time so the file loads anywhere.
+    if _VERSION == "Lua 5.3" then
+      pending("to-be-closed variables (<close>) are Lua 5.4's")
+      return
+    end
     local chunk = assert(load([[
       local monostamp, path = ...
       local escaped, inner

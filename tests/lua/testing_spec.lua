@@ -246,13 +246,21 @@ describe("testing.manual_clock()", function()
   end)
 
   it("closes with <close> and close()", function()
-    local inner
-    do
-      local mc <close> = testing.manual_clock()
-      inner = mc.clock
-      assert.equal(testing.EPOCH_2000_NS, mc:time_ns())
+    -- <close> is Lua 5.4's syntax: compiled at run time, so that this file
+    -- loads under Lua 5.3 too, where close() alone is checked.
+    if _VERSION ~= "Lua 5.3" then
+      local inner = assert(load([[
+        local testing, EPOCH_2000_NS = ...
+        local inner
+        do
+          local mc <close> = testing.manual_clock()
+          inner = mc.clock
+          assert(mc:time_ns() == EPOCH_2000_NS)
+        end
+        return inner
+      ]]))(testing, testing.EPOCH_2000_NS)
+      assert.matches("%(closed%)", tostring(inner))
     end
-    assert.matches("%(closed%)", tostring(inner))
     local mc = testing.manual_clock()
     mc:close()
     mc:close()
