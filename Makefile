@@ -341,7 +341,7 @@ $(LUA_SPEC_TARGETS): export TZDIR := $(abspath tests/vectors/zoneinfo)
 # LuaJIT alone, the rest (the C module's hooks, monostamp.testing, ...)
 # under Lua 5.3-5.5 alone.  busted always runs under an interpreter named
 # here, never under whatever `lua` the machine has.
-LUA_SHARED_SPECS := $(addprefix tests/lua/,api_spec.lua shared_spec.lua sleep_spec.lua)
+LUA_SHARED_SPECS := $(addprefix tests/lua/,api_spec.lua shared_spec.lua sleep_spec.lua vectors_spec.lua)
 LUA_SPECS := --pattern=_spec --exclude-pattern=^ffi_ tests/lua
 LUAJIT_SPECS := $(LUA_SHARED_SPECS) $(sort $(wildcard tests/lua/ffi_*_spec.lua))
 # The environment of a busted run of the C module: $(1) the interpreter,
