@@ -447,6 +447,12 @@ describe("clocks' lifetime", function()
   end)
 
   it("the collector frees clocks nobody closed (no growth over 20,000)", function()
+    if (os.getenv("LD_PRELOAD") or ""):find("libasan", 1, true) then
+      -- make test-lua-asan: ASan holds freed memory in quarantine, so the
+      -- resident size grows with nothing leaked; it checks the frees itself.
+      pending("under ASan, whose quarantine keeps freed memory resident")
+      return
+    end
     local function rss_kb()
       local f = io.open("/proc/self/statm")
       if not f then return nil end
