@@ -338,10 +338,11 @@ $(LUA_SPEC_TARGETS): export TZDIR := $(abspath tests/vectors/zoneinfo)
 # for every Lua: each shared spec (LUA_SHARED_SPECS) runs against the module
 # the interpreter loads -- the C module under Lua 5.3-5.5, monostamp.ffi
 # under LuaJIT.  The other specs are one module's: ffi_*_spec.lua run under
-# LuaJIT alone, the rest (the C module's hooks, monostamp.testing, ...)
-# under Lua 5.3-5.5 alone.  busted always runs under an interpreter named
+# LuaJIT alone, the rest (the C module's errors, userdata and sleep hooks,
+# monostamp.testing, the rockspec) under Lua 5.3-5.5 alone; each says why.  busted always runs under an interpreter named
 # here, never under whatever `lua` the machine has.
-LUA_SHARED_SPECS := $(addprefix tests/lua/,api_spec.lua shared_spec.lua sleep_spec.lua vectors_spec.lua)
+LUA_SHARED_SPECS := $(addprefix tests/lua/,api_spec.lua clock_spec.lua ids_spec.lua iso8601_spec.lua \
+                      shared_spec.lua sleep_spec.lua vectors_spec.lua zone_spec.lua)
 LUA_SPECS := --pattern=_spec --exclude-pattern=^ffi_ tests/lua
 LUAJIT_SPECS := $(LUA_SHARED_SPECS) $(sort $(wildcard tests/lua/ffi_*_spec.lua))
 # The environment of a busted run of the C module: $(1) the interpreter,

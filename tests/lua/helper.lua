@@ -85,9 +85,23 @@ function helper.idiv(a, b)
   return q
 end
 
+-- a % b floored (b > 0), as Lua's % is on integers; LuaJIT's int64_t %
+-- truncates toward zero, as C's does.
+function helper.floor_mod(a, b)
+  local r = a % b
+  if r < helper.int(0) then r = r + b end
+  return r
+end
+
 -- An integer as decimal text, without LuaJIT's LL suffix.
 function helper.text(v)
   return (tostring(v):gsub("U?LL$", ""))
+end
+
+-- Source text of an exact integer literal for v, for a child's script:
+-- 123 for the C module, 123LL for monostamp.ffi (a double would round).
+function helper.literal(v)
+  return helper.text(v) .. (helper.ffi and "LL" or "")
 end
 
 -- The lines of a file as the module's integers.

@@ -1,5 +1,7 @@
 -- lifetime_spec.lua: clocks as userdata: __gc, __close, close(), __tostring,
--- __name, and no leaked mappings after many clocks.
+-- __name, and no leaked mappings after many clocks.  The C module's
+-- (Lua 5.3-5.5): monostamp.ffi's clocks are cdata, whose close and
+-- collection api_spec.lua checks under both.
 local monostamp = require "monostamp"
 local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.lua")
 

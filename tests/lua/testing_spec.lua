@@ -1,7 +1,8 @@
 -- testing_spec.lua: monostamp.testing, the helpers for busted: the strict
 -- clock (alone, and joined to MONOSTAMP_SHARED by a child Lua process) and
 -- the manual clock (defaults, set/advance/step_back, marker-like options,
--- bad options).
+-- bad options).  Lua 5.3-5.5 only: monostamp.testing is built on the C
+-- module (require "monostamp").
 local monostamp = require "monostamp"
 local testing = require "monostamp.testing"
 local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.lua")
