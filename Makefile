@@ -352,20 +352,35 @@ $(BUILD)/lua/monostamp/core.so: $(LUA_SRC) $(CORE_SRC) $(CORE_HDR) $(wildcard bi
 # so each target that runs Lua specs exports it (the specs check).
 LUA_SPEC_TARGETS := test-lua test-luajit test-lua53 test-lua-asan
 $(LUA_SPEC_TARGETS): export TZDIR := $(abspath tests/vectors/zoneinfo)
+# One set of busted specs in tests/lua, one helper (tests/lua/helper.lua),
+# for every Lua: each shared spec (LUA_SHARED_SPECS) runs against the module
+# the interpreter loads -- the C module under Lua 5.3-5.5, monostamp.ffi
+# under LuaJIT.  The other specs are one module's: ffi_*_spec.lua run under
+# LuaJIT alone, the rest (the C module's errors, userdata and sleep hooks,
+# monostamp.testing, the rockspec) under Lua 5.3-5.5 alone; each says why.  busted always runs under an interpreter named
+# here, never under whatever `lua` the machine has.
+LUA_SHARED_SPECS := $(addprefix tests/lua/,api_spec.lua clock_spec.lua ids_spec.lua iso8601_spec.lua \
+                      shared_spec.lua sleep_spec.lua vectors_spec.lua zone_spec.lua)
+LUA_SPECS := --pattern=_spec --exclude-pattern=^ffi_ tests/lua
+LUAJIT_SPECS := $(LUA_SHARED_SPECS) $(sort $(wildcard tests/lua/ffi_*_spec.lua))
+# The environment of a busted run of the C module: $(1) the interpreter,
+# $(2) the folder its monostamp/core.so is in.
+lua_spec_env = MONOSTAMP_BUILD=$(abspath $(BUILD)) LUA_CPATH="$(abspath $(2))/?.so;;" \
+	    LUA_PATH="$(abspath bindings/lua)/?.lua;;" MONOSTAMP_LUA=$(1) PYTHON=$(PYTHON) \
+	    PYTHONPATH="$(abspath $(PY_UNPACKED))"
 test-lua: lua $(PY_UNPACKED)/done ## the busted specs under Lua 5.4 (LUA=lua5.4)
-	@MONOSTAMP_BUILD=$(abspath $(BUILD)) LUA_CPATH="$(abspath $(BUILD))/lua/?.so;;" \
-	    LUA_PATH="$(abspath bindings/lua)/?.lua;;" MONOSTAMP_LUA=$(LUA) PYTHON=$(PYTHON) \
-	    PYTHONPATH="$(abspath $(PY_UNPACKED))" $(LUA) /usr/bin/busted --pattern=_spec tests/lua
+	@$(call lua_spec_env,$(LUA),$(BUILD)/lua) $(LUA) /usr/bin/busted $(LUA_SPECS)
 
 # LuaJIT: monostamp.ffi (pure Lua, bindings/lua/monostamp/ffi*.lua) over
-# $(BUILD)/libmonostamp.so, the busted specs in tests/luajit under Debian's
-# luajit; the C module (make lua) for the specs that hold the FFI module's
-# errors to the C module's and stamp beside it on one state file.
+# $(BUILD)/libmonostamp.so, the shared specs and the ffi_* ones under
+# Debian's luajit; the C module (make lua) for the specs that hold the FFI
+# module's errors to the C module's and stamp beside it on one state file,
+# the Python binding for the one that stamps beside a Python process.
 LUAJIT ?= luajit
-test-luajit: $(BUILD)/libmonostamp.so lua ## monostamp.ffi's busted specs under LuaJIT
+test-luajit: $(BUILD)/libmonostamp.so lua $(PY_UNPACKED)/done ## the shared busted specs on monostamp.ffi and its own, under LuaJIT
 	MONOSTAMP_BUILD=$(abspath $(BUILD)) MONOSTAMP_LIBRARY=$(abspath $(BUILD))/libmonostamp.so \
-	    LUA_PATH="$(abspath bindings/lua)/?.lua;;" MONOSTAMP_LUAJIT=$(LUAJIT) \
-	    $(LUAJIT) /usr/bin/busted --pattern=_spec tests/luajit
+	    LUA_PATH="$(abspath bindings/lua)/?.lua;;" MONOSTAMP_LUAJIT=$(LUAJIT) PYTHON=$(PYTHON) \
+	    PYTHONPATH="$(abspath $(PY_UNPACKED))" $(LUAJIT) /usr/bin/busted $(LUAJIT_SPECS)
 
 # nginx (tests/integration/test_nginx.py, run by tools/test-nginx.sh once it
 # has installed Debian's nginx, libnginx-mod-http-lua, luajit2 and wrk if
@@ -378,9 +393,13 @@ NGINX_RESPONSES ?= 50000
 test-nginx: $(BUILD)/libmonostamp.so ## monostamp.ffi in a real nginx with 4 workers (installs nginx; tests/integration)
 	@NGINX_RESPONSES=$(NGINX_RESPONSES) PYTHON=$(PYTHON) tools/test-nginx.sh $(BUILD)
 
-# Lua 5.3: the same module built against 5.3 and a smoke test (no busted there).
-test-lua53: ## the Lua module built against Lua 5.3 and a smoke test
+# Lua 5.3: the same module built against 5.3 (tools/test-lua53.sh, which
+# also checks its exports and runs the smoke test), then every busted spec
+# Lua 5.4 runs, under lua5.3.
+LUA53 ?= lua5.3
+test-lua53: $(PY_UNPACKED)/done ## the Lua module built against Lua 5.3: its smoke test and the busted specs
 	@tools/test-lua53.sh $(BUILD)
+	@$(call lua_spec_env,$(LUA53),$(BUILD)/lua53) $(LUA53) /usr/bin/busted $(LUA_SPECS)
 
 # CPython 3.14 and 3.15 and Lua 5.5, which Debian 12 lacks, from Debian
 # testing: tools/test-forky.sh bootstraps a "forky" chroot once (cached in

@@ -2,8 +2,7 @@
 # test-lua53.sh [BUILD]: builds require "monostamp" against Lua 5.3 into
 # BUILD/lua53/ (default build): the C part as BUILD/lua53/monostamp/core.so,
 # loaded by bindings/lua/monostamp.lua; runs tests/lua/smoke.lua under lua5.3.
-# busted is not installed for 5.3 here, so this is a smoke test; the busted
-# specs run under 5.4 (make test-lua).
+# make test-lua53 then runs the busted specs under lua5.3 against it.
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}

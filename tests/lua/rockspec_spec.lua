@@ -1,6 +1,7 @@
 -- rockspec_spec.lua: the builtin rockspec lists exactly the binding's and
 -- the core's C files, so `luarocks make` builds what `make lua` builds, and
--- the plain library monostamp.ffi loads from exactly the core's.
+-- the plain library monostamp.ffi loads from exactly the core's.  It reads
+-- files and loads no module, so it runs once, under Lua 5.3-5.5.
 local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.lua")
 
 -- The one monostamp-*.rockspec at the root, loaded as data, and its name.

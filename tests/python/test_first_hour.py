@@ -2,7 +2,7 @@
 
 Point 9 (mypy catches typos) is in test_typing.py, point 11 (beside
 time-machine 2.x) in test_old_tools.py, and the Lua side of points 2 and 5
-in tests/lua/zone_spec.lua and tests/luajit/parity_spec.lua.
+in tests/lua/zone_spec.lua and tests/lua/ffi_parity_spec.lua.
 """
 import datetime
 import inspect

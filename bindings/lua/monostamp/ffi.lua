@@ -5,7 +5,7 @@
 -- a number that is an exact integer (|n| <= 2^53).
 local ffi = require "ffi"
 
--- Copied from csrc/monostamp.h (tests/luajit/cdef_spec.lua holds them to
+-- Copied from csrc/monostamp.h (tests/lua/ffi_cdef_spec.lua holds them to
 -- it).  Guarded: a host may load this file twice, ffi.cdef define once.
 local CDEF = [[
 typedef enum monostamp_policy {

@@ -1,4 +1,4 @@
--- cdef_spec.lua: the declarations monostamp/ffi.lua copies from
+-- ffi_cdef_spec.lua (LuaJIT only): the declarations monostamp/ffi.lua copies from
 -- csrc/monostamp.h stay true to it.  Every function prototype must be the
 -- header's, token for token; every enum constant its value; every struct
 -- the size and field offsets a C compiler gives the header's.  So a change

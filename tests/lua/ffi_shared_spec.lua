@@ -1,6 +1,9 @@
--- shared_spec.lua: monostamp.ffi clocks on a shared state file: two in one
--- process, the default clock through MONOSTAMP_SHARED, and a LuaJIT
--- process stamping at the same time as a Lua 5.4 process on the C module.
+-- ffi_shared_spec.lua: monostamp.ffi's default clock shared with a child
+-- fork()ed after require, and a LuaJIT process stamping at the same time as
+-- a Lua 5.4 process on the C module (LuaJIT only: plain Lua has no fork(),
+-- which the FFI declares here, and the pair of interpreters is run once,
+-- from the LuaJIT suite).  What both modules do on a shared file is
+-- shared_spec.lua's.
 local ffi = require "ffi"
 local monostamp = require "monostamp.ffi"
 local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.lua")
@@ -26,48 +29,6 @@ end
 
 describe("a shared state file", function()
   after_each(helper.cleanup)
-
-  it("joins two clocks of one process into one sequence", function()
-    local path = helper.tmpdir() .. "/state"
-    -- Unbounded: frozen at 0, they lead their source by the file's decades.
-    local a = assert(monostamp.clock { shared = path, source = "manual", start_ns = 0, max_lead_ns = 0 })
-    local b = assert(monostamp.clock { shared = path, source = "manual", start_ns = 0, max_lead_ns = 0 })
-    assert.is_true(a:is_shared())
-    assert.matches(", shared%)", tostring(a))
-    local first = a:time_ns()
-    local last = first
-    for i = 1, 1000 do
-      local t = (i % 2 == 0 and a or b):time_ns()
-      assert.is_true(t > last)
-      last = t
-    end
-    -- Frozen manual readings below the file's sequence: each stamp the next ns.
-    assert.equal(1000LL, last - first)
-  end)
-
-  it("is joined by the default clock of a child through MONOSTAMP_SHARED", function()
-    local path = helper.tmpdir() .. "/state"
-    -- A manual clock 0.8 s ahead (the child's default clock is bounded at
-    -- 1 s; this one's 100 ms bound makes the file it creates start 100 ms
-    -- ahead, below that, and leaves room for the few ms a newcomer on a
-    -- leading file raises it by: docs/clock-core.md), frozen there.
-    local ahead = monostamp.time_ns() + 800000000LL
-    local c = assert(monostamp.clock { shared = path, source = "manual", start_ns = ahead,
-                                       max_lead_ns = 100000000 })
-    assert.equal(ahead, c:time_ns())
-    local out, ok = helper.sh("MONOSTAMP_SHARED=" .. helper.q(path) .. " LUA_PATH="
-      .. helper.q(helper.root .. "/bindings/lua/?.lua;;") .. " " .. helper.luajit
-      .. " -e 'local m = require \"monostamp.ffi\"; io.write(tostring(m.time_ns()))' 2>&1")
-    assert.is_true(ok, out)
-    assert.matches("^%d+LL$", out)
-    local child = loadstring("return " .. out)()  -- an int64 literal, exact
-    -- The child's stamp is above this one's (the file's sequence; its own
-    -- reading too, should it have started later than 0.8 s), and this
-    -- frozen clock's next stamp comes right after the child's: the child
-    -- wrote it into the file.
-    assert.is_true(child > ahead, out)
-    assert.equal(tostring(child + 1), tostring((assert(c:time_ns()))))
-  end)
 
   it("shares the default clock's sequence with a child fork()ed after require", function()
     -- As nginx workers forked after init_by_lua's require: no state file,

@@ -1,7 +1,8 @@
--- library_spec.lua: which libmonostamp.so monostamp.ffi loads, each way,
--- in a child luajit whose environment the spec controls: MONOSTAMP_LIBRARY,
--- the rock's copy beside the module, the system's search, and the errors
--- when none will do.
+-- ffi_library_spec.lua: which libmonostamp.so monostamp.ffi loads, each
+-- way, in a child luajit whose environment the spec controls:
+-- MONOSTAMP_LIBRARY, the rock's copy beside the module, the system's
+-- search, and the errors when none will do (LuaJIT only: the C module
+-- links the core in and loads no library).
 local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.lua")
 
 -- Runs `script` in a child luajit from /, with exactly the variables given
@@ -23,6 +24,12 @@ local REPORT = [[
 
 describe("monostamp.ffi finds libmonostamp", function()
   after_each(helper.cleanup)
+
+  it("loads the library make test-luajit names, and says which", function()
+    local monostamp = require "monostamp.ffi"
+    assert.equal(helper.library, monostamp.library)
+    assert.equal("monostamp", monostamp._NAME)
+  end)
 
   it("at MONOSTAMP_LIBRARY when set", function()
     local out, ok = child({ MONOSTAMP_LIBRARY = helper.library }, SOURCE_PATH, REPORT)

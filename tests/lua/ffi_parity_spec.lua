@@ -1,4 +1,5 @@
--- parity_spec.lua: monostamp.ffi keeps the C module's error conventions.
+-- ffi_parity_spec.lua: monostamp.ffi keeps the C module's error conventions
+-- (LuaJIT only: it runs both modules, each in a child of its interpreter).
 -- The same calls run in a lua5.4 child on require "monostamp" (the C
 -- module make lua built) and in a luajit child on monostamp.ffi; what each
 -- raised or returned must read the same, call by call.  Positions ("x:1: ")
