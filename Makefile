@@ -136,9 +136,9 @@ $(BUILD)/monostamp.pc: monostamp.pc.in csrc/monostamp.h Makefile
 	@mkdir -p $(@D)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
-install: lib $(BUILD)/libmonostamp_preload.so ## header, libraries, the preload library and monostamp.pc into PREFIX (/usr/local)
+install: lib $(BUILD)/libmonostamp_preload.so ## headers, libraries, the preload library and monostamp.pc into PREFIX (/usr/local)
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 csrc/monostamp.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 csrc/monostamp.h csrc/monostamp_host.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(BUILD)/libmonostamp.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/libmonostamp.so $(DESTDIR)$(PREFIX)/lib/libmonostamp.so.$(VERSION)
 	ln -sf libmonostamp.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libmonostamp.so.$(firstword $(subst ., ,$(VERSION)))

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "monostamp.h"
+#include "monostamp_host.h"
 
 #if !defined(_WIN32)
 #include <sys/stat.h>
