@@ -86,11 +86,15 @@ int monostamp_clock_fault(const monostamp_clock *clock, const char *call, int co
                 "monotonicForceMicrosecondIncrement",
                 monostamp_policy_name(monostamp_clock_policy(clock)));
     else if (!take && code == MONOSTAMP_ENOTSUP)
-        blamed = 1, written(buf, size, "%s needs a clock with source 'manual', this one's is '%s'",
-                            call, monostamp_source_name(monostamp_clock_source(clock)));
+        blamed = 1, written(buf, size, "%s needs a clock with source 'manual', this one's is "
+                            "'%s' -- make the clock with source='manual'", call,
+                            monostamp_source_name(monostamp_clock_source(clock)));
     else if (!take && code == MONOSTAMP_ERANGE)
-        blamed = 2, written(buf, size, "%s by %lld ns would overflow the manual reading", call,
+        blamed = 2, written(buf, size, "ns=%lld would move the reading past the int64 "
+                            "nanosecond range (years 1677..2262) -- give a smaller step",
                             (long long)value);
+    else if (!take && code == MONOSTAMP_EINVAL)
+        blamed = 2, written(buf, size, "ns=%lld is negative -- give ns >= 0", (long long)value);
     return blamed;
 }
 

@@ -184,13 +184,15 @@ MONOSTAMP_API int monostamp_option_unknown(const char *name, char *buf, size_t s
  * "take" (monostamp_clock_take, `value` its n) or a manual move ("set",
  * "advance" or the binding's name for one; `value` its ns), and returns the
  * argument to blame: 2 the value ("n=0 must be >= 1", "n=N stamps would
- * pass the int64 range", "advance by N ns would overflow the manual
- * reading"), 1 the clock ("set needs a clock with source 'manual', this
- * one's is 'realtime'"), 0 neither: the clock's state, with "the clock's
+ * pass the int64 range", "ns=N would move the reading past the int64
+ * nanosecond range (years 1677..2262) -- give a smaller step", "ns=-1 is
+ * negative -- give ns >= 0"), 1 the clock ("set needs a clock with source
+ * 'manual', this one's is 'realtime' -- make the clock with
+ * source='manual'"), 0 neither: the clock's state, with "the clock's
  * policy P allows equal stamps, so it has no blocks; take needs ..." for
  * take's MONOSTAMP_EPOLICY and "" for every other code.  Cut short to fit
- * `size` (256 bytes always fit); MONOSTAMP_EINVAL for a NULL argument or a `size`
- * of 0.  Thread-safe as the clock's getters are. */
+ * `size` (256 bytes always fit); MONOSTAMP_EINVAL for a NULL argument or a
+ * `size` of 0.  Thread-safe as the clock's getters are. */
 MONOSTAMP_API int monostamp_clock_fault(const monostamp_clock *clock, const char *call, int code,
                                         int64_t value, char *buf, size_t size);
 /* Writes the sentence for `code`, a failure of the default clock, when

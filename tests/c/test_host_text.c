@@ -136,9 +136,13 @@ static void test_clock_fault(void)
                       "monotonicForceMicrosecondIncrement");
     CHECK_LT(strlen(buf), 256);
     CHECK_EQ(monostamp_clock_fault(&c, "advance", MONOSTAMP_ENOTSUP, 1, buf, sizeof buf), 1);
-    CHECK_STR_EQ(buf, "advance needs a clock with source 'manual', this one's is 'realtime'");
+    CHECK_STR_EQ(buf, "advance needs a clock with source 'manual', this one's is 'realtime' "
+                      "-- make the clock with source='manual'");
     CHECK_EQ(monostamp_clock_fault(&c, "set", MONOSTAMP_ERANGE, -1, buf, sizeof buf), 2);
-    CHECK_STR_EQ(buf, "set by -1 ns would overflow the manual reading");
+    CHECK_STR_EQ(buf, "ns=-1 would move the reading past the int64 nanosecond range "
+                      "(years 1677..2262) -- give a smaller step");
+    CHECK_EQ(monostamp_clock_fault(&c, "step_back", MONOSTAMP_EINVAL, -1, buf, sizeof buf), 2);
+    CHECK_STR_EQ(buf, "ns=-1 is negative -- give ns >= 0");
     /* The clock's state, not a value: nothing to add to the core's sentence. */
     CHECK_EQ(monostamp_clock_fault(&c, "take", MONOSTAMP_ELEAD, 5, buf, sizeof buf), 0);
     CHECK_STR_EQ(buf, "");

@@ -24,7 +24,7 @@ NO_DIRECTORY_CHECK = posix_only(
     "error (WinError 3, path not found) unchanged")
 NO_SUGGESTIONS = posix_only("the zone database is not walked for suggestions on Windows")
 
-DASH = " \u2014 "
+DASH = " -- "
 
 
 def one_shape(message, call):
@@ -193,7 +193,7 @@ def test_a_marker_typo_is_one_message_without_the_plugins_frames(pytester):
     result.stdout.fnmatch_lines([
         "*@pytest.mark.monostamp(): unknown option 'strat': did you mean 'start'?*",
         "*@pytest.mark.monostamp(): zone='Europe/Berln' is not a zone this machine knows "
-        "\u2014 did you mean 'Europe/Berlin'?*",
+        "-- did you mean 'Europe/Berlin'?*",
     ])
 
 
