@@ -1,7 +1,8 @@
 -- cdef_spec.lua: the declarations monostamp/ffi.lua copies from
 -- csrc/monostamp.h and csrc/monostamp_host.h stay true to them.  Every
--- function prototype must be the header's, token for token; every enum constant its value; every struct
--- the size and field offsets a C compiler gives the header's.  So a change
+-- function prototype must be the header's, token for token; every enum
+-- constant its value; every struct the size and field offsets a C compiler
+-- gives the header's.  So a change
 -- to the header that ffi.lua has not followed fails here, not at run time.
 local ffi = require "ffi"
 require "monostamp.ffi"  -- runs the cdef
