@@ -7,7 +7,7 @@
  * error messages (the zone database's names, a missing directory) and
  * os_posix.c the rest; on Windows os_windows_files.c, os_windows_dirs.c
  * and os_windows.c likewise.  Each file sits inside one top-level #if, so
- * every build compiles all six and the other platform's are empty.  The
+ * every build compiles all seven and the other platform's are empty.  The
  * rest of the core is portable C11: it includes no platform header and
  * calls no platform function (no stat, opendir or open: only the C
  * library's portable part).

@@ -236,7 +236,7 @@ def test_unusable_shared_path_is_os_error(tmp_path):
         assert info.value.filename is None
         assert info.value.strerror == (
             "Clock(): shared=%r: its directory does not exist -- create the directory "
-            "first; the state file itself is created if absent" % missing)
+            "first; the state file itself is created if absent" % str(missing))
         missing = tmp_path / "state"
         missing.mkdir()  # a directory where the file should be: the OS's own reason
         with pytest.raises(OSError) as info:
