@@ -5,8 +5,9 @@
 -- a number that is an exact integer (|n| <= 2^53).
 local ffi = require "ffi"
 
--- Copied from csrc/monostamp.h (tests/luajit/cdef_spec.lua holds them to
--- it).  Guarded: a host may load this file twice, ffi.cdef define once.
+-- Copied from csrc/monostamp.h and monostamp_host.h (tests/luajit/cdef_spec.lua
+-- holds them to it).  Guarded: a host may load this file twice, ffi.cdef
+-- define once.
 local CDEF = [[
 typedef enum monostamp_policy {
     MONOSTAMP_ACCEPT_PLATFORM_TIME = 0,
