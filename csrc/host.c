@@ -227,7 +227,8 @@ int monostamp_isoformat(char *buf, size_t size, int64_t utc_ns, int64_t offset_s
         snprintf(why, why_size, "offset %lld s out of range", offset);
     } else if (digits < 0 || digits > 9) {
         n = MONOSTAMP_EINVAL, arg = 3;
-        snprintf(why, why_size, "digits must be 0..9, not %lld", (long long)digits);
+        snprintf(why, why_size, "digits=%lld is out of range -- give 0..9, the digits of the "
+                 "fraction of a second", (long long)digits);
     } else {
         n = monostamp_format_iso8601(buf, size, utc_ns, (int32_t)offset_s, (int)digits, use_z);
         if (n == MONOSTAMP_EINVAL)

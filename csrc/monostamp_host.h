@@ -284,7 +284,8 @@ MONOSTAMP_API int monostamp_sleep_deadline(int64_t now_ns, int64_t ns, int is_du
  * argument at fault (1: `utc_ns`, 2: `offset_s`, 3: `digits`; 0: none,
  * `buf` too small) and `why` (if not NULL; cut short to fit `why_size`)
  * its sentence: "offset 4294967296 s out of range" (beyond int32),
- * "digits must be 0..9, not 10", "offset 30 s cannot be written as
+ * "digits=10 is out of range -- give 0..9, the digits of the fraction of
+ * a second", "offset 30 s cannot be written as
  * +hh:mm", "N ns at offset M s is outside the years 1..9999" (128 bytes
  * always fit).  Thread-safe. */
 /* A binding's uuid7_ns(text): the stamp in the UUIDv7 whose canonical

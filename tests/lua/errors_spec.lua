@@ -97,7 +97,8 @@ describe("bad arguments raise", function()
     end)
     assert.is_nil(err:find("must be.*must be"), err)
     assert(monostamp.clock{ policy = "acceptPlatformTime", max_lead_ns = 1 })
-    raises("bad argument #3 to 'isoformat' (digits must be 0..9, not 10)",
+    raises("bad argument #3 to 'isoformat' (digits=10 is out of range -- give 0..9, the digits "
+           .. "of the fraction of a second)",
            function() monostamp.isoformat(0, 0, 10) end)
     raises("bad argument #2 to 'isoformat' (offset 4294967296 s out of range)",
            function() monostamp.isoformat(0, 1 << 32) end)
