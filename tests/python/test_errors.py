@@ -235,8 +235,8 @@ def test_unusable_shared_path_is_os_error(tmp_path):
         # The missing directory is said as such, the path once.
         assert info.value.filename is None
         assert info.value.strerror == (
-            "Clock(): shared=%r: its directory does not exist -- create the directory "
-            "first; the state file itself is created if absent" % str(missing))
+            "Clock(): shared='%s': its directory does not exist -- create the directory "
+            "first; the state file itself is created if absent" % missing)
         missing = tmp_path / "state"
         missing.mkdir()  # a directory where the file should be: the OS's own reason
         with pytest.raises(OSError) as info:
@@ -244,7 +244,8 @@ def test_unusable_shared_path_is_os_error(tmp_path):
         assert os.fspath(info.value.filename) == str(missing)
     else:
         assert os.fspath(info.value.filename) == str(missing)
-        assert info.value.strerror.startswith("Clock(): shared=%r: " % str(missing))
+        # The core quotes the path as given, backslashes and all.
+        assert info.value.strerror.startswith("Clock(): shared='%s': " % missing)
     if WINDOWS:
         # Windows' own code (ERROR_PATH_NOT_FOUND) and sentence, as os's
         # errors carry them; OSError maps the code to ENOENT.
@@ -280,6 +281,6 @@ def test_foreign_default_shared_file_names_the_path(tmp_path):
     assert len(out) == 6
     for line in out:
         # The context says which clock and why the path; the core says what.
-        assert line.startswith("the default clock is unusable: MONOSTAMP_SHARED=%r: "
-                               % str(path)), line
+        assert line.startswith("the default clock is unusable: MONOSTAMP_SHARED='%s': "
+                               % path), line
         assert "not a monostamp state file" in line
