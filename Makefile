@@ -153,9 +153,9 @@ $(BUILD)/monostamp.pc: monostamp.pc.in csrc/monostamp.h Makefile
 	@mkdir -p $(@D)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
-install: lib $(BUILD)/libmonostamp_preload.so ## header, libraries, the preload library and monostamp.pc into PREFIX (/usr/local)
+install: lib $(BUILD)/libmonostamp_preload.so ## headers, libraries, the preload library and monostamp.pc into PREFIX (/usr/local)
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 csrc/monostamp.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 csrc/monostamp.h csrc/monostamp_host.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(BUILD)/libmonostamp.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/libmonostamp.so $(DESTDIR)$(PREFIX)/lib/libmonostamp.so.$(VERSION)
 	ln -sf libmonostamp.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libmonostamp.so.$(firstword $(subst ., ,$(VERSION)))
@@ -359,7 +359,7 @@ $(LUA_SPEC_TARGETS): export TZDIR := $(abspath tests/vectors/zoneinfo)
 # LuaJIT alone, the rest (the C module's errors, userdata and sleep hooks,
 # monostamp.testing, the rockspec) under Lua 5.3-5.5 alone; each says why.  busted always runs under an interpreter named
 # here, never under whatever `lua` the machine has.
-LUA_SHARED_SPECS := $(addprefix tests/lua/,api_spec.lua clock_spec.lua ids_spec.lua iso8601_spec.lua \
+LUA_SHARED_SPECS := $(addprefix tests/lua/,api_spec.lua clock_spec.lua faults_spec.lua ids_spec.lua iso8601_spec.lua \
                       shared_spec.lua sleep_spec.lua vectors_spec.lua zone_spec.lua)
 LUA_SPECS := --pattern=_spec --exclude-pattern=^ffi_ tests/lua
 LUAJIT_SPECS := $(LUA_SHARED_SPECS) $(sort $(wildcard tests/lua/ffi_*_spec.lua))

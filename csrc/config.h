@@ -39,7 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "monostamp.h"
+#include "monostamp_host.h"
 
 /*
  * Every internal header wraps its declarations in MONOSTAMP__HIDDEN_BEGIN

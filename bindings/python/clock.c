@@ -94,6 +94,24 @@ static int clock_args_parse(ms_state *st, PyObject *args, PyObject *kwds, clock_
 
     memset(ca, 0, sizeof *ca);
     monostamp_options_init(o);
+    /* A keyword's slip gets the core's "did you mean", as Lua's keys do. */
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (kwds != NULL && PyDict_Next(kwds, &pos, &key, &value)) {
+        const char *name = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : NULL;
+        size_t i = 0;
+        if (name == NULL) {
+            PyErr_Clear();  /* PyArg_ParseTupleAndKeywords says what is wrong */
+            break;
+        }
+        while (keywords[i] != NULL && strcmp(keywords[i], name) != 0)
+            i++;
+        if (keywords[i] == NULL) {
+            char why[256];
+            monostamp_option_unknown(name, why, sizeof why);
+            return ms_core_text(PyExc_TypeError, "Clock()", why), -1;
+        }
+    }
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O$OOOOOOO:Clock", keywords, &ca->policy,
                                      &ca->source, &ca->zone, &ca->max_lead_ns, &ca->on_lead,
                                      &ca->shared, &ca->start_ns, &ca->trust_group))
@@ -154,12 +172,9 @@ static int clock_args_check(const clock_args *ca)
 static void clock_init_error(ms_state *st, int rc, const clock_args *ca)
 {
     if (rc == MONOSTAMP_ENOZONE)
-        ms_zone_error("Clock()", ca->zone != NULL ? ca->zone : Py_None, ca->options.zone);
-    else if (ca->shared != NULL &&
-             ms_state_file_hint("Clock(): shared", rc, ca->shared, ca->options.shared_path))
-        return;
+        ms_zone_error("Clock()", ca->options.zone);
     else if (ca->shared != NULL && monostamp_state_file_fault(rc))
-        raise_core(st, rc, ca->shared, "Clock(shared=%R)", ca->shared);
+        ms_state_file_error(st, "Clock()", "shared", rc, ca->shared, ca->options.shared_path);
     else
         raise_core(st, rc, NULL, "Clock()");
 }
@@ -383,20 +398,12 @@ static PyObject *clock_manual(PyObject *self, PyObject *arg, const char *name,
     int rc = op(core, ns);
     if (rc == MONOSTAMP_OK)
         Py_RETURN_NONE;
-    if (rc == MONOSTAMP_ENOTSUP)
-        return ms_raise(PyExc_ValueError,
-                            "Clock.%s(): this clock's source is '%s', which cannot be moved "
-                            "-- make the clock with Clock(source='manual')",
-                            name, monostamp_source_name(monostamp_clock_source(core)));
-    if (rc == MONOSTAMP_ERANGE)
-        return ms_raise(PyExc_ValueError,
-                            "Clock.%s(): ns=%R would move the reading past the int64 "
-                            "nanosecond range (years 1677..2262) -- give a smaller step",
-                            name, arg);
-    if (rc == MONOSTAMP_EINVAL) /* step_back's only own refusal */
-        return ms_raise(PyExc_ValueError,
-                            "Clock.%s(): ns=%R is negative -- give ns >= 0, or "
-                            "advance() to move forward", name, arg);
+    /* The core's sentence for a refused move, after "Clock.set(): ". */
+    char why[256], call[40];
+    if (monostamp_clock_fault(core, name, rc, ns, why, sizeof why) > 0) {
+        snprintf(call, sizeof call, "Clock.%s()", name);
+        return ms_core_text(PyExc_ValueError, call, why);
+    }
     return raise_core(NULL, rc, NULL, "Clock.%s(%R)", name, arg);
 }
 
@@ -603,9 +610,13 @@ PyObject *ms_default_clock_error(ms_state *st)
     /* The core promises its error on every call once it has one. */
     int rc = monostamp_default_clock(&clock);
     PyObject *path = shared_env();
-    if (path != NULL)
-        raise_core(st, rc, path != Py_None ? path : NULL,
-                   "the default clock is unusable (MONOSTAMP_SHARED=%R)", path);
+    /* The variable as the core reads it, for the core's sentence. */
+    const char *env = getenv("MONOSTAMP_SHARED");
+    if (path != NULL && path != Py_None && env != NULL && monostamp_state_file_fault(rc))
+        ms_state_file_error(st, "the default clock is unusable", "MONOSTAMP_SHARED", rc, path,
+                            env);
+    else if (path != NULL)
+        raise_core(st, rc, NULL, "the default clock is unusable");
     Py_XDECREF(path);
     return NULL;
 }

@@ -55,8 +55,10 @@ static PyObject *ms_create_state_file(PyObject *module, PyObject *args, PyObject
         ms_path_arg(path, "create_state_file(): path", &bytes) < 0)
         return NULL;
     int rc = monostamp_state_file_create(PyBytes_AsString(bytes), trust_group);
-    if (rc != MONOSTAMP_OK &&
-        !ms_state_file_hint("create_state_file(): path", rc, path, PyBytes_AsString(bytes)))
+    if (rc != MONOSTAMP_OK && monostamp_state_file_fault(rc))
+        ms_state_file_error(STATE(module), "create_state_file()", "path", rc, path,
+                            PyBytes_AsString(bytes));
+    else if (rc != MONOSTAMP_OK)
         raise_core(STATE(module), rc, path, "create_state_file(%R)", path);
     Py_DECREF(bytes);
     return rc == MONOSTAMP_OK ? Py_NewRef(Py_None) : NULL;

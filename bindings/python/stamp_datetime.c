@@ -358,7 +358,7 @@ static int named_zone_offset(ms_state *st, PyObject *name, int64_t utc_ns, int32
             return -1;
         int rc = monostamp_zone_open(text, &zone);
         if (rc == MONOSTAMP_ENOZONE)
-            return ms_zone_error("Stamp.astimezone()", name, text), -1;
+            return ms_zone_error("Stamp.astimezone()", text), -1;
         if (rc != MONOSTAMP_OK)
             return raise_core(st, rc, NULL, "zone=%R", name), -1;
         if ((capsule = PyCapsule_New(zone, ZONE_CAPSULE, zone_capsule_free)) == NULL) {

@@ -1,7 +1,8 @@
 -- ffi_cdef_spec.lua (LuaJIT only): the declarations monostamp/ffi.lua copies from
--- csrc/monostamp.h stay true to it.  Every function prototype must be the
--- header's, token for token; every enum constant its value; every struct
--- the size and field offsets a C compiler gives the header's.  So a change
+-- csrc/monostamp.h and csrc/monostamp_host.h stay true to them.  Every
+-- function prototype must be the header's, token for token; every enum
+-- constant its value; every struct the size and field offsets a C compiler
+-- gives the header's.  So a change
 -- to the header that ffi.lua has not followed fails here, not at run time.
 local ffi = require "ffi"
 require "monostamp.ffi"  -- runs the cdef
@@ -22,10 +23,11 @@ local function norm(s)
 end
 
 local cdef = read(helper.root .. "/bindings/lua/monostamp/ffi.lua"):match("local CDEF = %[%[(.-)%]%]")
-local header = read(helper.root .. "/csrc/monostamp.h"):gsub("/%*.-%*/", "")
+local header = (read(helper.root .. "/csrc/monostamp.h") .. "\n"
+                .. read(helper.root .. "/csrc/monostamp_host.h")):gsub("/%*.-%*/", "")
 
 describe("ffi.lua's cdef", function()
-  it("declares each function exactly as csrc/monostamp.h does", function()
+  it("declares each function exactly as csrc/monostamp.h or monostamp_host.h does", function()
     assert(cdef, "no CDEF = [[...]] block found in ffi.lua")
     local protos = {}
     for name, decl in header:gmatch("MONOSTAMP_API%s+[^;]-(monostamp_[%w_]+)%s*(%b())%s*;") do
@@ -37,7 +39,7 @@ describe("ffi.lua's cdef", function()
       if name then
         count = count + 1
         local theirs = header:match("MONOSTAMP_API%s+([^;]-" .. name .. "%s*%b()%s*;)")
-        assert(theirs, name .. " is not in csrc/monostamp.h")
+        assert(theirs, name .. " is not in csrc/monostamp.h or monostamp_host.h")
         assert.equal(norm(theirs), norm(line), name)
       end
     end
@@ -74,7 +76,7 @@ describe("ffi.lua's cdef", function()
     end
     local dir = helper.tmpdir()
     local f = assert(io.open(dir .. "/layout.c", "w"))
-    f:write('#include <stdio.h>\n#include <stddef.h>\n#include "monostamp.h"\nint main(void) {\n',
+    f:write('#include <stdio.h>\n#include <stddef.h>\n#include "monostamp_host.h"\nint main(void) {\n',
             table.concat(c_lines, "\n"), "\nreturn 0;\n}\n")
     f:close()
     local out, ok = helper.sh("cc -std=c11 -I" .. helper.q(helper.root .. "/csrc") .. " "

@@ -5,8 +5,9 @@
 -- a number that is an exact integer (|n| <= 2^53).
 local ffi = require "ffi"
 
--- Copied from csrc/monostamp.h (tests/lua/ffi_cdef_spec.lua holds them to
--- it).  Guarded: a host may load this file twice, ffi.cdef define once.
+-- Copied from csrc/monostamp.h and monostamp_host.h (tests/lua/ffi_cdef_spec.lua
+-- holds them to it).  Guarded: a host may load this file twice, ffi.cdef
+-- define once.
 local CDEF = [[
 typedef enum monostamp_policy {
     MONOSTAMP_ACCEPT_PLATFORM_TIME = 0,
@@ -110,15 +111,16 @@ typedef struct monostamp_sleep_plan {
   int64_t until_ns;
   int64_t until_tolerance_ns;
   int last_nap;
-  int band_;
-  int stage_;
-  int64_t target_ns_;
-  int64_t target_tolerance_ns_;
+  int64_t core_[4];
 } monostamp_sleep_plan;
 enum { MONOSTAMP_SLEEP_DONE = 0, MONOSTAMP_SLEEP_NAP = 1, MONOSTAMP_SLEEP_SPIN = 2, MONOSTAMP_SLEEP_WARM = 3 };
 int monostamp_sleep_begin(monostamp_sleep_plan *plan, int64_t deadline_ns, int64_t tolerance_ns, int64_t now_ns, int finish);
 int monostamp_sleep_step(monostamp_sleep_plan *plan, int64_t now_ns);
 const char *monostamp_error_name(int code);
+int monostamp_error_code(int i);
+int monostamp_state_file_fault(int code);
+int monostamp_option_unknown(const char *name, char *buf, size_t size);
+int monostamp_state_file_text(int code, const char *what, const char *path, char *buf, size_t size);
 int monostamp_clock_describe(const monostamp_clock *clock, char *buf, size_t size);
 int monostamp_zone_unknown(const char *name, char *buf, size_t size);
 int monostamp_default_context(int code, char *buf, size_t size);
@@ -215,9 +217,13 @@ do
 end
 
 -- The core's own codes, returned third by runtime failures.
-for code = -1, -999, -1 do
-  local name = C.monostamp_error_name(code)
-  if name ~= nil then M[ffi.string(name)] = code end
+do
+  local i, code = 0, C.monostamp_error_code(0)
+  while code ~= 0 do
+    M[ffi.string(C.monostamp_error_name(code))] = code
+    i = i + 1
+    code = C.monostamp_error_code(i)
+  end
 end
 
 -- ---- errors and converters ----
@@ -238,10 +244,12 @@ local function argerror(arg, fname, msg, level)
 end
 
 -- nil, "context: reason", code: the OS's errno if the core carried one.
+-- A context in a table is the core's whole sentence, said as it is.
 local function failure(rc, context, why)
-  why = why or ffi.string(C.monostamp_strerror(rc))
   local os_errno = C.monostamp_errno_of(rc)
-  return nil, context .. ": " .. why, os_errno ~= 0 and os_errno or rc
+  local msg = type(context) == "table" and context[1]
+    or context .. ": " .. (why or ffi.string(C.monostamp_strerror(rc)))
+  return nil, msg, os_errno ~= 0 and os_errno or rc
 end
 
 -- Scratch for out-parameters: nothing here yields, and a LuaJIT state runs
@@ -253,11 +261,11 @@ local int_out = ffi.new("int[1]")
 local text_buf = ffi.new("char[?]", 4352)
 local uuid_bytes = ffi.new("uint8_t[16]")
 
--- A default-clock failure names MONOSTAMP_SHARED=path when the file is to
--- blame (the core says when), else the call.
+-- A default-clock failure is the core's sentence for MONOSTAMP_SHARED='path'
+-- when the file is to blame (the core says when), else names the call.
 local function default_context(rc, call)
   local n = C.monostamp_default_context(rc, text_buf, 4352)
-  return n > 0 and ffi.string(text_buf, n) or call
+  return n > 0 and { ffi.string(text_buf, n) } or call
 end
 
 local int64_t = ffi.typeof("int64_t")
