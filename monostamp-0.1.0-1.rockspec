@@ -10,7 +10,7 @@
 -- Symbol hygiene: the builtin backend has no per-module compiler flags, so
 -- the sources hide what they must themselves (csrc/config.h for the core,
 -- bindings/lua/lmonostamp.h for the binding): a plain `luarocks make`
--- exports luaopen_monostamp_core alone.  tools/check-lua-exports.sh builds a
+-- exports luaopen_monostamp_core alone.  tools/checks/check-lua-exports.sh builds a
 -- rock in a scratch copy of the tree and checks exactly that (docs/lua.md
 -- says why it matters: a host that links libmonostamp too).
 rockspec_format = "3.0"
