@@ -150,7 +150,6 @@ target_jobs() {
     esac
 }
 
-[ -z "${MONOSTAMP_DEPS_DONE:-}" ] || exit 0
 [ $# -gt 0 ] || { echo "usage: tools/install-deps.sh TARGET... | everything | --python" >&2; exit 2; }
 want=""
 if [ "$1" = --python ]; then
@@ -158,6 +157,7 @@ if [ "$1" = --python ]; then
 elif [ "$1" = --dist ]; then  # the name tools/dist/build.sh used
     want=dist
 else
+    [ -z "${MONOSTAMP_DEPS_DONE:-}" ] || exit 0
     for target in "$@"; do
         j=$(target_jobs "$target") || exit 1
         want="$want $j"

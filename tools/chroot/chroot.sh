@@ -1,50 +1,54 @@
-# tools/chroot/chroot.sh: sourced by tools/dist/build.sh and tools/dist/test.sh.
-# Cached Debian chroots for make dist / make test-dist, kept beside
-# make test-forky's in DIST_CACHE (default /var/cache/monostamp): each is
-# the packages of a list and their dependencies, unpacked by mmdebstrap's
-# "extract" variant (no package is configured: no maintainer script runs,
-# so an arm64 chroot is made without qemu, in seconds), then the few files
-# those scripts would have written that the runs need (dist_configure).
-# Built in NAME.tmp and renamed when complete (an interrupted build is never
-# taken for a cache), rebuilt when the list, the mirror, the architecture or
-# the way it is made change, or when older than DIST_MAX_AGE_DAYS (7).
+# tools/chroot/chroot.sh: sourced by the scripts that run in a Debian
+# chroot (tools/chroot/test-forky.sh, tools/dist/build.sh, tools/dist/test.sh):
+# the one way this project makes, caches, mounts and unmounts a chroot.
 #
-# None of them has a compiler: they hold Python headers for the headers-only
-# builds and interpreters for the compiler-free installs (dist_chroot
-# refuses a chroot where cc, gcc or clang run).  A foreign architecture
-# (arm64) runs under qemu-user-static through binfmt_misc, which is mounted
-# and registered first.  Needs root.
+# chroot_ready NAME SUITE ARCH VARIANT PACKAGES makes (once) and names in
+# CHROOT a chroot of Debian SUITE for ARCH with PACKAGES, by mmdebstrap,
+# cached in CHROOT_CACHE (default /var/cache/monostamp, outside any
+# checkout, so a CI's fresh clone on the same machine reuses it) as
+# NAME-KEY, KEY a hash of all that goes into it.  VARIANT is mmdebstrap's:
+#
+#   minbase   packages installed and configured (their maintainer scripts
+#             run): a chroot to build and test in (make test-forky);
+#   extract   packages unpacked alone, no script run, so an arm64 chroot
+#             is made without qemu, in seconds; then the few files those
+#             scripts would have written that the runs need
+#             (chroot_configure).  Such a chroot must hold no compiler
+#             (make dist's headers, make test-dist's compiler-free installs):
+#             chroot_ready refuses one where cc, gcc or clang run.
+#
+# A chroot is built in NAME-KEY.tmp and renamed when complete (an
+# interrupted build is never taken for a cache), rebuilt when older than
+# CHROOT_MAX_AGE_DAYS (7: testing moves, its Pythons and tzdata with it);
+# a failed refresh keeps the chroot that worked.  Once NAME-KEY is ready,
+# the other NAME-* are stale and removed (never one with a mount in it).
+# A foreign architecture (arm64) runs under qemu-user-static through
+# binfmt_misc, mounted and registered first.  Needs root.
 
-DIST_CACHE=${DIST_CACHE:-/var/cache/monostamp}
-DIST_MIRROR=${DIST_MIRROR:-http://deb.debian.org/debian}
-DIST_MAX_AGE_DAYS=${DIST_MAX_AGE_DAYS:-7}
-# Bumped when dist_chroot makes its chroots another way (part of the key).
-DIST_CHROOT_METHOD=mmdebstrap-extract-1
+CHROOT_CACHE=${CHROOT_CACHE:-${DIST_CACHE:-${FORKY_CACHE:-/var/cache/monostamp}}}
+CHROOT_MIRROR=${CHROOT_MIRROR:-${DIST_MIRROR:-${FORKY_MIRROR:-http://deb.debian.org/debian}}}
+CHROOT_MAX_AGE_DAYS=${CHROOT_MAX_AGE_DAYS:-${DIST_MAX_AGE_DAYS:-${FORKY_MAX_AGE_DAYS:-7}}}
+# Bumped when chroot_ready makes its chroots another way (part of the key;
+# the extract variant's is the one its chroots were first cached under).
+CHROOT_METHOD_extract=mmdebstrap-extract-1
+CHROOT_METHOD_minbase=mmdebstrap-minbase-1
 
-dist_say() { echo "dist-chroot: $*" >&2; }
+chroot_say() { echo "chroot: $*" >&2; }
 
-dist_root() {
+# chroot_root: root, and mmdebstrap installed (tools/install-deps.sh).
+chroot_root() {
     if [ "$(id -u)" != 0 ]; then
-        dist_say "needs root (chroot, mount)"
+        chroot_say "needs root (mmdebstrap, chroot, mount)"
         return 1
     fi
-    local need="" p
-    command -v mmdebstrap >/dev/null 2>&1 || need="$need mmdebstrap"
-    if [ -n "$need" ]; then
-        dist_say "installing:$need"
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $need >/dev/null || return 1
-    fi
-    mkdir -p "$DIST_CACHE"
+    sh tools/install-deps.sh test-forky || return 1
+    mkdir -p "$CHROOT_CACHE"
 }
 
 # binfmt_misc mounted and qemu's aarch64 handler registered, with the F flag
 # (the interpreter opened now, so it runs inside a chroot that lacks it).
-dist_qemu() {
-    if [ ! -x /usr/libexec/qemu-binfmt/aarch64-binfmt-P ] && ! command -v qemu-aarch64-static >/dev/null; then
-        dist_say "installing qemu-user-static binfmt-support"
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-            qemu-user-static binfmt-support >/dev/null || return 1
-    fi
+chroot_qemu() {
+    sh tools/install-deps.sh test-dist || return 1
     if [ ! -e /proc/sys/fs/binfmt_misc/status ]; then
         mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc || return 1
     fi
@@ -52,56 +56,79 @@ dist_qemu() {
         update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true
     fi
     grep -q '^flags:.*F' /proc/sys/fs/binfmt_misc/qemu-aarch64 2>/dev/null || {
-        dist_say "qemu-aarch64 is not registered with binfmt_misc's F flag"
+        chroot_say "qemu-aarch64 is not registered with binfmt_misc's F flag"
         return 1
     }
 }
 
 # ---------------------------------------------------------------- mounts
-DIST_MOUNTED=()
-dist_mount() { # root type-or---bind source target-inside
+# chroot_mount ROOT TYPE-or---bind SOURCE TARGET-INSIDE; chroot_unmount_all
+# undoes every mount made so far, last first (the callers trap EXIT to it).
+# Mount points a run made are listed in the chroot and removed after, also
+# after a killed run, so the next run sees the chroot as it was.
+CHROOT_MOUNTED=()
+CHROOT_MADE=.monostamp-mount-points
+chroot_mount() {
     local target="$1$4"
-    mkdir -p "$target" || return 1
+    if [ ! -e "$target" ]; then
+        mkdir -p "$target" || return 1
+        echo "$target" >>"$1/$CHROOT_MADE"
+    fi
     if [ "$2" = --bind ]; then
         mount --bind "$3" "$target" || return 1
     else
         mount -t "$2" "$3" "$target" || return 1
     fi
-    DIST_MOUNTED+=("$target")
+    CHROOT_MOUNTED+=("$target")
 }
-dist_mount_system() { # root
-    dist_mount "$1" proc proc /proc &&
-        dist_mount "$1" --bind /dev /dev &&
-        dist_mount "$1" tmpfs shm /dev/shm
+chroot_mount_system() { # root
+    chroot_mount "$1" proc proc /proc &&
+        chroot_mount "$1" sysfs sysfs /sys &&
+        chroot_mount "$1" --bind /dev /dev &&
+        chroot_mount "$1" --bind /dev/pts /dev/pts &&
+        chroot_mount "$1" tmpfs shm /dev/shm
 }
-dist_unmount_all() {
+chroot_unmount_all() {
     local i
-    for ((i = ${#DIST_MOUNTED[@]} - 1; i >= 0; i--)); do
-        umount "${DIST_MOUNTED[i]}" 2>/dev/null || umount -l "${DIST_MOUNTED[i]}" ||
-            dist_say "could not unmount ${DIST_MOUNTED[i]}"
+    for ((i = ${#CHROOT_MOUNTED[@]} - 1; i >= 0; i--)); do
+        # A process left inside keeps a mount busy: detach it lazily then.
+        umount "${CHROOT_MOUNTED[i]}" 2>/dev/null || umount -l "${CHROOT_MOUNTED[i]}" ||
+            chroot_say "could not unmount ${CHROOT_MOUNTED[i]}"
     done
-    DIST_MOUNTED=()
+    CHROOT_MOUNTED=()
+    chroot_remove_made "${CHROOT_ROOTS[@]}"
 }
-dist_mounts_under() {
+CHROOT_ROOTS=()
+chroot_remove_made() { # root...: the mount points the runs made there
+    local root
+    for root in "$@"; do
+        [ -f "$root/$CHROOT_MADE" ] || continue
+        # rmdir removes nothing but an empty directory.
+        sort -r "$root/$CHROOT_MADE" | xargs -r rmdir 2>/dev/null || true
+        rm -f "$root/$CHROOT_MADE"
+    done
+}
+chroot_mounts_under() { # dir: the mount points below it
     awk -v d="$1/" 'index($2, d) == 1 { print $2 }' /proc/self/mounts | sort -r
 }
-dist_remove_tree() {
+# Removes a tree that nothing is mounted in; never crosses a file system.
+chroot_remove_tree() {
     local left
-    left=$(dist_mounts_under "$1")
+    left=$(chroot_mounts_under "$1")
     if [ -n "$left" ]; then
-        dist_say "not removing $1: still mounted there: $left"
+        chroot_say "not removing $1: still mounted there: $left"
         return 1
     fi
     rm -rf --one-file-system "$1"
 }
 
 # ---------------------------------------------------------------- the chroot
-# dist_configure ROOT: what the runs need of the packages' maintainer
+# chroot_configure ROOT: what the runs need of the packages' maintainer
 # scripts, done from outside: the CA bundle that ca-certificates' would
 # build (pip loads it at start, even with --no-index), and a passwd and
 # group that know root (base-passwd's would).  The dynamic linker needs no
 # ld.so.cache: Debian's searches the multiarch directories by default.
-dist_configure() {
+chroot_configure() {
     local root=$1
     if [ -d "$root/usr/share/ca-certificates" ]; then
         mkdir -p "$root/etc/ssl/certs"
@@ -112,7 +139,7 @@ dist_configure() {
     [ -s "$root/etc/group" ] || echo 'root:x:0:' >"$root/etc/group"
 }
 
-# dist_native_pip ROOT: for a chroot run under qemu, where CPython is ~50
+# chroot_native_pip ROOT: for a chroot run under qemu, where CPython is ~50
 # times slower: Debian's pip wheel unpacked into /opt/pip (each run's
 # emulated CPython runs it from there, PYTHONPATH=/opt/pip, into a venv made
 # --without-pip: no ensurepip copying and byte-compiling pip per venv), and
@@ -122,10 +149,10 @@ dist_configure() {
 # files hold no architecture; one from an interpreter whose magic number
 # differs would be recompiled by the emulated one, so this changes speed,
 # never results.
-dist_native_pip() {
+chroot_native_pip() {
     local root=$1 wheel py v native
     wheel=$(ls "$root"/usr/share/python-wheels/pip-*.whl 2>/dev/null | tail -n 1)
-    [ -n "$wheel" ] || { dist_say "no pip wheel in $root/usr/share/python-wheels"; return 1; }
+    [ -n "$wheel" ] || { chroot_say "no pip wheel in $root/usr/share/python-wheels"; return 1; }
     mkdir -p "$root/opt/pip"
     python3 -m zipfile -e "$wheel" "$root/opt/pip" || return 1
     for py in "$root"/usr/bin/python3.*; do
@@ -138,79 +165,130 @@ dist_native_pip() {
         local dirs=("usr/lib/python$v" opt/pip)
         if [ -n "$native" ]; then
             "$native" -m compileall -q -j 0 -s "$root" -p / "${dirs[@]/#/$root/}" >/dev/null 2>&1
-        elif (dist_forky_amd64 && [ -x "$DIST_CHROOT/usr/bin/python$v" ] &&
-                mkdir -p "$DIST_CHROOT/mnt/target" && mount --bind "$root" "$DIST_CHROOT/mnt/target" &&
-                { chroot "$DIST_CHROOT" "/usr/bin/python$v" -m compileall -q -j 0 -s /mnt/target -p / \
+        elif (dist_forky_amd64 && [ -x "$CHROOT/usr/bin/python$v" ] &&
+                mkdir -p "$CHROOT/mnt/target" && mount --bind "$root" "$CHROOT/mnt/target" &&
+                { chroot "$CHROOT" "/usr/bin/python$v" -m compileall -q -j 0 -s /mnt/target -p / \
                       "${dirs[@]/#//mnt/target/}" >/dev/null 2>&1
-                  umount "$DIST_CHROOT/mnt/target"; }); then
+                  umount "$CHROOT/mnt/target"; }); then
             native="forky amd64's python$v"
         else
-            dist_say "no native CPython $v: its byte-code compiles under qemu as it runs"
+            chroot_say "no native CPython $v: its byte-code compiles under qemu as it runs"
             continue
         fi
-        dist_say "byte-compiled $v's standard library and pip with $native"
+        chroot_say "byte-compiled $v's standard library and pip with $native"
     done
 }
 
-# dist_chroot NAME SUITE ARCH PACKAGES: sets DIST_CHROOT to the ready chroot.
-dist_chroot() {
-    local name=$1 suite=$2 arch=$3 packages key dir tmp stamp lock
-    packages=$(echo $4)
-    key=$(printf '%s\n' "$DIST_CHROOT_METHOD" "$DIST_MIRROR" "$suite" "$arch" $packages |
+# chroot_host_config ROOT: the host's name servers and extra CA
+# certificates, for a minbase chroot whose apt and pip reach the network.
+chroot_host_config() {
+    # Not through a link in the chroot: it would resolve on the host.
+    rm -f "$1/etc/resolv.conf"
+    cp -L /etc/resolv.conf "$1/etc/resolv.conf"
+    if compgen -G '/usr/local/share/ca-certificates/*.crt' >/dev/null; then
+        mkdir -p "$1/usr/local/share/ca-certificates"
+        cp /usr/local/share/ca-certificates/*.crt "$1/usr/local/share/ca-certificates/"
+        chroot "$1" update-ca-certificates >/dev/null 2>&1 || return 1
+    fi
+}
+
+# chroot_build DIR SUITE ARCH VARIANT PACKAGES LOG: mmdebstrap into DIR.
+chroot_build() {
+    local dir=$1 suite=$2 arch=$3 variant=$4 packages=$5 log=$6 hooks=()
+    if [ "$variant" = extract ]; then
+        # Merged /usr as Debian has it since 12: /bin, /sbin and /lib are
+        # links into /usr (the ELF interpreter is /lib/ld-linux-*.so); with
+        # no maintainer script run, nothing else makes them.
+        hooks=(--setup-hook='for d in bin sbin lib; do ln -s usr/$d "$1/$d" && mkdir -p "$1/usr/$d" || exit 1; done')
+    fi
+    # shellcheck disable=SC2086
+    mmdebstrap --variant="$variant" --arch="$arch" \
+        --aptopt='Acquire::Check-Valid-Until "false"' "${hooks[@]}" \
+        --include="$(echo $packages | tr ' ' ,)" "$suite" "$dir" "$CHROOT_MIRROR" >"$log" 2>&1
+}
+
+# chroot_ready NAME SUITE ARCH VARIANT PACKAGES: sets CHROOT to the ready
+# chroot.  The lock on NAME.lock is held while it is made; a caller that
+# needs the chroot alone for its run takes a lock of its own.
+chroot_ready() {
+    local name=$1 suite=$2 arch=$3 variant=$4 packages key method dir tmp stamp lock
+    packages=$(echo $5)
+    method=CHROOT_METHOD_$variant
+    [ -n "${!method:-}" ] || { chroot_say "no variant $variant"; return 1; }
+    key=$(printf '%s\n' "${!method}" "$CHROOT_MIRROR" "$suite" "$arch" $packages |
         sha256sum | cut -c1-12)
-    dir="$DIST_CACHE/$name-$key"
+    dir="$CHROOT_CACHE/$name-$key"
     tmp="$dir.tmp"
     stamp="$dir/.monostamp-complete"
-    [ "$arch" = amd64 ] || dist_qemu || return 1
-    exec {lock}>"$DIST_CACHE/$name.lock"
+    chroot_root || return 1
+    [ "$arch" = amd64 ] || chroot_qemu || return 1
+    exec {lock}>"$CHROOT_CACHE/$name.lock"
     flock "$lock"
     # A killed run's mounts stay where they are: the lock is let go before
-    # the chroot is used, so they may be another run's (make dist beside
-    # make test-dist), and a tree with mounts in it is never removed.
-    [ -e "$tmp" ] && { dist_remove_tree "$tmp" || return 1; }
-    if [ -f "$stamp" ] && [ -z "$(find "$stamp" -mtime +"$DIST_MAX_AGE_DAYS")" ]; then
-        dist_say "reusing $dir (built $(cat "$stamp"))"
+    # the chroot is used, so they may be another run's, and a tree with
+    # mounts in it is never removed.
+    chroot_remove_made "$tmp"
+    [ -e "$tmp" ] && { chroot_remove_tree "$tmp" || return 1; }
+    if [ -f "$stamp" ] && [ -z "$(find "$stamp" -mtime +"$CHROOT_MAX_AGE_DAYS")" ]; then
+        chroot_say "reusing $dir (built $(cat "$stamp"))"
     else
-        local t=$SECONDS
-        dist_say "unpacking Debian $suite/$arch into $tmp: $packages"
-        # Merged /usr as Debian has it since 12: /bin, /sbin and /lib are
-        # links into /usr (the ELF interpreter is /lib/ld-linux-*.so).
-        if ! mmdebstrap --variant=extract --arch="$arch" \
-                --aptopt='Acquire::Check-Valid-Until "false"' \
-                --setup-hook='for d in bin sbin lib; do ln -s usr/$d "$1/$d" && mkdir -p "$1/usr/$d" || exit 1; done' \
-                --include="$(echo $packages | tr ' ' ,)" "$suite" "$tmp" "$DIST_MIRROR" \
-                >"$DIST_CACHE/$name.mmdebstrap.log" 2>&1; then
-            tail -n 20 "$DIST_CACHE/$name.mmdebstrap.log" >&2
-            dist_say "mmdebstrap failed: $DIST_CACHE/$name.mmdebstrap.log"
+        local t=$SECONDS log="$CHROOT_CACHE/$name.mmdebstrap.log" ok=1
+        chroot_say "making Debian $suite/$arch ($variant) in $tmp: $packages"
+        if ! chroot_build "$tmp" "$suite" "$arch" "$variant" "$packages" "$log"; then
+            tail -n 20 "$log" >&2
+            chroot_say "mmdebstrap failed: $log"
+            ok=0
+        elif [ "$variant" = extract ]; then
+            chroot_configure "$tmp" || { chroot_say "could not configure $tmp"; ok=0; }
+            if [ $ok = 1 ] && [ "$arch" != amd64 ]; then
+                chroot_native_pip "$tmp" || { chroot_say "could not set up pip in $tmp"; ok=0; }
+            fi
+        fi
+        if [ $ok = 1 ]; then
+            date -u +%Y-%m-%dT%H:%M:%SZ >"$tmp/.monostamp-complete"
+            if [ -e "$dir" ]; then
+                mv -T "$dir" "$dir.old" && chroot_remove_tree "$dir.old" || return 1
+            fi
+            mv -T "$tmp" "$dir" || return 1
+            chroot_say "$name ready in $dir ($((SECONDS - t)) s)"
+        elif [ -f "$stamp" ]; then
+            chroot_say "REFRESH FAILED: using the chroot of $(cat "$stamp") instead"
+        else
             return 1
         fi
-        dist_configure "$tmp" || { dist_say "could not configure $tmp"; return 1; }
-        if [ "$arch" != amd64 ]; then
-            dist_native_pip "$tmp" || { dist_say "could not set up pip in $tmp"; return 1; }
-        fi
-        date -u +%Y-%m-%dT%H:%M:%SZ >"$tmp/.monostamp-complete"
-        if [ -e "$dir" ]; then
-            mv -T "$dir" "$dir.old" && dist_remove_tree "$dir.old" || return 1
-        fi
-        mv -T "$tmp" "$dir" || return 1
-        dist_say "$name ready in $dir ($((SECONDS - t)) s)"
     fi
     local d
-    for d in "$DIST_CACHE/$name"-*; do
-        [ -d "$d" ] && [ "$d" != "$dir" ] && dist_remove_tree "$d"
+    for d in "$CHROOT_CACHE/$name"-*; do
+        [ -d "$d" ] && [ "$d" != "$dir" ] && [ "$d" != "$tmp" ] && chroot_remove_tree "$d"
     done
-    local cc
-    for cc in cc gcc clang c99; do
-        if chroot "$dir" /bin/sh -c "command -v $cc" >/dev/null 2>&1; then
-            dist_say "$dir has a compiler ($cc): refusing it"
-            return 1
-        fi
-    done
+    if [ "$variant" = extract ]; then
+        local cc
+        for cc in cc gcc clang c99; do
+            if chroot "$dir" /bin/sh -c "command -v $cc" >/dev/null 2>&1; then
+                chroot_say "$dir has a compiler ($cc): refusing it"
+                return 1
+            fi
+        done
+    fi
     exec {lock}>&-
-    DIST_CHROOT=$dir
+    CHROOT=$dir
+    CHROOT_ROOTS+=("$dir")
 }
 
-# ---------------------------------------------------------------- the three
+# ---------------------------------------------------------------- the chroots
+# make test-forky's: Debian testing's CPython 3.14 and 3.15 and Lua 5.5 with
+# what make test-python and make test-lua need (pkgconf: the Makefile finds
+# each Lua's headers with pkg-config).  "tests-forky", not "forky": the
+# debootstrap-made chroots of earlier trees are named forky-*, and each
+# kind removes only its own stale ones.
+FORKY_PACKAGES="python3.14 python3.14-dev python3.14-venv python3.15 python3.15-dev python3.15-venv
+lua5.5 liblua5.5-dev lua5.4 liblua5.4-dev luarocks lua-busted lua-socket
+gcc libc6-dev make pkgconf git tzdata ca-certificates libfaketime"
+forky_tests_chroot() {
+    chroot_ready tests-forky-amd64 forky amd64 minbase "$FORKY_PACKAGES"
+}
+
+# make dist's and make test-dist's, none with a compiler:
 # forky amd64: 3.14 and 3.15, headers (make dist) and interpreters (make
 # test-dist), libfaketime for the suite's wall-clock step tests.  forky arm64: 3.13-3.15 for the aarch64 wheels' tests.
 # bookworm arm64: 3.11.  Debian has no arm64 CPython 3.10 or 3.12 any more:
@@ -219,13 +297,13 @@ dist_chroot() {
 # dash as /bin/sh) and ca-certificates, whose bundle pip loads.
 DIST_CHROOT_BASE="bash coreutils sed grep dash ca-certificates tzdata"
 dist_forky_amd64() {
-    dist_chroot dist-forky-amd64 forky amd64 "python3.14 python3.14-dev python3.14-venv
+    chroot_ready dist-forky-amd64 forky amd64 extract "python3.14 python3.14-dev python3.14-venv
         python3.15 python3.15-dev python3.15-venv libfaketime $DIST_CHROOT_BASE"
 }
 dist_forky_arm64() {
-    dist_chroot dist-forky-arm64 forky arm64 "python3.13 python3.13-venv python3.14
+    chroot_ready dist-forky-arm64 forky arm64 extract "python3.13 python3.13-venv python3.14
         python3.14-venv python3.15 python3.15-venv $DIST_CHROOT_BASE"
 }
 dist_bookworm_arm64() {
-    dist_chroot dist-bookworm-arm64 bookworm arm64 "python3.11 python3.11-venv $DIST_CHROOT_BASE"
+    chroot_ready dist-bookworm-arm64 bookworm arm64 extract "python3.11 python3.11-venv $DIST_CHROOT_BASE"
 }

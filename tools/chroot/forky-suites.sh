@@ -20,6 +20,9 @@ cd "$(dirname "$0")/../.."
 PYTHONS=${FORKY_PYTHONS-3.14 3.15}
 LUAS=${FORKY_LUAS-lua5.5}
 VENVS=/opt/monostamp-venvs
+# The chroot holds what the targets need (FORKY_PACKAGES, the venvs below):
+# their own tools/install-deps.sh calls have nothing to install here.
+export MONOSTAMP_DEPS_DONE=1
 
 results=()
 failed=0

@@ -63,7 +63,7 @@ needs_chroot() { # version -> true when its headers come from forky
 DIST_ARCHES=$ARCHES sh tools/install-deps.sh dist || die "could not install what make dist needs"
 for v in $PYTHONS; do
     if needs_chroot "$v"; then
-        dist_root || die "needs root: the chroots"
+        chroot_root || die "needs root: the chroots"
         break
     fi
 done
@@ -163,7 +163,7 @@ include_dirs() { # X.Y arch -> the -I flags of that CPython's headers
         # <ARCH-linux-gnu/pythonX.Y/pyconfig.h>; both copied out, so that
         # -I brings no glibc header of the chroot.
         dist_forky_amd64 >&2 || return 1
-        root=$DIST_CHROOT
+        root=$CHROOT
         [ -f "$root/usr/include/python$v/Python.h" ] || { echo "no Python.h of $v in $root" >&2; return 1; }
         local multiarch="$arch-linux-gnu/python$v"
         mkdir -p "$headers/$multiarch"

@@ -50,20 +50,20 @@ die() { echo "test-dist: $*" >&2; exit 1; }
 started=$SECONDS
 # One run at a time mounts into the chroots (a second would unmount the
 # first's mounts when it starts).
-dist_root || exit 1
-exec 8>"$DIST_CACHE/test-dist.lock"
-flock -n 8 || { say "waiting for another run's lock on $DIST_CACHE/test-dist.lock"; flock 8; }
+chroot_root || exit 1
+exec 8>"$CHROOT_CACHE/test-dist.lock"
+flock -n 8 || { say "waiting for another run's lock on $CHROOT_CACHE/test-dist.lock"; flock 8; }
 # What a killed run left mounted (no other run holds the lock); not under a
 # NAME.tmp, a chroot that make dist may be building now (its builder, which
 # holds that chroot's lock, unmounts there itself).
-for m in $(awk -v d="$DIST_CACHE/dist-" 'index($2, d) == 1 && $2 !~ /\.tmp\// { print $2 }' /proc/self/mounts | sort -r); do
+for m in $(awk -v d="$CHROOT_CACHE/dist-" 'index($2, d) == 1 && $2 !~ /\.tmp\// { print $2 }' /proc/self/mounts | sort -r); do
     umount "$m" 2>/dev/null || umount -l "$m"
 done
 mkdir -p "$BUILD"
 T="$(cd "$BUILD" && pwd)/dist-test"
 rm -rf "$T"
 mkdir -p "$T"
-trap 'dist_unmount_all' EXIT
+trap 'chroot_unmount_all' EXIT
 trap 'echo "test-dist: interrupted" >&2; exit 130' INT TERM HUP
 
 tools=$(dist_tools_venv "$BUILD/dist/tools") || die "could not make the tools venv"
@@ -132,7 +132,7 @@ wheelhouse() {
 # The commands a run does inside its venv, the same on the host and in a
 # chroot: make the venv, install (no index, wheels only), prove no
 # compiler is reachable, then the suite or the smoke test.
-# Under qemu (PIP_DIR set: tools/chroot/chroot.sh's dist_native_pip) the venv
+# Under qemu (PIP_DIR set: tools/chroot/chroot.sh's chroot_native_pip) the venv
 # is made without pip and Debian's pip runs from PIP_DIR, the test
 # dependencies installed without byte-compiling them (each module compiles
 # as it is imported).
@@ -195,11 +195,11 @@ run_chroot() { # X.Y arch what chroot-function [emulated]
         record "$tag $arch $what" 1 $((SECONDS - t)) "no chroot"
         return
     fi
-    root=$DIST_CHROOT
+    root=$CHROOT
     house=/nonexistent  # the smoke test needs no test dependency
     [ "$what" = smoke ] || house=$(wheelhouse "$v" "$arch")
-    dist_mount_system "$root" && dist_mount "$root" --bind "$T" /dist-test &&
-        dist_mount "$root" --bind "$DIST" /dist-test/dist || { dist_unmount_all; record "$tag $arch $what" 1 0 "mount failed"; return; }
+    chroot_mount_system "$root" && chroot_mount "$root" --bind "$T" /dist-test &&
+        chroot_mount "$root" --bind "$DIST" /dist-test/dist || { chroot_unmount_all; record "$tag $arch $what" 1 0 "mount failed"; return; }
     say "$tag $arch: $what in $(basename "$root")${5:+ under $5}, log $log"
     chroot "$root" /usr/bin/env -i HOME=/tmp PATH=/usr/local/bin:/usr/bin:/bin CC=/bin/false CXX=/bin/false \
         LANG=C.UTF-8 MONOSTAMP_TEST_SCALE="$SCALE" PYTEST_ARGS="$PYTEST_ARGS" MONOSTAMP_TEST_EMULATED="${5:-}" \
@@ -208,7 +208,7 @@ run_chroot() { # X.Y arch what chroot-function [emulated]
         "/tmp/venv-$tag-$arch-$what" "/dist-test/wheelhouse/$tag-$arch" "$what" >"$log" 2>&1
     local rc=$?
     chroot "$root" rm -rf "/tmp/venv-$tag-$arch-$what"
-    dist_unmount_all
+    chroot_unmount_all
     tail -n 3 "$log"
     record "$tag $arch $what (${4#dist_})" $rc $((SECONDS - t)) "$(summary_of "$log")" "$log"
 }
