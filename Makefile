@@ -56,7 +56,7 @@ DEPS := tools/install-deps.sh
 
 # Every target that is not a file: each has a `## ` line for make help.
 .PHONY: all lib deps help install clean lua demo \
-        test test-all test-c test-asan test-tsan test-header test-cxx test-exports \
+        test test-all test-release test-c test-asan test-tsan test-header test-cxx test-exports \
         test-python test-lua test-luajit test-preload test-perf \
         test-install test-pythons test-python-tsan test-lua53 test-lua-asan test-preload-asan \
         test-preload-tsan test-fuzz test-windows test-soak test-forky test-nginx \
@@ -102,10 +102,21 @@ test: ## the native suites, quick: C (plain, ASan+UBSan, TSan), Python, Lua 5.4,
 	@MONOSTAMP_DEPS_DONE=1 $(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target $(TEST_NATIVE)
 	@echo "make test: all suites passed"
 
+# CI runs make test-all on every change, within 45 minutes on a fresh
+# machine: of make test-dist, the whole suite on the oldest and the newest
+# CPython's wheels (the others a smoke test) and not the sdist's suite
+# (TEST_ALL_DIST).  make test-release, the release check, runs it all:
+# every wheel's whole suite, the sdist's, and the real projects' suites
+# (docs/testing.md).
+TEST_ALL_DIST ?= DIST_TEST_FULL="3.10 3.15" DIST_TEST_SDIST=0
 test-all: ## what CI runs: make test, then Lua 5.3, Wine, sanitized bindings, fuzzers, soak, forky, the wheels, nginx
 	@$(MAKE) --no-print-directory test
-	@$(MAKE) --no-print-directory $(TEST_ALL_MORE)
+	@$(MAKE) --no-print-directory $(TEST_ALL_MORE) $(TEST_ALL_DIST)
 	@echo "make test-all: all suites passed"
+test-release: ## the release check: make test-all with every wheel's and the sdist's whole suite, then the real projects' suites
+	@$(MAKE) --no-print-directory test-all TEST_ALL_DIST=
+	@$(MAKE) --no-print-directory test-real-suites
+	@echo "make test-release: all suites passed"
 
 demo: lib ## the examples: C, C++, Python, Lua, LuaJIT and OpenResty (examples/run-all.sh)
 	@sh examples/run-all.sh $(BUILD)
@@ -213,7 +224,7 @@ test-cxx: $(BUILD)/libmonostamp.a ## C++ as users write it, g++ and clang++, C++
 # from the installed monostamp.pc alone: run through an rpath, refused by the
 # loader without one, run with LD_LIBRARY_PATH, and linked statically.
 test-install: lib $(BUILD)/libmonostamp_preload.so ## make install into a scratch prefix; programs built from monostamp.pc alone
-	@CC=$(CC) MAKE=$(MAKE) tools/checks/test-install.sh $(BUILD)
+	@CC=$(CC) tools/checks/test-install.sh $(BUILD)
 
 # Windows (tools/windows/test.sh, docs/windows.md): the core and each C
 # test cross-compiled by mingw-w64 with the same warnings, monostamp.dll
@@ -538,7 +549,7 @@ bench-preload: $(BUILD)/libmonostamp_preload.so $(BUILD)/bench/bench_preload ## 
 # ---------------------------------------------------------------- dependencies
 # Each target below runs `tools/install-deps.sh TARGET` before anything of
 # its own (an order-only prerequisite, so nothing is rebuilt for it).
-DEPS_TARGETS := all lib install lua demo test test-all $(TEST_NATIVE) $(TEST_ALL_MORE) \
+DEPS_TARGETS := all lib install lua demo test test-all test-release $(TEST_NATIVE) $(TEST_ALL_MORE) \
                 test-tzrule-full test-pythons test-real-suites soak windows-wheel \
                 bench bench-sleep bench-nginx bench-preload bench-real-suites fuzz
 $(foreach t,$(DEPS_TARGETS),$(eval $(t): | deps-$(t)))

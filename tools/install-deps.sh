@@ -124,7 +124,7 @@ NATIVE_JOBS="c cxx lua luajit luarocks python perf"
 target_jobs() {
     case "$1" in
         everything) echo "$NATIVE_JOBS lua53 fuzz mingw wine dist chroot qemu" ;;
-        test | test-all) echo "$NATIVE_JOBS" ;;
+        test | test-all | test-release) echo "$NATIVE_JOBS" ;;
         all | lib | install | test-c | test-asan | test-tsan | test-install | test-preload | \
             test-preload-asan | test-preload-tsan | test-tzrule-full | bench-preload) echo c ;;
         test-header) echo "c cxx python" ;;
