@@ -267,7 +267,7 @@ windows-wheel: ## the win_amd64 wheel for CPython 3.13 in dist/, cross-built wit
 ##@ DIST_AARCH64_FULL=3.13  also the whole suite on that aarch64 wheel under qemu (about an hour)
 ##@ DIST_TEST_PYTEST_ARGS="-n 2"  pytest's arguments for each wheel's suite
 ##@ DIST_TEST_SDIST=0  make test-dist without the sdist's suite
-##@ DIST_CACHE=/var/cache/monostamp  where the chroots are cached (tools/chroot/chroot.sh)
+##@ CHROOT_CACHE=/var/cache/monostamp  where the chroots are cached (tools/chroot/chroot.sh)
 DIST ?= dist
 dist: ## dist/: the sdist, manylinux_2_17 wheels for CPython 3.10-3.15 (x86_64, aarch64), the Windows wheel (root)
 	@tools/dist/build.sh $(BUILD) $(DIST)
@@ -395,8 +395,8 @@ test-lua53: ## the Lua module built against Lua 5.3 and a smoke test
 	@tools/checks/test-lua53.sh $(BUILD)
 
 # CPython 3.14 and 3.15 and Lua 5.5, which Debian 12 lacks, from Debian
-# testing: tools/chroot/test-forky.sh bootstraps a "forky" chroot once (cached in
-# FORKY_CACHE, outside the checkout), copies the tree in and runs there
+# testing: tools/chroot/test-forky.sh has a "forky" chroot made once by
+# tools/chroot/chroot.sh (cached in CHROOT_CACHE, outside the checkout), copies the tree in and runs there
 # make test-python on each CPython (its own venv) and make test-lua
 # LUA=lua5.5.  Not in `make test`: it needs root, and the cache.
 test-forky: ## CPython 3.14/3.15 and Lua 5.5 suites in a cached Debian testing chroot (root)
