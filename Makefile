@@ -310,7 +310,7 @@ test-exports: $(BUILD)/libmonostamp.so $(PY_UNPACKED)/done ## what each shared o
 	@tools/checks/check-exports.sh monostamp_ $(BUILD)/libmonostamp.so \
 	    $(BUILD)/exports/libmonostamp-default-visibility.so
 	@tools/checks/check-exports.sh PyInit__monostamp $(PY_UNPACKED)/monostamp/_monostamp*
-	@tools/checks/check-lua-exports.sh $(BUILD)
+	@PYTHON=$(PYTHON) MONOSTAMP_PYTHON_SITE="$(abspath $(PY_UNPACKED))" tools/checks/check-lua-exports.sh $(BUILD)
 
 # Python: test-python installs PY_WHEEL and runs the suite on PYTEST_JOBS (2)
 # pytest-xdist workers (0 or 1: in one process).  The Lua module is built

@@ -5,9 +5,11 @@
 #   - the C part it installs (monostamp/core.so) exports luaopen_* alone,
 #     and the plain library for LuaJIT (monostamp/libmonostamp.so)
 #     monostamp_* alone;
-#   - nothing the build left in the source root answers to the name
-#     monostamp: no monostamp.so, monostamp.lua or monostamp/init.lua, and
-#     `require "monostamp"` from the root, on the root's paths alone, fails;
+#   - the build left nothing in the source root but build/luarocks/ (no
+#     object file, no monostamp/), `require "monostamp"` from the root, on
+#     the root's paths alone, fails, and a Python started there finds no
+#     monostamp of the root's but imports the installed one
+#     (MONOSTAMP_PYTHON_SITE: the wheel's package, as pip installs it);
 #   - the installed tree works from elsewhere: tests/lua/smoke.lua under
 #     lua5.4, and monostamp.ffi under luajit finding the library beside
 #     itself (no MONOSTAMP_LIBRARY), when luajit is installed.
@@ -18,8 +20,7 @@
 #
 # The rock is built in a scratch copy of the tree under BUILD (tracked
 # files plus new, unignored ones, so uncommitted work is checked too),
-# never in the checkout: `luarocks make` leaves objects and monostamp/*.so
-# in the source root.  The copy is removed afterwards; the log is kept on failure.
+# never in the checkout, whose build/luarocks/ it would replace.  The copy is removed afterwards; the log is kept on failure.
 set -eu
 
 if [ $# -ne 1 ]; then
@@ -51,6 +52,7 @@ else
 fi
 
 rockspec=$(cd "$work/src" && ls monostamp-*.rockspec)
+sleep 1 && touch "$work/before" && sleep 1  # what the build writes is newer than this
 if ! (cd "$work/src" &&
       "$LUAROCKS" --lua-version=5.4 make --tree="$work/tree" "$rockspec") \
         >"$work/luarocks.log" 2>&1; then
@@ -80,8 +82,17 @@ fi
 echo "check-lua-exports: ok (luaopen_* only)"
 "$top/tools/checks/check-exports.sh" monostamp_ "$lib"
 
-# The source root after the build: nothing there is "monostamp".
-for f in monostamp.so monostamp.lua monostamp/init.lua; do
+# The source root after the build: nothing new but build/ (build-rock.sh's
+# build/luarocks/, no object file), and nothing there that answers to
+# require "monostamp" or Python's import monostamp.
+left=$(cd "$work/src" && find . -path ./build -prune -o -newer "$work/before" -print | sed 's|^\./||' | grep -v '^\.$' || true)
+if [ -n "$left" ]; then
+    keep=1
+    echo "check-lua-exports: FAIL: luarocks make left these outside build/:" >&2
+    printf '  %s\n' $left >&2
+    exit 1
+fi
+for f in monostamp.so monostamp.lua monostamp/init.lua monostamp; do
     if [ -e "$work/src/$f" ]; then
         keep=1
         echo "check-lua-exports: FAIL: luarocks make left $f in the source root" >&2
@@ -94,7 +105,28 @@ if (cd "$work/src" && LUA_PATH='./?.lua;./?/init.lua' LUA_CPATH='./?.so' \
     echo "check-lua-exports: FAIL: require \"monostamp\" loads something from the source root" >&2
     exit 1
 fi
-echo "check-lua-exports: ok (the source root holds nothing named monostamp)"
+# Python started in the root: with the root alone on its path, no
+# monostamp at all (not even an empty namespace package); with the wheel's
+# package on PYTHONPATH (MONOSTAMP_PYTHON_SITE, as pip would install it),
+# that package, working.
+PYTHON=${PYTHON:-python3}
+if ! (cd "$work/src" && "$PYTHON" -c 'import sys; sys.path[:] = [""]
+import importlib.util
+sys.exit(importlib.util.find_spec("monostamp") is not None)'); then
+    keep=1
+    echo "check-lua-exports: FAIL: Python started in the source root finds a monostamp there" >&2
+    exit 1
+fi
+if [ -n "${MONOSTAMP_PYTHON_SITE:-}" ]; then
+    (cd "$work/src" && PYTHONPATH="$MONOSTAMP_PYTHON_SITE" "$PYTHON" -c 'import monostamp, os
+assert monostamp.time_ns() < monostamp.time_ns()
+assert not monostamp.__file__.startswith(os.getcwd() + os.sep), monostamp.__file__') || {
+        keep=1
+        echo "check-lua-exports: FAIL: import monostamp in the source root after luarocks make" >&2
+        exit 1
+    }
+fi
+echo "check-lua-exports: ok (the source root holds nothing new but build/, nothing named monostamp; Python there imports the installed package)"
 
 # The installed tree, used from elsewhere, as `luarocks path` would set it.
 share=$(dirname "$(find "$work/tree" -name 'testing.lua' -path '*/share/lua/*/monostamp/*' | head -n 1)")
