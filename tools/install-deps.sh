@@ -137,8 +137,8 @@ target_jobs() {
         test-perf) echo "c lua python perf" ;;
         test-lua53) echo "c lua53" ;;
         test-fuzz | fuzz) echo "c fuzz" ;;
-        test-windows) echo "c mingw wine python" ;;
-        windows-wheel) echo "mingw" ;;
+        test-windows) echo "c mingw wine python setuptools" ;;
+        windows-wheel) echo "mingw setuptools" ;;
         dist) echo "dist" ;;
         test-dist) echo "chroot qemu" ;;
         test-forky) echo "chroot" ;;
@@ -164,10 +164,24 @@ else
     done
 fi
 for job in $want; do
-    case "$job" in pips) ;; *) "deb_$job" ;; esac
+    case "$job" in pips | setuptools) ;; *) "deb_$job" ;; esac
 done
 install_debs
-case " $want " in *" python "* | *" pips "*) ;; *) exit 0 ;; esac
+
+# setuptools 77 or later alone (for PYTHON): the wheel's metadata comes
+# from it (tools/dist/pack_wheel.py), as pip's builds read pyproject.toml's
+# SPDX license string with it.
+need_setuptools() {
+    "$PYTHON" -c 'import setuptools, sys
+sys.exit(int(setuptools.__version__.split(".")[0]) < 77)' 2>/dev/null && return 0
+    echo "install-deps: installing setuptools>=77 for $PYTHON"
+    "$PYTHON" -m pip install --quiet --disable-pip-version-check 'setuptools>=77'
+}
+case " $want " in
+    *" python "* | *" pips "*) ;;
+    *" setuptools "*) need_setuptools; exit 0 ;;
+    *) exit 0 ;;
+esac
 
 # Module to import, and the pip requirement that provides it.  setuptools 77
 # reads pyproject.toml's SPDX license string (make test-python builds without

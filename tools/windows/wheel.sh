@@ -8,7 +8,8 @@
 # bindings/python/*.c and csrc/*.c, with the project's warnings as errors,
 # linked to the UCRT as python313.dll is (common.sh, ucrt_flags),
 # exporting PyInit__monostamp alone.  tools/dist/pack_wheel.py packs it with the
-# package, the stub, py.typed and pyproject.toml's metadata.
+# package, the stub, py.typed and setuptools' metadata (PYTHON needs
+# setuptools 77 or later: tools/install-deps.sh windows-wheel).
 set -eu
 
 BUILD=${1:-build}
