@@ -39,8 +39,18 @@ LUA      ?= lua5.4
 FUZZ_SECONDS ?= 20
 TEST_FUZZ_SECONDS ?= 10
 
-CSTD     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+# The build flags, once: the C standard and the warnings here, the
+# feature-test macros in csrc/config.h (which every core file includes
+# first), read from there for the files that do not include it (tests,
+# benchmarks).  Exported: the scripts the targets run (Lua 5.3, the
+# sanitizers, mingw-w64) compile with these.  tools/ext_build.py (setup.py)
+# and bindings/lua/build-rock.sh (luarocks), which run without make, repeat
+# C_STD: tests/python/test_build_flags.py holds them to it.
+C_STD    := -std=c11
+FEATURE_DEFINES := $(shell sed -n 's/^\#define \(_[A-Z_]*_SOURCE\) \(.*\)$$/-D\1=\2/p' csrc/config.h)
+CSTD     := $(C_STD) $(FEATURE_DEFINES)
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+export C_STD CSTD WARN
 OPT      ?= -O2 -g
 CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) -fPIC -fvisibility=hidden -Icsrc $(CFLAGS)
 LDLIBS_ALL := -lpthread $(LDLIBS)
@@ -467,7 +477,7 @@ bench-nginx: ## ngx.now() against monostamp.time_ns() in nginx handlers, request
 	@sh bench/nginx.sh $(BUILD)
 
 FUZZERS = $(patsubst fuzz/%.c,%,$(FUZZ_SRC))
-FUZZ_FLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -Icsrc \
+FUZZ_FLAGS := $(CSTD) -g -O1 -Icsrc \
               -fsanitize=fuzzer,address,undefined
 $(BUILD)/fuzz/%: fuzz/%.c $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)

@@ -24,7 +24,8 @@ INCLUDE_DIRS = ["csrc", "bindings/python"]
 # leave fields out, METH_NOARGS functions that ignore their argument.
 # No -D_POSIX_C_SOURCE here: CPython's pyconfig.h defines it for the
 # binding's files (3.15: 202405L, which a 200809L on the command line would
-# clash with), csrc/config.h for the core's.
+# clash with), csrc/config.h for the core's.  The C standard is the
+# Makefile's C_STD (tests/python/test_build_flags.py).
 POSIX_CFLAGS = ["-std=c11", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-missing-field-initializers",
                 "-Wno-unused-parameter"]
 # make dist's wheels only (tools/dist/build.sh): the optimization flags

@@ -25,7 +25,7 @@ OUT="$BUILD/lua-asan"
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
 mkdir -p "$OUT/monostamp"
 # shellcheck disable=SC2046,SC2086
-$CC -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra \
+$CC ${CSTD:?run by make, whose Makefile exports CSTD} -Wall -Wextra \
     -O1 -g $SAN -fPIC -fvisibility=hidden -Icsrc $(pkg-config --cflags "$LUA") -shared \
     bindings/lua/*.c csrc/*.c -o "$OUT/monostamp/core.so" -lpthread $SAN
 

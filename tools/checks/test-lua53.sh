@@ -16,7 +16,7 @@ mkdir -p "$BUILD/lua53/monostamp"
 # -fvisibility=hidden: as a plain luarocks build compiles, so the export
 # check below also proves the sources hide what they must by themselves
 # (tools/checks/check-lua-exports.sh does the same for a real 5.4 rock).
-$CC -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE \
+$CC ${CSTD:?run by make, whose Makefile exports CSTD} \
     -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
     -O2 -g -fPIC -Icsrc $LUA53_CFLAGS -shared \
     bindings/lua/*.c csrc/*.c -o "$BUILD/lua53/monostamp/core.so" -lpthread

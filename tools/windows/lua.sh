@@ -22,7 +22,7 @@ src=$(lua54_sources)
 out="$BUILD/windows/lua"
 mkdir -p "$out/obj" "$out/monostamp"
 ucrt_flags "$out"
-WARN="-Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes"
+: "${WARN:?run by make, whose Makefile exports WARN and C_STD}" "${C_STD:?run by make}"
 
 # Lua itself, once per build folder (its sources never change: pinned).
 if [ ! -f "$out/lua54.dll" ] || [ ! -f "$out/lua5.4.exe" ]; then
@@ -42,7 +42,7 @@ fi
 
 core="$out/monostamp/core.dll"
 # shellcheck disable=SC2086
-$MINGW_CC $UCRT_CFLAGS -std=c11 $WARN -O2 -DLUA_BUILD_AS_DLL -I"$src" -Icsrc -Ibindings/lua \
+$MINGW_CC $UCRT_CFLAGS $C_STD $WARN -O2 -DLUA_BUILD_AS_DLL -I"$src" -Icsrc -Ibindings/lua \
     -shared -o "$core" bindings/lua/*.c csrc/*.c "$out/lua54.dll" -lbcrypt -ladvapi32 \
     $UCRT_LDFLAGS -Wl,--no-undefined -s
 for f in "$out/lua54.dll" "$out/lua5.4.exe" "$core"; do

@@ -27,7 +27,7 @@ BUILD=${1:-build}
 MINGW_CC=${MINGW_CC:-x86_64-w64-mingw32-gcc}
 OBJDUMP=${MINGW_OBJDUMP:-x86_64-w64-mingw32-objdump}
 AR=${MINGW_AR:-x86_64-w64-mingw32-ar}
-WARN="-Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes"
+: "${WARN:?run by make, whose Makefile exports WARN and C_STD}" "${C_STD:?run by make}"
 LIBS="-lbcrypt -ladvapi32"
 # The Wine loader; WINE=none checks the no-Wine path.
 WINE=${WINE:-wine}
@@ -42,7 +42,7 @@ elapsed() { echo "$(($(date +%s) - started)) s"; }
 
 echo "== windows: $MINGW_CC compiles the core"
 for f in csrc/*.c; do
-    $MINGW_CC -std=c11 $WARN -O2 -Icsrc -DMONOSTAMP_EXPORTS -c "$f" \
+    $MINGW_CC $C_STD $WARN -O2 -Icsrc -DMONOSTAMP_EXPORTS -c "$f" \
         -o "$out/obj/$(basename "$f" .c).o"
 done
 rm -f "$out/libcore.a"
@@ -64,7 +64,7 @@ tests=""
 for t in tests/c/test_*.c; do
     name=$(basename "$t" .c)
     # shellcheck disable=SC2086
-    $MINGW_CC -std=c11 $WARN -O2 -Icsrc -Itests/c "$t" "$out/libcore.a" \
+    $MINGW_CC $C_STD $WARN -O2 -Icsrc -Itests/c "$t" "$out/libcore.a" \
         -static -o "$out/tests/$name.exe" $LIBS
     tests="$tests $name"
 done

@@ -31,7 +31,7 @@ pyd="$out/_monostamp.cp313-win_amd64.pyd"
 # -Wno-missing-field-initializers, -Wno-unused-parameter: setup.py's, for
 # the PyMethodDef/PyType_Slot tables and the METH_NOARGS signatures.
 # shellcheck disable=SC2086
-$MINGW_CC $UCRT_CFLAGS -std=c11 -O2 -Wall -Wextra -Werror -Wno-missing-field-initializers \
+$MINGW_CC $UCRT_CFLAGS ${C_STD:?run by make, whose Makefile exports C_STD} -O2 -Wall -Wextra -Werror -Wno-missing-field-initializers \
     -Wno-unused-parameter -I"$py/include" -Icsrc -Ibindings/python -shared \
     -o "$pyd" bindings/python/*.c csrc/*.c "$py/python313.dll" -lbcrypt -ladvapi32 \
     $UCRT_LDFLAGS -Wl,--no-undefined -s
