@@ -34,7 +34,7 @@ PY=$("${PYTHON:-python3}" -c 'import sys; print(sys.executable)')
 # neither reuses the other's objects; --force because setuptools rebuilds
 # by timestamp, not by flags.
 echo "== building the Python extension with -fsanitize=thread into $OUT/lib"
-rm -rf "$OUT/lib"
+rm -rf "${OUT:?}/lib"
 CFLAGS="-fsanitize=thread -fno-omit-frame-pointer -O1 -g" LDFLAGS="-fsanitize=thread" \
     "$PY" setup.py --quiet build --build-base "$OUT/build" --build-lib "$OUT/lib" --force
 EXT=$(ls "$OUT"/lib/monostamp/_monostamp*.so)

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tools/chroot/chroot.sh: sourced by the scripts that run in a Debian
 # chroot (tools/chroot/test-forky.sh, tools/dist/build.sh, tools/dist/test.sh):
 # the one way this project makes, caches, mounts and unmounts a chroot.
@@ -30,7 +31,9 @@ CHROOT_MIRROR=${CHROOT_MIRROR:-${DIST_MIRROR:-${FORKY_MIRROR:-http://deb.debian.
 CHROOT_MAX_AGE_DAYS=${CHROOT_MAX_AGE_DAYS:-${DIST_MAX_AGE_DAYS:-${FORKY_MAX_AGE_DAYS:-7}}}
 # Bumped when chroot_ready makes its chroots another way (part of the key;
 # the extract variant's is the one its chroots were first cached under).
+# shellcheck disable=SC2034  # read as ${!method} in chroot_ready
 CHROOT_METHOD_extract=mmdebstrap-extract-1
+# shellcheck disable=SC2034
 CHROOT_METHOD_minbase=mmdebstrap-minbase-1
 
 chroot_say() { echo "chroot: $*" >&2; }

@@ -16,7 +16,7 @@
 # Each suite runs in a BUILD of its own even when another failed; the last
 # lines say which passed, and the exit status is 1 if any did not.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 PYTHONS=${FORKY_PYTHONS-3.14 3.15}
 LUAS=${FORKY_LUAS-lua5.5}
 VENVS=/opt/monostamp-venvs

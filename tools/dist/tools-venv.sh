@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tools/dist/tools-venv.sh: sourced by tools/dist/build.sh and tools/dist/test.sh.
 # The build-only tools of make dist, pinned, in a venv of their own (never
 # the machine's python3): zig's clang from the `ziglang` package, auditwheel

@@ -1,3 +1,4 @@
+# shellcheck shell=sh
 # tools/windows/common.sh: sourced by the Windows scripts (wheel.sh,
 # lua.sh, test*.sh); docs/windows.md.
 #
