@@ -9,6 +9,7 @@ registration lua5.3's maintainer script makes."""
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,7 @@ REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "tools" / "install-deps.sh"
 
 pytestmark = pytest.mark.skipif(
-    shutil.which("update-alternatives") is None or not SCRIPT.exists(),
+    sys.platform == "win32" or shutil.which("update-alternatives") is None or not SCRIPT.exists(),
     reason="needs Debian's update-alternatives and the checkout's tools/")
 
 
