@@ -291,7 +291,9 @@ test-dist: ## each wheel of dist/ installed where no compiler is reachable and t
 PY_TAG := $(shell $(PYTHON) -c 'import sys; print(sys.implementation.cache_tag)' 2>/dev/null)
 PY_WHEEL_DIR := $(BUILD)/python-wheel/$(PY_TAG)
 PY_WHEEL := $(PY_WHEEL_DIR)/built
-PY_BUILD_INPUTS := setup.py pyproject.toml MANIFEST.in tools/ext_build.py $(CORE_SRC) $(CORE_HDR) \
+# The readme too (pyproject.toml's): it is the wheel's long description.
+PY_README := $(shell sed -n 's/^readme = "\(.*\)"$$/\1/p' pyproject.toml)
+PY_BUILD_INPUTS := setup.py pyproject.toml MANIFEST.in tools/ext_build.py $(PY_README) $(CORE_SRC) $(CORE_HDR) \
     $(wildcard preload/*) $(shell find bindings/python -type f -not -path '*/__pycache__/*' \
     -not -name '*.so' 2>/dev/null)
 $(PY_WHEEL): $(PY_BUILD_INPUTS)
