@@ -112,6 +112,19 @@ deb_dist() {
     esac
     [ -n "${DIST_NO_WINDOWS:-}" ] || deb_mingw
 }
+# make test-nginx: Debian's nginx with libnginx-mod-http-lua, and wrk.  The
+# Lua module needs libluajit2, which conflicts with Debian's luajit, so
+# luajit2 comes in the same apt transaction (install_debs installs all at
+# once) to keep /usr/bin/luajit.
+deb_nginx() {
+    need_deb nginx /usr/sbin/nginx
+    need_deb libnginx-mod-http-lua /usr/lib/nginx/modules/ngx_http_lua_module.so
+    if ! dpkg-query -W -f='${Status}\n' luajit2 2>/dev/null | grep -q 'ok installed'; then
+        debs=$(echo " $debs " | sed 's/ luajit / /')  # deb_luajit's, which luajit2 replaces
+        debs="$debs luajit2"
+    fi
+    need_deb wrk wrk
+}
 # The chroots (tools/chroot/chroot.sh): mmdebstrap, and qemu-user for the
 # arm64 ones.
 deb_chroot() { need_deb mmdebstrap mmdebstrap; }
@@ -123,7 +136,7 @@ deb_qemu() { need_deb qemu-user-static /usr/libexec/qemu-binfmt/aarch64-binfmt-P
 NATIVE_JOBS="c cxx lua luajit luarocks python perf"
 target_jobs() {
     case "$1" in
-        everything) echo "$NATIVE_JOBS lua53 fuzz mingw wine dist chroot qemu" ;;
+        everything) echo "$NATIVE_JOBS lua53 fuzz mingw wine dist chroot qemu nginx" ;;
         test | test-all | test-release) echo "$NATIVE_JOBS" ;;
         all | lib | install | test-c | test-asan | test-tsan | test-install | test-preload | \
             test-preload-asan | test-preload-tsan | test-tzrule-full | bench-preload) echo c ;;
@@ -142,7 +155,8 @@ target_jobs() {
         dist) echo "dist" ;;
         test-dist) echo "chroot qemu" ;;
         test-forky) echo "chroot" ;;
-        test-nginx | bench-nginx) echo "c python" ;;  # nginx itself: tools/checks/test-nginx.sh
+        test-nginx) echo "c python nginx" ;;
+        bench-nginx) echo "c" ;;  # it skips, saying so, without nginx (make test-nginx installs it)
         test-real-suites | bench-real-suites | test-real-time-machine) echo "python" ;;
         demo | bench | bench-sleep) echo "c cxx lua luajit python" ;;
         *) echo "install-deps: no entry for make target '$1' in tools/install-deps.sh's target_jobs(): add one" >&2
