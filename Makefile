@@ -44,7 +44,7 @@ TEST_FUZZ_SECONDS ?= 10
 # first), read from there for the files that do not include it (tests,
 # benchmarks).  Exported: the scripts the targets run (Lua 5.3, the
 # sanitizers, mingw-w64) compile with these.  tools/ext_build.py (setup.py)
-# and bindings/lua/build-rock.sh (luarocks), which run without make, repeat
+# and tools/lua/build-rock.sh (luarocks), which run without make, repeat
 # C_STD: tests/python/test_build_flags.py holds them to it.
 C_STD    := -std=c11
 FEATURE_DEFINES := $(shell sed -n 's/^\#define \(_[A-Z_]*_SOURCE\) \(.*\)$$/-D\1=\2/p' csrc/config.h)

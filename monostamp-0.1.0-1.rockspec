@@ -1,7 +1,7 @@
 -- monostamp-0.1.0-1.rockspec: require "monostamp" for Lua 5.3, 5.4 and 5.5, and
 -- require "monostamp.ffi" for LuaJIT over the libmonostamp.so it installs.
 --
--- A command rockspec: bindings/lua/build-rock.sh compiles the C parts with
+-- A command rockspec: tools/lua/build-rock.sh compiles the C parts with
 -- luarocks' compiler and flags into build/luarocks/ (no Makefile needed,
 -- no object file left, nothing in the source root where Python's `import
 -- monostamp` would find it), and the install table below copies them into
@@ -46,7 +46,7 @@ dependencies = {
 
 build = {
    type = "command",
-   build_command = [[sh bindings/lua/build-rock.sh "$(CC)" "$(CFLAGS)" "$(LIBFLAG)" "$(LUA_INCDIR)"]],
+   build_command = [[sh tools/lua/build-rock.sh "$(CC)" "$(CFLAGS)" "$(LIBFLAG)" "$(LUA_INCDIR)"]],
    install = {
       lua = {
          -- require "monostamp": a one-line Lua file that loads the C part.

@@ -1,5 +1,5 @@
 -- rockspec_spec.lua: the rockspec builds its C parts with
--- bindings/lua/build-rock.sh from every binding and core C file (so `luarocks
+-- tools/lua/build-rock.sh from every binding and core C file (so `luarocks
 -- make` builds what `make lua` builds, and the plain library monostamp.ffi
 -- loads from exactly the core's), into build/luarocks/, and installs them
 -- and every Lua file of the binding.
@@ -26,13 +26,13 @@ local function ls(glob)
 end
 
 describe("the rockspec", function()
-  it("builds the C parts with bindings/lua/build-rock.sh and installs what it builds", function()
+  it("builds the C parts with tools/lua/build-rock.sh and installs what it builds", function()
     local spec, name = load_spec()
     assert.equal("command", spec.build.type)
     assert.equal(name, spec.package .. "-" .. spec.version .. ".rockspec")
-    assert.truthy(spec.build.build_command:find("sh bindings/lua/build-rock.sh", 1, true),
-                  name .. ": build_command runs bindings/lua/build-rock.sh")
-    local script = assert(io.open(helper.root .. "/bindings/lua/build-rock.sh")):read("a")
+    assert.truthy(spec.build.build_command:find("sh tools/lua/build-rock.sh", 1, true),
+                  name .. ": build_command runs tools/lua/build-rock.sh")
+    local script = assert(io.open(helper.root .. "/tools/lua/build-rock.sh")):read("a")
     -- Every binding and core file, by glob: no list to fall behind csrc/.
     assert.truthy(script:find("bindings/lua/*.c csrc/*.c", 1, true))
     assert.truthy(script:find("-DMONOSTAMP_EXPORTS -Icsrc csrc/*.c", 1, true),

@@ -3,7 +3,7 @@ warnings in the Makefile, the feature-test macros in csrc/config.h, which the
 Makefile reads for the files that do not include it, and exports with the
 rest to the scripts its targets run.  Two builds run without make and say
 the standard again: setup.py's (tools/ext_build.py, for pip) and the rock's
-(bindings/lua/build-rock.sh, for luarocks).  Held together here, with the
+(tools/lua/build-rock.sh, for luarocks).  Held together here, with the
 rule that no other build file of the project spells the macros out."""
 import re
 import subprocess
@@ -32,7 +32,7 @@ def test_setup_py_and_the_rock_compile_with_the_makefiles_c_standard():
     finally:
         sys.path.pop(0)
     assert [f for f in ext_build.POSIX_CFLAGS if f.startswith("-std=")] == [std]
-    rock = (REPO / "bindings" / "lua" / "build-rock.sh").read_text()
+    rock = (REPO / "tools" / "lua" / "build-rock.sh").read_text()
     stds = set(re.findall(r"-std=\S+", rock))
     assert stds == {std}, stds
 
@@ -53,7 +53,6 @@ def test_no_other_build_file_spells_the_flags_out():
     # examples and the tests' own small programs compile as a user would.
     files = [MAKEFILE, REPO / "monostamp-0.1.0-1.rockspec", REPO / "setup.py"]
     files += sorted((REPO / "tools").rglob("*.sh")) + sorted((REPO / "tools").rglob("*.py"))
-    files += [REPO / "bindings" / "lua" / "build-rock.sh"]
     for path in files:
         # What it runs, not what its comments say.
         text = "\n".join(line for line in path.read_text().splitlines()

@@ -1,5 +1,5 @@
 #!/bin/sh
-# bindings/lua/build-rock.sh CC CFLAGS LIBFLAG LUA_INCDIR: the rock's C
+# tools/lua/build-rock.sh CC CFLAGS LIBFLAG LUA_INCDIR: the rock's C
 # parts, run by `luarocks make` (the rockspec's build_command, with
 # luarocks' own compiler and flags), into build/luarocks/ alone:
 #
