@@ -15,7 +15,8 @@
 
 /* POSIX 2008 plus the BSD/GNU extras glibc hides under _DEFAULT_SOURCE
  * (MAP_ANONYMOUS, CLOCK_REALTIME_COARSE, st_mtim).  A build that sets its
- * own (say -D_GNU_SOURCE) keeps it. */
+ * own (say -D_GNU_SOURCE) keeps it.  The one place these are written: the
+ * Makefile reads them here for the tests' and benchmarks' files. */
 #if !defined(_WIN32)
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L

@@ -1,5 +1,5 @@
 -- smoke.lua: a quick check of require "monostamp" without busted, for any
--- Lua with 64-bit integers (tools/test-lua53.sh runs it under Lua 5.3).
+-- Lua with 64-bit integers (tools/checks/test-lua53.sh runs it under Lua 5.3).
 --   LUA_CPATH='build/lua53/?.so' lua5.3 tests/lua/smoke.lua
 local monostamp = require "monostamp"
 local passed = 0

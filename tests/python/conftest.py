@@ -1,7 +1,7 @@
 """Shared helpers for the Python binding's tests.
 
 MONOSTAMP_TEST_SCALE (default 1) scales the loops of the tests marked
-`heavy` (threads, leak check): tools/test-pythons.sh runs every other
+`heavy` (threads, leak check): tools/checks/test-pythons.sh runs every other
 interpreter at a tenth of the work.
 """
 import contextlib

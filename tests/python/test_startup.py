@@ -21,7 +21,7 @@ SITE = Path(monostamp.__file__).resolve().parent.parent
 
 #: Whether the package sits in one of the interpreter's own site directories,
 #: where site runs its .pth at every start.  Not under the Windows harness
-#: (tools/test-windows-python.sh): there pip installs it with --target and a
+#: (tools/windows/test-python.sh): there pip installs it with --target and a
 #: sitecustomize on PYTHONPATH adds that directory, so a child whose
 #: PYTHONPATH is replaced or ignored (-E) starts without the hook at all.
 IN_A_SITE_DIR = str(SITE) in [str(Path(d).resolve()) for d in

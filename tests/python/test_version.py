@@ -41,8 +41,8 @@ def test_the_rockspec_is_named_and_tagged_for_the_header_version():
 
 
 def test_the_changelog_starts_with_the_header_version():
+    # "## Unreleased" may come first: the changes made since that release.
     text = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
-    # "## Unreleased" may come first: what the next version will say.
     first = re.search(r"^## (?!Unreleased$)(\S+)", text, re.M)
     assert first is not None, "CHANGELOG.md has no ## <version> entry"
     assert first.group(1) == VERSION

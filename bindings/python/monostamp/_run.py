@@ -167,7 +167,7 @@ def library_path() -> str:
     there is none, NativeUnavailable saying why in one line."""
     package = os.path.dirname(os.path.abspath(__file__))
     # In a directory without __init__.py, where no module finder takes it
-    # for a module (setup.py, tools/pack_wheel.py).
+    # for a module (setup.py, tools/dist/pack_wheel.py).
     places = [os.path.join(package, NATIVE_DIR, LIBRARY)]
     found = [path for path in places if os.path.isfile(path)]
     if not found:
