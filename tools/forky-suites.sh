@@ -51,6 +51,19 @@ venv_for() { # X.Y -> prints the venv's python
     echo "$dir/bin/python"
 }
 
+# FORKY_RUN="command": instead of the suites, this tree installed into each
+# CPython's venv (no wheel, no checks) and the command run by bash with PY
+# naming that venv's python: a quick look at one thing on 3.14/3.15.
+if [ -n "${FORKY_RUN:-}" ]; then
+    for v in $PYTHONS; do
+        banner "CPython $v: $FORKY_RUN"
+        py=$(venv_for "$v") || exit 1
+        "$py" -m pip install --quiet --no-build-isolation --force-reinstall --no-deps . || exit 1
+        PY=$py bash -c "$FORKY_RUN" || failed=1
+    done
+    exit $failed
+fi
+
 lua_python=""
 for v in $PYTHONS; do
     banner "CPython $v: make test-python"

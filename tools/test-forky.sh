@@ -242,6 +242,7 @@ set +e
 chroot "$CHROOT" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin \
     LANG=C.UTF-8 TERM="${TERM:-dumb}" "${pip_env[@]}" \
     FORKY_PYTHONS="${FORKY_PYTHONS-3.14 3.15}" FORKY_LUAS="${FORKY_LUAS-lua5.5}" \
+    FORKY_RUN="${FORKY_RUN-}" \
     /bin/bash /src/monostamp/tools/forky-suites.sh
 rc=$?
 set -e
