@@ -213,7 +213,8 @@ static int ms_exec(PyObject *module)
     if (ms_datetime_exec(st) < 0 ||
         exec_type(module, &ms_stamp_spec, &st->stamp_type) < 0 ||
         exec_type(module, &ms_clock_spec, &st->clock_type) < 0 ||
-        exec_type(module, &ms_sleep_plan_spec, &st->sleep_plan_type) < 0 || ms_patch_exec(module) < 0)
+        exec_type(module, &ms_sleep_plan_spec, &st->sleep_plan_type) < 0 || ms_patch_exec(module) < 0 ||
+        ms_capi_exec(module) < 0)
         return -1;
     if (ms_clock_default_new(st, &st->default_clock) < 0 ||
         PyModule_AddObjectRef(module, "default_clock",

@@ -102,5 +102,7 @@ PyMethodDef *ms_patch_datetime_table(int t);
 
 /* patch.c: the patch's part of the exec slot. */
 int ms_patch_exec(PyObject *module);
+/* capi.c: the C API's capsule, _C_API, into the module. */
+int ms_capi_exec(PyObject *module);
 
 #endif
