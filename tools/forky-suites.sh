@@ -8,7 +8,9 @@
 #     freezegun when they install: without them their interop tests skip,
 #     as in tools/test-pythons.sh): `make test-python`, the
 #     default interpreter's whole suite (the build's warning check, pytest,
-#     stubtest, the docs' snippets under mypy);
+#     stubtest, the docs' snippets under mypy), then
+#     tools/test-python-subinterp-san.sh (isolated interpreters, the
+#     extension built with ASan+UBSan and with TSan);
 #   - each Lua of FORKY_LUAS (default lua5.5): `make test-lua`, every
 #     busted spec, the module built against that Lua's headers; their
 #     Python children run the first venv that monostamp installed into.
@@ -75,6 +77,9 @@ for v in $PYTHONS; do
         "$py" -m pip uninstall --yes --quiet monostamp 2>/dev/null
         make --no-print-directory test-python PYTHON="$py" BUILD="build-py$v"
         status=$?
+        # Isolated interpreters under their own GILs, with the extension
+        # built with ASan+UBSan and with TSan.
+        PYTHON="$py" tools/test-python-subinterp-san.sh "build-py$v" || status=1
         if [ -z "$lua_python" ] && (cd / && "$py" -c 'import monostamp') 2>/dev/null; then
             lua_python=$py
         fi
