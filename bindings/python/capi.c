@@ -1,4 +1,4 @@
-/* capi.c: the C API for other extensions (monostamp/include/monostamp_capi.h):
+/* capi.c: the C API for other extensions (monostamp/monostamp_capi.h):
  * a capsule under the extension, monostamp._monostamp._C_API, holding one
  * static struct of functions: no Python object, so one struct serves every
  * interpreter.  Each draw goes through the active patch when one reaches
@@ -6,7 +6,8 @@
  * else through the default clock, as monostamp.time_ns() does. */
 #include "patch.h"
 
-#include "monostamp/include/monostamp_capi.h"
+#define MONOSTAMP_CAPI_IMPL /* the struct's maker: no MonostampAPI pointer here */
+#include "monostamp/monostamp_capi.h"
 
 /* One draw of `flags`: 0, or -1 with the error raised, its context `call`. */
 static int capi_draw(unsigned flags, const char *call, monostamp_stamp *out)

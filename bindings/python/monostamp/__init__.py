@@ -50,10 +50,11 @@ def clock_info(source="realtime"):
 
 def get_include():
     """The directory of monostamp_capi.h, the C API for other extensions
-    (``include_dirs=[monostamp.get_include()]``; docs/python.md)."""
+    (``include_dirs=[monostamp.get_include()]``; docs/patch.md): the
+    package's own."""
     import os
 
-    return os.path.join(os.path.dirname(__file__), "include")
+    return os.path.dirname(os.path.abspath(__file__))
 
 
 def json_default(obj):

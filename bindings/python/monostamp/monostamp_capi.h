@@ -59,6 +59,8 @@ typedef struct MonostampCAPI {
     int (*now)(int64_t *out_ns, int32_t *out_offset_s);
 } MonostampCAPI;
 
+#ifndef MONOSTAMP_CAPI_IMPL /* monostamp's own capi.c, as datetime's _PY_DATETIME_IMPL */
+
 /* 1 if the imported struct has `field` (its size covers it). */
 #define MonostampCAPI_HAS(field) \
     (MonostampAPI != NULL && \
@@ -72,6 +74,8 @@ static MonostampCAPI *MonostampAPI = NULL;
 
 #define MonostampCAPI_IMPORT \
     (MonostampAPI = (MonostampCAPI *)PyCapsule_Import(MONOSTAMP_CAPI_CAPSULE_NAME, 0))
+
+#endif
 
 #ifdef __cplusplus
 }
