@@ -43,12 +43,18 @@ def start_patch_here():
     return None
 
 
+# Pipes and files, not concurrent.interpreters' queues: no buffer of
+# CPython's passes between the threads, which TSan (test-python-subinterp-san.sh)
+# would see handed over under locks it cannot see.
 SUB_TIME_NS = """
-import monostamp
+import os
 from array import array
-ready.put(1)
-go.get()
-out.put(array("q", (monostamp.time_ns() for _ in range(n))).tobytes())
+import monostamp
+os.write({ready}, b"r")
+os.read({go}, 1)
+values = array("q", (monostamp.time_ns() for _ in range({n})))
+with open({path!r}, "wb") as f:
+    f.write(values.tobytes())
 """
 
 
@@ -68,28 +74,35 @@ def summary(name_to_values):
 def time_ns_everywhere(n, count=4):
     """`count` interpreters, each in a thread, and the main one draw n
     monostamp.time_ns() each, all let go at once."""
+    import os
+    import tempfile
     from concurrent import interpreters
 
     import monostamp
-    go, ready, out = (interpreters.create_queue() for _ in range(3))
+    ready_r, ready_w = os.pipe()
+    go_r, go_w = os.pipe()
     subs = [interpreters.create() for _ in range(count)]
     threads = []
-    for interp in subs:
-        interp.prepare_main(go=go, ready=ready, out=out, n=n)
-        threads.append(threading.Thread(target=interp.exec, args=(SUB_TIME_NS,)))
-        threads[-1].start()
-    for _ in subs:  # every interpreter has imported monostamp
-        ready.get()
-    for _ in subs:
-        go.put(1)
-    mine = [monostamp.time_ns() for _ in range(n)]
-    drawn = {"main": mine}
-    for i in range(count):
-        drawn["sub%d" % i] = array("q", out.get()).tolist()
-    for t in threads:
-        t.join()
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = [os.path.join(tmp, "sub%d" % i) for i in range(count)]
+        for interp, path in zip(subs, paths):
+            code = SUB_TIME_NS.format(ready=ready_w, go=go_r, n=n, path=path)
+            threads.append(threading.Thread(target=interp.exec, args=(code,)))
+            threads[-1].start()
+        for _ in subs:  # every interpreter has imported monostamp
+            os.read(ready_r, 1)
+        os.write(go_w, b"g" * count)
+        mine = [monostamp.time_ns() for _ in range(n)]
+        for t in threads:
+            t.join()
+        drawn = {"main": mine}
+        for i, path in enumerate(paths):
+            with open(path, "rb") as f:
+                drawn["sub%d" % i] = array("q", f.read()).tolist()
     for interp in subs:
         interp.close()
+    for fd in (ready_r, ready_w, go_r, go_w):
+        os.close(fd)
     return summary(drawn)
 
 
