@@ -78,6 +78,7 @@ def preload_sources():
 
 def headers():
     return (_rel(glob(os.path.join(ROOT, "bindings", "python", "*.h")))
+            + _rel(glob(os.path.join(ROOT, "bindings", "python", "monostamp", "*.h")))
             + _rel(glob(os.path.join(ROOT, "csrc", "*.h"))))
 
 

@@ -221,6 +221,16 @@ done
 django_pin=$("$PYTHON" -c 'import sys; print("django==6.1.3" if sys.version_info >= (3, 12) else "django==5.2.20")')
 "$PYTHON" -c "import django, sys; sys.exit(django.get_version() != '${django_pin#django==}')" 2>/dev/null ||
     pips="$pips $django_pin"
+# whenever, pinned: tests/python/test_whenever.py (its now() under the
+# preload; what patch() reaches of it).  Wheels only: where none is
+# published for this Python, its tests skip rather than build Rust here.
+whenever_pin=0.11.0
+if ! "$PYTHON" -c "import whenever, sys; sys.exit(whenever.__version__ != '$whenever_pin')" 2>/dev/null; then
+    echo "install-deps: installing whenever==$whenever_pin for $PYTHON"
+    "$PYTHON" -m pip install --quiet --disable-pip-version-check --only-binary=:all: \
+        "whenever==$whenever_pin" ||
+        echo "install-deps: whenever==$whenever_pin has no wheel for $PYTHON; its tests skip" >&2
+fi
 "$PYTHON" -c 'import setuptools, sys
 sys.exit(int(setuptools.__version__.split(".")[0]) < 77)' 2>/dev/null ||
     pips="$pips setuptools>=77"

@@ -280,7 +280,8 @@ static int ms_exec(PyObject *module)
     if (ms_datetime_exec(st) < 0 ||
         exec_type(module, &ms_stamp_spec, &st->stamp_type) < 0 ||
         exec_type(module, &ms_clock_spec, &st->clock_type) < 0 ||
-        exec_type(module, &ms_sleep_plan_spec, &st->sleep_plan_type) < 0 || ms_patch_exec(module) < 0)
+        exec_type(module, &ms_sleep_plan_spec, &st->sleep_plan_type) < 0 || ms_patch_exec(module) < 0 ||
+        ms_capi_exec(module) < 0)
         return -1;
     if (ms_clock_default_new(st, &st->default_clock) < 0 ||
         PyModule_AddObjectRef(module, "default_clock",
@@ -335,13 +336,16 @@ static void ms_free(void *module)
     ms_clear((PyObject *)module);
 }
 
-/* Free-threaded: audited by reading, not tested (the default clock is
- * lock-free, the state read-only after exec but for its dicts, patch()
- * refuses).  Not a GIL per interpreter: the patch's ml_meth writes race. */
+/* A GIL per interpreter (3.12+): no static Python object, the state per
+ * module, the core's clocks process-wide and lock-free; the patch's tables
+ * are written by the main interpreter alone, with atomic stores, and read
+ * by the others without touching its objects (patch.h).  Free-threaded:
+ * audited by reading, not tested (the state read-only after exec but for
+ * its dicts, patch() refuses). */
 static PyModuleDef_Slot ms_slots[] = {
     {Py_mod_exec, ms_exec},
 #ifdef Py_mod_multiple_interpreters /* 3.12+ */
-    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_SUPPORTED},
+    {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
 #endif
 #ifdef Py_GIL_DISABLED
     {Py_mod_gil, Py_MOD_GIL_NOT_USED},

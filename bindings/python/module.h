@@ -127,6 +127,9 @@ PyObject *ms_datetime_from_stamp(ms_state *st, int64_t utc_ns, int32_t offset_s)
 /* A `cls` (NULL: datetime.datetime) of the wall time `w` with tzinfo `tz`. */
 PyObject *ms_datetime_of_wall(PyObject *cls, const monostamp_wall *w, PyObject *tz, int fold);
 int ms_datetime_exec(ms_state *st);
+/* datetime.h's PyDateTimeAPI of the caller's file, `api`, set once per
+ * process under `once` (a static of that file): 0, or -1 with the error. */
+int ms_datetime_import_once(atomic_int *once, void **api);
 /* An instant as int ns: int ns, a Stamp or an aware datetime. */
 int ms_instant_ns_arg(ms_state *st, PyObject *obj, const char *what, int64_t *out);
 /* The zone name behind Clock(zone=...): a str, a ZoneInfo's key (kept

@@ -8,7 +8,9 @@
 #     freezegun when they install: without them their interop tests skip,
 #     as in tools/checks/test-pythons.sh): `make test-python`, the
 #     default interpreter's whole suite (the build's warning check, pytest,
-#     stubtest, the docs' snippets under mypy);
+#     stubtest, the docs' snippets under mypy), then
+#     tools/checks/test-python-subinterp-san.sh (isolated interpreters, the
+#     extension built with ASan+UBSan and with TSan);
 #   - each Lua of FORKY_LUAS (default lua5.5): `make test-lua`, every
 #     busted spec, the module built against that Lua's headers; their
 #     Python children run the first venv that monostamp installed into.
@@ -54,6 +56,19 @@ venv_for() { # X.Y -> prints the venv's python
     echo "$dir/bin/python"
 }
 
+# FORKY_RUN="command": instead of the suites, this tree installed into each
+# CPython's venv (no wheel, no checks) and the command run by bash with PY
+# naming that venv's python: a quick look at one thing on 3.14/3.15.
+if [ -n "${FORKY_RUN:-}" ]; then
+    for v in $PYTHONS; do
+        banner "CPython $v: $FORKY_RUN"
+        py=$(venv_for "$v") || exit 1
+        "$py" -m pip install --quiet --no-build-isolation --force-reinstall --no-deps . || exit 1
+        PY=$py bash -c "$FORKY_RUN" || failed=1
+    done
+    exit $failed
+fi
+
 lua_python=""
 for v in $PYTHONS; do
     banner "CPython $v: make test-python"
@@ -65,6 +80,9 @@ for v in $PYTHONS; do
         "$py" -m pip uninstall --yes --quiet monostamp 2>/dev/null
         make --no-print-directory test-python PYTHON="$py" BUILD="build-py$v"
         status=$?
+        # Isolated interpreters under their own GILs, with the extension
+        # built with ASan+UBSan and with TSan.
+        PYTHON="$py" tools/checks/test-python-subinterp-san.sh "build-py$v" || status=1
         if [ -z "$lua_python" ] && (cd / && "$py" -c 'import monostamp') 2>/dev/null; then
             lua_python=$py
         fi

@@ -69,13 +69,22 @@ for f in /etc/pip.conf /etc/xdg/pip "$HOME/.config/pip" "$HOME/.pip"; do
 done
 for dir in $( { [ ${#pip_files[@]} -eq 0 ] || find "${pip_files[@]}" -type f -exec cat {} +; printf '%s\n' "${pip_env[@]}"; } |
               grep -oE '(file://)?/[^[:space:],;"'\'']+' | sed 's|^file://||' | sort -u); do
-    [ -d "$dir" ] && [ ! -e "$CHROOT$dir" ] || continue
-    top="" rest=${dir#/}
-    while :; do
-        top="$top/${rest%%/*}"
-        [ -e "$CHROOT$top" ] || break
-        rest=${rest#*/}
-    done
+    # A local index goes in from its root: its simple/ pages link to files
+    # beside that folder.
+    case "$dir" in */simple | */simple/) dir=${dir%/} && dir=${dir%/simple} ;; esac
+    [ -d "$dir" ] || continue
+    if [ -e "$CHROOT$dir" ]; then
+        # An empty directory there (left by hand) is only a mount point.
+        [ -d "$CHROOT$dir" ] && [ -z "$(ls -A "$CHROOT$dir")" ] || continue
+        top=$dir
+    else
+        top="" rest=${dir#/}
+        while :; do
+            top="$top/${rest%%/*}"
+            [ -e "$CHROOT$top" ] || break
+            rest=${rest#*/}
+        done
+    fi
     chroot_mount "$CHROOT" --bind "$top" "$top"
     mount -o remount,bind,ro "$CHROOT$top"
 done
@@ -92,6 +101,7 @@ set +e
 chroot "$CHROOT" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/usr/sbin:/sbin \
     LANG=C.UTF-8 TERM="${TERM:-dumb}" "${pip_env[@]}" \
     FORKY_PYTHONS="${FORKY_PYTHONS-3.14 3.15}" FORKY_LUAS="${FORKY_LUAS-lua5.5}" \
+    FORKY_RUN="${FORKY_RUN-}" \
     /bin/bash /src/monostamp/tools/chroot/forky-suites.sh
 rc=$?
 set -e

@@ -35,7 +35,7 @@ __all__ = [
     "Clock", "LeadError", "Policy", "Stamp", "clock_info", "create_state_file", "get_policy",
     "monotonic_ns", "now", "now_datetime", "patch", "patched", "patching", "set_policy", "sleep",
     "sleep_until_ns", "take", "time", "time_ns", "uuid7", "uuid7_ns", "zone_changed",
-    "json_default", "register_sqlite",
+    "json_default", "register_sqlite", "get_include",
 ]
 
 
@@ -46,6 +46,15 @@ def clock_info(source="realtime"):
     import types
 
     return types.SimpleNamespace(**_monostamp.clock_info(source))
+
+
+def get_include():
+    """The directory of monostamp_capi.h, the C API for other extensions
+    (``include_dirs=[monostamp.get_include()]``; docs/patch.md): the
+    package's own."""
+    import os
+
+    return os.path.dirname(os.path.abspath(__file__))
 
 
 def json_default(obj):

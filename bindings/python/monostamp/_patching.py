@@ -79,7 +79,9 @@ def _set_engaged(on):
 def _step_aside():
     """A travel or freeze is about to start: give it the real functions."""
     with _lock:
-        if _c._installed():
+        # Another interpreter's calls may draw from the main one's patch
+        # (_installed() says so there), which only the main one stops.
+        if _stack and _c._installed():
             _set_engaged(False)
 
 
@@ -143,6 +145,7 @@ class patch:
         time-machine and freezegun has replaced the functions.  While a
         travel or freeze is active, it is started but waits for its end.
         """
+        _c._check_start()  # only in the main interpreter
         with _lock:
             _compose.watch(_step_aside, _resume, _loaded)
             if self in _stack:
