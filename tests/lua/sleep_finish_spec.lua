@@ -24,14 +24,16 @@ local registered = finishing.register(monostamp)
 -- makes (and makes them), its clock readings and its warming calls.
 local function spied()
   local rec = { naps = 0, reads = 0, warms = 0 }
+  -- What a nap does, which a spec may wrap (kept out of rec's counts).
+  local hook = { nap = monostamp._sleep_nap }
   monostamp._sleep_finish(finishing.new(function()
     rec.reads = rec.reads + 1
     return monostamp.monotonic_ns()
   end, function(plan)
     rec.naps = rec.naps + 1
-    return monostamp._sleep_nap(plan)
+    return hook.nap(plan)
   end, monostamp._sleep_step, function() rec.warms = rec.warms + 1 end))
-  return rec
+  return rec, hook
 end
 
 describe("the sleep finish", function()
@@ -96,11 +98,23 @@ describe("the sleep finish", function()
   end)
 
   it("sleeps in the core in naps of at most 50 ms", function()
-    local rec = spied()
+    local rec, hook = spied()
+    local longest = 0
+    local nap = hook.nap
+    hook.nap = function(plan)
+      local t = monostamp.monotonic_ns()
+      local r = nap(plan)
+      local took = monostamp.monotonic_ns() - t
+      if took > longest then longest = took end
+      return r
+    end
     local deadline = monostamp.monotonic_ns() + 120 * MS
     assert.is_true(monostamp.sleep_until_ns(deadline, 0))
-    assert.equal(3, rec.naps)
     assert.is_true(monostamp.monotonic_ns() >= deadline)
+    -- 120 ms takes three naps of 50 ms; on a busy machine a nap may end
+    -- late, and two then reach the deadline.  One nap is never enough.
+    assert.is_true(rec.naps == 3 or (rec.naps == 2 and longest > 50 * MS),
+                   ("%d naps, the longest %d ns"):format(rec.naps, longest))
   end)
 
   it("for less than any lead, is the spin's alone", function()
