@@ -265,7 +265,7 @@ static PyObject *clock_error(PyObject *op, int rc, const char *call)
     if (rc == MONOSTAMP_ERANGE)
         return raise_core(st, rc, named ? shared : NULL,
                           named ? "%s: the next stamp would pass the largest int64 nanosecond "
-                                  "(shared=%R)"
+                                  "(shared='%S')"
                                 : "%s: the next stamp would pass the largest int64 nanosecond",
                           call, shared);
     return raise_core(st, rc, NULL, "%s", call);

@@ -129,9 +129,10 @@ def native_kernel_only(why):
 
 
 def shown(path):
-    """`path` as messages show it: inside its repr, as Python's own OSError
-    messages show a file name (a Windows path's backslashes doubled)."""
-    return repr(str(path))[1:-1]
+    """`path` as monostamp's messages show it: as given, between single
+    quotes (the core's one wording for every binding, so a Windows path's
+    backslashes are not doubled as in a repr)."""
+    return "'%s'" % path
 
 
 def scaled(n, minimum=1):

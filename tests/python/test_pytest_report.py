@@ -156,12 +156,12 @@ def test_a_sum_that_went_down_reads_as_wrapped():
 
 # ------------------------------------------------------ the command line
 
-#: A child that draws N stamps from a coarse clock on MONOSTAMP_SHARED's
-#: file (its reading repeats for a tick, so stamps repeat without monostamp)
-#: and prints what its clock counted, then leaves the file.
+#: A child that draws N stamps from a manual clock on MONOSTAMP_SHARED's
+#: file (its reading never moves, so stamps repeat without monostamp) and
+#: prints what its clock counted, then leaves the file.
 CHILD = textwrap.dedent("""
     import json, os, sys, monostamp
-    clock = monostamp.Clock(source="realtime_coarse", shared=os.environ["MONOSTAMP_SHARED"])
+    clock = monostamp.Clock(source="manual", shared=os.environ["MONOSTAMP_SHARED"])
     for _ in range(int(sys.argv[1])):
         clock.time_ns()
     s = clock.stats()

@@ -11,8 +11,8 @@ runs this (setuptools 77 or later), writes the .dist-info (METADATA from
 pyproject.toml and the readme, the version from setup.py's reading of
 csrc/monostamp.h, entry points, top_level.txt, the licenses), which goes
 into the wheel as it is; this adds WHEEL and RECORD alone.  The package, its
-stub and py.typed come from bindings/python/monostamp.  TAG is the wheel's
-tag (cp313-cp313-win_amd64).  Entries are sorted and dated 1980-01-01: the
+stub, py.typed and the C API's header come from bindings/python/monostamp.
+TAG is the wheel's tag (cp313-cp313-win_amd64).  Entries are sorted and dated 1980-01-01: the
 same inputs give the same bytes.
 """
 import base64
@@ -69,7 +69,9 @@ def main(extension, tag, outdir, *libraries):
         info, files = setuptools_metadata(tmp)
     name, version = info[:-len(".dist-info")].split("-")
     for entry in sorted(os.listdir(PACKAGE)):
-        if entry.endswith((".py", ".pyi")) or entry == "py.typed":
+        # The package's modules, its stub, py.typed and the C API's header
+        # (monostamp_capi.h, found by monostamp.get_include()).
+        if entry.endswith((".py", ".pyi", ".h")) or entry == "py.typed":
             with open(os.path.join(PACKAGE, entry), "rb") as f:
                 files["monostamp/" + entry] = f.read()
     with open(extension, "rb") as f:
