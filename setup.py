@@ -11,6 +11,7 @@ C API and free-threaded builds, which have no stable ABI.  See
 docs/python.md.
 """
 import os
+import platform
 import shutil
 import sys
 
@@ -28,14 +29,21 @@ if sys.platform == "win32":
 else:
     cflags, libraries = ext_build.POSIX_CFLAGS, ext_build.POSIX_LIBRARIES
 
-ext = Extension(
-    ext_build.NAME,
-    sources=ext_build.sources(),
-    depends=ext_build.headers(),
-    include_dirs=ext_build.INCLUDE_DIRS,
-    extra_compile_args=cflags,
-    libraries=libraries,
-)
+if platform.python_implementation() == "PyPy":
+    # PyPy: a cffi module over the core (tools/cffi_build.py; cffi comes
+    # with PyPy) and the pure-Python monostamp/_pypy.py, not the extension.
+    import cffi_build  # noqa: E402
+
+    ext = cffi_build.extension(Extension, os.path.join("build-python", "cffi"), cflags, libraries)
+else:
+    ext = Extension(
+        ext_build.NAME,
+        sources=ext_build.sources(),
+        depends=ext_build.headers(),
+        include_dirs=ext_build.INCLUDE_DIRS,
+        extra_compile_args=cflags,
+        libraries=libraries,
+    )
 
 
 

@@ -1,8 +1,8 @@
--- cdef_spec.lua: the declarations monostamp/ffi.lua copies from
+-- cdef_spec.lua: the declarations monostamp/cdef.lua copies from
 -- csrc/monostamp.h stay true to it.  Every function prototype must be the
 -- header's, token for token; every enum constant its value; every struct
 -- the size and field offsets a C compiler gives the header's.  So a change
--- to the header that ffi.lua has not followed fails here, not at run time.
+-- to the header that cdef.lua has not followed fails here, not at run time.
 local ffi = require "ffi"
 require "monostamp.ffi"  -- runs the cdef
 local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.lua")
@@ -21,12 +21,12 @@ local function norm(s)
   return (s:gsub("^ ", ""):gsub(" $", ""))
 end
 
-local cdef = read(helper.root .. "/bindings/lua/monostamp/ffi.lua"):match("local CDEF = %[%[(.-)%]%]")
+local cdef = read(helper.root .. "/bindings/lua/monostamp/cdef.lua"):match("return %[%[(.-)%]%]")
 local header = read(helper.root .. "/csrc/monostamp.h"):gsub("/%*.-%*/", "")
 
-describe("ffi.lua's cdef", function()
+describe("cdef.lua's declarations", function()
   it("declares each function exactly as csrc/monostamp.h does", function()
-    assert(cdef, "no CDEF = [[...]] block found in ffi.lua")
+    assert(cdef, "no return [[...]] block found in cdef.lua")
     local protos = {}
     for name, decl in header:gmatch("MONOSTAMP_API%s+[^;]-(monostamp_[%w_]+)%s*(%b())%s*;") do
       protos[name] = true

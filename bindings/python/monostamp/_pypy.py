@@ -1,0 +1,640 @@
+"""monostamp._monostamp on PyPy: the extension's objects in Python over the
+cffi module _monostamp_cffi (tools/cffi_build.py), the core every binding
+shares: the rules and their wording are the core's, as in LuaJIT's
+monostamp.ffi; this file converts types and errors.  The package imports
+it in place of the C extension (docs/python.md, PyPy).
+"""
+import datetime as _dt
+import sys
+import time as _time
+
+from ._monostamp_cffi import ffi, lib
+
+__version__ = "%d.%d.%d" % (lib.MONOSTAMP_VERSION_MAJOR, lib.MONOSTAMP_VERSION_MINOR,
+                            lib.MONOSTAMP_VERSION_PATCH)
+DEFAULT_SLEEP_TOLERANCE_NS = lib.MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS
+PATCH_MAX_LEAD_NS = 5000000  # the CPython binding's bound (patch.h): docs/patch.md
+
+
+def _names(of):
+    out, i = [], 0
+    while of(i) != ffi.NULL:
+        out.append(i)
+        i += 1
+    return out
+
+
+_POLICIES = tuple((ffi.string(lib.monostamp_policy_constant(p)).decode(),
+                   ffi.string(lib.monostamp_policy_name(p)).decode())
+                  for p in _names(lib.monostamp_policy_name))
+
+
+class LeadError(RuntimeError):
+    """A clock's stamp would lead its source by more than max_lead_ns and
+    the clock's on_lead is 'error' (manual clocks always error)."""
+
+
+LeadError.__module__ = "monostamp"
+_text = ffi.new("char[]", 4352)
+
+
+def _core_error(code, context, filename=None):
+    """The exception the CPython binding's raise_core makes of a core code."""
+    import errno
+
+    message = "%s: %s" % (context, ffi.string(lib.monostamp_strerror(code)).decode(
+        "utf-8", "replace"))
+    err = lib.monostamp_os_errno(code)
+    if err == 0 and code in (lib.MONOSTAMP_EUNSAFE, lib.MONOSTAMP_EEXIST):
+        err = errno.EACCES if code == lib.MONOSTAMP_EUNSAFE else errno.EEXIST
+    if err:
+        return OSError(err, message, filename) if filename is not None else OSError(err, message)
+    if code == lib.MONOSTAMP_ELEAD:
+        return LeadError(message)
+    if code == lib.MONOSTAMP_ENOMEM:
+        return MemoryError(message)
+    if code == lib.MONOSTAMP_EINTR or lib.monostamp_error_name(code) == ffi.NULL:
+        return RuntimeError(message)
+    return ValueError(message)
+
+
+def _int(value, what):
+    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+        raise TypeError("%s must be int, not %s" % (what, type(value).__name__))
+    value = value.__index__()
+    if not -(1 << 63) <= value < (1 << 63):
+        raise OverflowError("%s=%d is outside int64 nanoseconds" % (what, value))
+    return value
+
+
+def _path(value, what):
+    import os
+
+    try:
+        path = os.fsencode(value)
+    except TypeError:
+        raise TypeError("%s must be str, bytes or os.PathLike, not %s"
+                        % (what, type(value).__name__)) from None
+    if b"\0" in path:
+        raise ValueError("%s: embedded null byte" % what)
+    return path
+
+
+def _option(field, value, what):
+    """The core's value of an option's name, else its rule (the core's)."""
+    if not isinstance(value, str):
+        raise TypeError("%s must be str, not %s" % (what, type(value).__name__))
+    out = ffi.new("int *")
+    if lib.monostamp_option_from_name(field.encode(), value.encode(), out) != 0:
+        raise ValueError("%s: %s=%r %s" % (what, field, value, ffi.string(
+            lib.monostamp_options_rule(field.encode())).decode()))
+    return out[0]
+
+
+# ------------------------------------------------------------------ Stamp
+
+_tz_cache = {}
+
+
+def _timezone(offset):
+    tz = _tz_cache.get(offset)
+    if tz is None:
+        tz = _tz_cache[offset] = _dt.timezone(_dt.timedelta(seconds=offset))
+    return tz
+
+
+_EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
+
+
+class _Zone:
+    """A zone the core opened by name (None: the local zone)."""
+
+    def __init__(self, name, what):
+        out = ffi.new("monostamp_zone **")
+        rc = lib.monostamp_zone_open(ffi.NULL if name is None else name.encode(), out)
+        if rc != 0:
+            raise _core_error(rc, "%s: zone %r" % (what, name))
+        self.zone = ffi.gc(out[0], lib.monostamp_zone_close)
+
+    def offset(self, utc_ns):
+        out = ffi.new("int32_t *")
+        rc = lib.monostamp_zone_offset(self.zone, utc_ns, out)
+        if rc != 0:
+            raise _core_error(rc, "zone offset")
+        return out[0]
+
+
+def _offset_in(zone, utc_ns, what):
+    if zone is None or isinstance(zone, str):
+        return _Zone(zone, what).offset(utc_ns)
+    if isinstance(zone, _dt.tzinfo):
+        delta = (_EPOCH + _dt.timedelta(microseconds=utc_ns // 1000)).astimezone(zone).utcoffset()
+        return int(delta.total_seconds())
+    raise TypeError("%s: zone must be None, str or datetime.tzinfo, not %s"
+                    % (what, type(zone).__name__))
+
+
+class Stamp:
+    """An instant (int ns since the epoch, UTC) and the UTC offset (s) in
+    force there; orders and hashes as the 2-tuple; str() is isoformat()."""
+
+    __slots__ = ("_ns", "_off")
+    __module__ = "monostamp"
+
+    def __new__(cls, utc_ns, offset=0):
+        self = object.__new__(cls)
+        self._ns = _int(utc_ns, "utc_ns")
+        offset = _int(offset, "offset")
+        if lib.monostamp_offset_check(offset) != 0:
+            raise ValueError("Stamp(): offset=%r is out of range \u2014 give seconds east of UTC "
+                             "within +-86399" % (offset,))
+        self._off = offset
+        return self
+
+    @classmethod
+    def _make(cls, ns, off):
+        self = object.__new__(cls)
+        self._ns, self._off = ns, off
+        return self
+
+    utc_ns = property(lambda self: self._ns, doc="int ns since the epoch, UTC")
+    offset = property(lambda self: self._off, doc="seconds east of UTC")
+
+    def __repr__(self):
+        name = "monostamp.Stamp" if type(self) is Stamp else type(self).__qualname__
+        return "%s(utc_ns=%d, offset=%d)" % (name, self._ns, self._off)
+
+    def isoformat(self, digits=None, z=False, *, timespec=None, sep="T"):
+        if timespec is not None:
+            out = ffi.new("int *")
+            if lib.monostamp_iso8601_timespec(str(timespec).encode(), self._ns, out) != 0:
+                raise ValueError("isoformat(): unknown timespec %r" % (timespec,))
+            digits = out[0]
+        bad, why = ffi.new("int *"), ffi.new("char[]", 128)
+        n = lib.monostamp_isoformat(_text, 36, self._ns, self._off,
+                                    9 if digits is None else _int(digits, "digits"),
+                                    1 if z else 0, bad, why, 128)
+        if n < 0:
+            raise ValueError("isoformat(): " + ffi.string(why).decode())
+        text = ffi.string(_text, n).decode()
+        return text if sep == "T" else text[:10] + sep + text[11:]
+
+    __str__ = isoformat
+
+    @classmethod
+    def fromisoformat(cls, text):
+        if not isinstance(text, str):
+            raise TypeError("fromisoformat: argument must be str, not " + type(text).__name__)
+        raw = text.encode("utf-8", "surrogatepass")
+        ns, off, err = ffi.new("int64_t *"), ffi.new("int32_t *"), ffi.new(
+            "monostamp_parse_error *")
+        rc = lib.monostamp_parse_iso8601(raw, len(raw), ns, off, err)
+        if rc != 0:
+            reason = ffi.string(err.reason).decode() if err.reason != ffi.NULL else "invalid"
+            raise ValueError("Invalid isoformat string: %r (%s at position %d)"
+                             % (text, reason, err.position))
+        return cls._make(ns[0], off[0])
+
+    @classmethod
+    def fromdatetime(cls, dt):
+        if not isinstance(dt, _dt.datetime) or dt.utcoffset() is None:
+            raise ValueError("fromdatetime(): an aware datetime is needed, not %r" % (dt,))
+        delta = dt - _EPOCH
+        ns = (delta.days * 86400 + delta.seconds) * 10**9 + delta.microseconds * 1000
+        return cls._make(ns, int(dt.utcoffset().total_seconds()))
+
+    @classmethod
+    def fromtimestamp(cls, t, zone=None):
+        out = ffi.new("int64_t *")
+        if lib.monostamp_ns_from_double(float(t), 0, out) != 0:
+            raise OverflowError("fromtimestamp(): %r is outside int64 nanoseconds" % (t,))
+        return cls._make(out[0], _offset_in(zone, out[0], "fromtimestamp()"))
+
+    def astimezone(self, zone=None):
+        return type(self)._make(self._ns, _offset_in(zone, self._ns, "astimezone()"))
+
+    def datetime(self):
+        return _EPOCH.astimezone(_timezone(self._off)) + _dt.timedelta(
+            microseconds=self._ns // 1000)
+
+    def timestamp(self):
+        return self._ns / 1e9
+
+    def _moved(self, delta, sign):
+        if isinstance(delta, _dt.timedelta):
+            delta = (delta.days * 86400 + delta.seconds) * 10**9 + delta.microseconds * 1000
+        elif isinstance(delta, bool) or not isinstance(delta, int):
+            return NotImplemented
+        ns = self._ns + sign * delta
+        if not -(1 << 63) <= ns < (1 << 63):
+            raise OverflowError("%r %s %r is outside int64 nanoseconds"
+                                % (self, "+-"[sign < 0], delta))
+        return type(self)._make(ns, self._off)
+
+    def __add__(self, other):
+        return self._moved(other, 1)
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        if isinstance(other, Stamp):
+            return self._ns - other._ns
+        return self._moved(other, -1)
+
+    def __rsub__(self, other):
+        return NotImplemented
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, index):
+        return (self._ns, self._off)[index.__index__()]
+
+    def __iter__(self):
+        return iter((self._ns, self._off))
+
+    def __reduce__(self):
+        return type(self), (self._ns, self._off)
+
+    def __hash__(self):
+        h = (self._ns & 0xFFFFFFFFFFFFFFFF)
+        h = (((h ^ (h >> 31)) * 1000003) ^ (self._off & 0xFFFFFFFF)) & 0xFFFFFFFFFFFFFFFF
+        h = h - (1 << 64) if h >= 1 << 63 else h
+        return -2 if h == -1 else h
+
+    def _cmp(self, other, op):
+        if not isinstance(other, Stamp):
+            return NotImplemented
+        return op((self._ns, self._off), (other._ns, other._off))
+
+    __eq__ = lambda self, o: self._cmp(o, tuple.__eq__)  # noqa: E731
+    __ne__ = lambda self, o: self._cmp(o, tuple.__ne__)  # noqa: E731
+    __lt__ = lambda self, o: self._cmp(o, tuple.__lt__)  # noqa: E731
+    __le__ = lambda self, o: self._cmp(o, tuple.__le__)  # noqa: E731
+    __gt__ = lambda self, o: self._cmp(o, tuple.__gt__)  # noqa: E731
+    __ge__ = lambda self, o: self._cmp(o, tuple.__ge__)  # noqa: E731
+
+
+# ------------------------------------------------------------------ Clock
+
+def _policy_member(number):
+    return sys.modules["monostamp._policy"]._MEMBERS[number]
+
+
+class Clock:
+    """A clock of its own: a policy, a source, a zone, a lead bound and a
+    state (a shared state file, if given) (docs/python.md)."""
+
+    __module__ = "monostamp"
+    __slots__ = ("_c", "_shared", "_zone", "__weakref__")
+
+    def __init__(self, policy="monotonicForceNanosecondIncrement", *, source="realtime",
+                 zone=None, max_lead_ns=None, on_lead="wait", shared=None, start_ns=None,
+                 trust_group=False):
+        o = ffi.new("monostamp_options *")
+        lib.monostamp_options_init(o)
+        keep = []
+        o.policy = _option("policy", str(policy) if isinstance(policy, str) else policy,
+                           "Clock(): policy")
+        o.source = _option("source", source, "Clock(): source")
+        o.on_lead = _option("on_lead", on_lead, "Clock(): on_lead")
+        if zone is _dt.timezone.utc:
+            zone = "UTC"
+        elif zone is not None and not isinstance(zone, str):
+            zone = getattr(zone, "key", None) or zone
+            if not isinstance(zone, str):
+                raise TypeError("Clock(): zone must be None, str, a zoneinfo.ZoneInfo or "
+                                "datetime.timezone.utc, not " + type(zone).__name__)
+        if zone is not None:
+            keep.append(ffi.new("char[]", zone.encode()))
+            o.zone = keep[-1]
+        if max_lead_ns is not None:
+            o.max_lead_ns = _int(max_lead_ns, "Clock(): max_lead_ns")
+        if shared is not None:
+            keep.append(ffi.new("char[]", _path(shared, "Clock(): shared")))
+            o.shared_path = keep[-1]
+        if start_ns is not None:
+            o.has_start_ns, o.start_ns = 1, _instant(start_ns, "Clock(): start_ns")
+        o.trust_group = 1 if trust_group else 0
+        bad = ffi.new("const char **")
+        if lib.monostamp_options_check(o, bad) != 0:
+            field = ffi.string(bad[0])
+            raise ValueError("Clock(): %s %s" % (field.decode(), ffi.string(
+                lib.monostamp_options_rule(field)).decode()))
+        out = ffi.new("monostamp_clock **")
+        rc = lib.monostamp_clock_new(o, out)
+        if rc != 0:
+            raise _core_error(rc, "Clock()", shared)
+        self._c = ffi.gc(out[0], lib.monostamp_clock_free)
+        self._shared, self._zone = shared, zone
+
+    def _fault(self, call, rc, value=0):
+        n = lib.monostamp_clock_fault(self._c, call.encode(), rc, value, _text, 4352)
+        if n > 0 and rc != lib.MONOSTAMP_ELEAD:
+            return ValueError(ffi.string(_text, n).decode())
+        return _core_error(rc, ffi.string(_text, n).decode() if n > 0 else call)
+
+    policy = property(lambda self: _policy_member(lib.monostamp_clock_policy(self._c)))
+
+    @policy.setter
+    def policy(self, value):
+        rc = lib.monostamp_clock_set_policy(
+            self._c, _option("policy", value, "Clock.policy"))
+        if rc != 0:
+            raise self._fault("policy", rc)
+
+    source = property(lambda self: ffi.string(lib.monostamp_source_name(
+        lib.monostamp_clock_source(self._c))).decode())
+    zone = property(lambda self: self._zone)
+    shared = property(lambda self: self._shared)
+    max_lead_ns = property(lambda self: lib.monostamp_clock_max_lead_ns(self._c))
+    on_lead = property(lambda self: ffi.string(lib.monostamp_on_lead_name(
+        lib.monostamp_clock_on_lead(self._c))).decode())
+
+    def now(self):
+        out = ffi.new("monostamp_stamp *")
+        rc = lib.monostamp_now(self._c, out)
+        if rc != 0:
+            raise self._fault("now", rc)
+        return Stamp._make(out.utc_ns, out.offset_s)
+
+    def time_ns(self, _out=ffi.new("int64_t[1]")):
+        rc = lib.monostamp_time_ns(self._c, _out)
+        if rc != 0:
+            raise self._fault("time_ns", rc)
+        return _out[0]
+
+    def time(self):
+        return self.time_ns() / 1e9
+
+    def now_datetime(self, tz=None):
+        out = ffi.new("monostamp_stamp *")
+        rc = lib.monostamp_now_us(self._c, out)
+        if rc != 0:
+            raise self._fault("now_datetime", rc)
+        return _datetime_of(out.utc_ns, out.offset_s, tz)
+
+    def set(self, ns):
+        rc = lib.monostamp_manual_set(self._c, _instant(ns, "Clock.set(): ns"))
+        if rc != 0:
+            raise self._fault("set", rc, ns if isinstance(ns, int) else 0)
+
+    def advance(self, ns):
+        rc = lib.monostamp_manual_advance(self._c, _int(ns, "Clock.advance(): ns"))
+        if rc != 0:
+            raise self._fault("advance", rc, ns)
+
+    def step_back(self, ns):
+        ns = _int(ns, "Clock.step_back(): ns")
+        rc = lib.monostamp_manual_advance(self._c, -ns)
+        if rc != 0:
+            raise self._fault("step_back", rc, ns)
+
+    def stats(self):
+        s = ffi.new("monostamp_stats *")
+        lib.monostamp_clock_stats(self._c, s)
+        return {f: getattr(s, f) for f, _ in ffi.typeof("monostamp_stats").fields}
+
+    def uuid7(self):
+        import uuid
+
+        raw = ffi.new("uint8_t[16]")
+        rc = lib.monostamp_uuid7(self._c, raw)
+        if rc != 0:
+            raise self._fault("uuid7", rc)
+        return uuid.UUID(bytes=bytes(ffi.buffer(raw)))
+
+    def take(self, n):
+        n = n.__index__()
+        first, step = ffi.new("int64_t *"), ffi.new("int64_t *")
+        rc = lib.monostamp_clock_take(self._c, n, first, step)
+        if rc != 0:
+            raise self._fault("take", rc, n)
+        return range(first[0], first[0] + n * step[0], step[0] or 1) if n else range(0)
+
+    def __repr__(self):
+        n = lib.monostamp_clock_describe(self._c, _text, 4352)
+        return "monostamp.Clock(%s)" % (ffi.string(_text, n).decode() if n > 0 else "")
+
+
+def _instant(value, what):
+    if isinstance(value, Stamp):
+        return value.utc_ns
+    if isinstance(value, _dt.datetime):
+        return Stamp.fromdatetime(value).utc_ns
+    return _int(value, what)
+
+
+def _datetime_of(utc_ns, offset, tz):
+    if tz is None:
+        return _dt.datetime.fromtimestamp(utc_ns // 1000 / 1e6).replace(
+            microsecond=utc_ns // 1000 % 1000000)
+    return (_EPOCH + _dt.timedelta(microseconds=utc_ns // 1000)).astimezone(tz)
+
+
+# --------------------------------------------------- the default clock
+
+def _default():
+    out = ffi.new("monostamp_clock **")
+    rc = lib.monostamp_default_clock(out)
+    if rc != 0:
+        n = lib.monostamp_default_context(rc, _text, 4352)
+        raise _core_error(rc, ffi.string(_text, n).decode() if n > 0 else "the default clock")
+    clock = Clock.__new__(Clock)
+    clock._c, clock._zone = out[0], None
+    import os
+
+    clock._shared = os.environ.get("MONOSTAMP_SHARED") or None
+    return clock
+
+
+default_clock = _default()
+_D = default_clock._c
+_ns_out = ffi.new("int64_t[1]")
+now = default_clock.now
+time = default_clock.time
+now_datetime = default_clock.now_datetime
+uuid7 = default_clock.uuid7
+take = default_clock.take
+
+
+def time_ns():
+    """The next stamp of the default clock in int ns since the epoch."""
+    if lib.monostamp_time_ns(_D, _ns_out) != 0:
+        return default_clock.time_ns()  # raises, worded by the core
+    return _ns_out[0]
+
+
+def get_policy():
+    return default_clock.policy
+
+
+def set_policy(policy):
+    default_clock.policy = policy
+
+
+def _share_default(path):
+    rc = lib.monostamp_default_share(_path(path, "_share_default(): path"))
+    if rc != 0:
+        raise _core_error(rc, "_share_default(%r)" % (path,), path)
+    default_clock._shared = path
+
+
+def uuid7_ns(u):
+    text = str(u).encode()
+    why = ffi.new("char[]", 192)
+    if lib.monostamp_uuid7_text_ns(text, len(text), _ns_out, why, 192) != 0:
+        raise ValueError("uuid7_ns(): " + ffi.string(why).decode())
+    return _ns_out[0]
+
+
+def clock_info(source):
+    info = ffi.new("monostamp_clock_info *")
+    rc = lib.monostamp_clock_info_get(_option("source", source, "clock_info(): source"), info)
+    if rc != 0:
+        raise _core_error(rc, "clock_info(%r)" % (source,))
+    return {"name": ffi.string(info.name).decode(),
+            "implementation": ffi.string(info.implementation).decode(),
+            "resolution": info.resolution_ns * 1e-9, "resolution_ns": info.resolution_ns,
+            "adjustable": bool(info.adjustable), "monotonic": bool(info.monotonic)}
+
+
+def zone_changed():
+    lib.monostamp_zone_changed()
+
+
+def monotonic_ns():
+    return lib.monostamp_monotonic_ns()
+
+
+def create_state_file(path, *, trust_group=False):
+    rc = lib.monostamp_state_file_create(_path(path, "create_state_file(): path"),
+                                         1 if trust_group else 0)
+    if rc != 0:
+        raise _core_error(rc, "create_state_file(%r)" % (path,), path)
+
+
+def _state_file_info(path):
+    info = ffi.new("monostamp_state_info *")
+    rc = lib.monostamp_state_file_info(_path(path, "_state_file_info(): path"), info)
+    if rc != 0:
+        raise _core_error(rc, "_state_file_info(%r)" % (path,), path)
+    return info.last_ns, info.max_lead_ns, info.joins
+
+
+def _sleep(what, now, ns, is_duration, tolerance_ns):
+    bad, why, out = ffi.new("int *"), ffi.new("char[]", 96), ffi.new("int64_t *")
+    if lib.monostamp_sleep_deadline(now, ns, is_duration, tolerance_ns, out, bad, why, 96) != 0:
+        raise ValueError("%s: %s" % (what, ffi.string(why).decode()))
+    # The core's whole sleep (naps, then the spin), not the CPython
+    # binding's Python finish: PyPy runs signal handlers after it returns.
+    rc = lib.monostamp_sleep_until(out[0], tolerance_ns)
+    if rc != 0:
+        raise _core_error(rc, what)
+
+
+def sleep(seconds, tolerance=DEFAULT_SLEEP_TOLERANCE_NS / 1e9):
+    now_ns = lib.monostamp_monotonic_ns()
+    ns, tol = ffi.new("int64_t *"), ffi.new("int64_t *")
+    if (lib.monostamp_ns_from_double(float(seconds), 1, ns) != 0
+            or lib.monostamp_ns_from_double(float(tolerance), 1, tol) != 0):
+        raise ValueError("sleep(): seconds=%r, tolerance=%r must be finite" % (seconds, tolerance))
+    _sleep("sleep()", now_ns, ns[0], 1, tol[0])
+
+
+def sleep_until_ns(deadline_ns, tolerance_ns=DEFAULT_SLEEP_TOLERANCE_NS):
+    _sleep("sleep_until_ns()", lib.monostamp_monotonic_ns(), _int(deadline_ns, "deadline_ns"),
+           0, _int(tolerance_ns, "tolerance_ns"))
+
+
+def _sleep_finish(finish):
+    """The CPython binding's hook for its Python finish: unused here."""
+
+
+# ---------------------------------------- the patch (docs/patch.md, PyPy)
+# PyPy's time is a builtin module and its datetime pure Python
+# (lib_pypy/datetime.py): the patch rebinds their attributes, which every
+# call through the module (and datetime's own now(), utcnow(), today())
+# reads; a name bound earlier by `from time import time` keeps the real one.
+
+_saved = {}
+_patch_clock = [None]
+
+
+def _draw(flags):
+    clock = _patch_clock[0]
+    out = ffi.new("monostamp_stamp *")
+    rc = lib.monostamp_draw(clock._c if clock is not None else _D, flags,
+                            PATCH_MAX_LEAD_NS if clock is None else 0, out)
+    if rc != 0:
+        raise _core_error(rc, "patched clock")
+    return out
+
+
+def _p_time_ns():
+    return _draw(0).utc_ns
+
+
+def _p_time():
+    return _draw(0).utc_ns / 1e9
+
+
+def _p_now(cls, tz=None):
+    s = _draw(lib.MONOSTAMP_DRAW_US | lib.MONOSTAMP_DRAW_OFFSET)
+    if tz is not None and not isinstance(tz, _dt.tzinfo):
+        raise TypeError("tzinfo argument must be None or of a tzinfo subclass, not type "
+                        + type(tz).__name__)
+    dt = _datetime_of(s.utc_ns, s.offset_s, tz)
+    return dt if cls is _dt.datetime else cls.fromisoformat(dt.isoformat())
+
+
+def _p_utcnow(cls):
+    return _p_now(cls, _dt.timezone.utc).replace(tzinfo=None)
+
+
+def _p_today(cls):
+    d = _p_now(_dt.datetime).date()
+    return d if cls is _dt.date else cls(d.year, d.month, d.day)
+
+
+def _p_clock_gettime_ns(clk_id, _real=_time.clock_gettime_ns):
+    return _p_time_ns() if clk_id == _time.CLOCK_REALTIME else _real(clk_id)
+
+
+def _p_clock_gettime(clk_id, _real=_time.clock_gettime):
+    return _p_time() if clk_id == _time.CLOCK_REALTIME else _real(clk_id)
+
+
+_TARGETS = ((_time, "time", _p_time), (_time, "time_ns", _p_time_ns),
+            (_time, "clock_gettime", _p_clock_gettime),
+            (_time, "clock_gettime_ns", _p_clock_gettime_ns),
+            (_dt.datetime, "now", classmethod(_p_now)),
+            (_dt.datetime, "utcnow", classmethod(_p_utcnow)),
+            (_dt.date, "today", classmethod(_p_today)))
+
+
+def _activate(clock):
+    _patch_clock[0] = clock
+    for owner, name, ours in _TARGETS:
+        if (owner, name) not in _saved:
+            _saved[owner, name] = owner.__dict__[name]
+            setattr(owner, name, ours)
+
+
+def _deactivate():
+    _patch_clock[0] = None
+    for (owner, name), real in _saved.items():
+        setattr(owner, name, real)
+    _saved.clear()
+
+
+def _installed():
+    return bool(_saved)
+
+
+def _foreign():
+    return None
+
+
+def _adopt(witness):
+    return None

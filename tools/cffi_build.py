@@ -1,0 +1,52 @@
+"""cffi_build.py: PyPy's binding, monostamp._monostamp_cffi, a cffi
+out-of-line API-mode module over the same core as the CPython extension
+(setup.py builds it when it runs on PyPy, whose C-API emulation is slow).
+
+Its declarations are bindings/lua/monostamp/cdef.lua's, the text LuaJIT's
+monostamp.ffi hands to ffi.cdef: one copy for both FFI bindings.  API mode
+compiles them against csrc/monostamp.h, so a declaration that disagrees
+with the header fails the build.  The Python side is
+bindings/python/monostamp/_pypy.py.
+"""
+import os
+import re
+
+from cffi import FFI
+
+import ext_build
+
+NAME = "monostamp._monostamp_cffi"
+CDEF = os.path.join(ext_build.ROOT, "bindings", "lua", "monostamp", "cdef.lua")
+
+
+MACROS = ("VERSION_MAJOR", "VERSION_MINOR", "VERSION_PATCH", "DEFAULT_SLEEP_TOLERANCE_NS",
+          "DRAW_US", "DRAW_OFFSET")
+
+
+def cdef_text():
+    """The C text of cdef.lua's `return [[...]]`."""
+    with open(CDEF, encoding="utf-8") as f:
+        found = re.search(r"^return \[\[\n(.*?)^\]\]", f.read(), re.M | re.S)
+    if found is None:
+        raise RuntimeError(CDEF + ": no `return [[...]]` block of declarations")
+    return found.group(1)
+
+
+def builder():
+    ffi = FFI()
+    ffi.cdef(cdef_text())
+    # The header's integer macros (LuaJIT's cdef cannot take these).
+    ffi.cdef("".join("#define MONOSTAMP_%s ...\n" % m for m in MACROS))
+    ffi.set_source(NAME, '#include "monostamp.h"')
+    return ffi
+
+
+def extension(Extension, build_dir, cflags, libraries):
+    """A setuptools Extension of the generated C file (written under
+    build_dir) and the core's sources."""
+    os.makedirs(build_dir, exist_ok=True)
+    generated = os.path.join(build_dir, "_monostamp_cffi.c")
+    builder().emit_c_code(generated)
+    return Extension(NAME, sources=[generated] + ext_build.core_sources(),
+                     depends=ext_build.headers() + [os.path.relpath(CDEF, ext_build.ROOT)],
+                     include_dirs=["csrc"], extra_compile_args=cflags, libraries=libraries)

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# pypy-suite.sh: run by tools/test-pypy.sh inside the forky chroot, from its
+# copy of the checkout.  `pip install .` of the tree into a PyPy venv (the
+# cffi binding: setup.py picks it on PyPy), then tests/python there, with the
+# Lua module built for the tests that start a Lua child.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+VENV=/opt/monostamp-venvs/pypy3
+# pytest, hypothesis and pytest-xdist as wheels: a newer sdist may be all
+# the index has for PyPy, and building one may need the network.
+DEPS="pytest hypothesis pytest-xdist"
+if [ "$(cat "$VENV/.complete" 2>/dev/null)" != "$DEPS" ]; then
+    rm -rf "$VENV"
+    pypy3 -m venv "$VENV"
+    # shellcheck disable=SC2086
+    "$VENV/bin/pip" install --quiet --only-binary :all: $DEPS
+    echo "$DEPS" >"$VENV/.complete"
+fi
+"$VENV/bin/python" -VV
+make --no-print-directory lua BUILD=build-pypy >/dev/null
+"$VENV/bin/pip" uninstall --yes --quiet monostamp 2>/dev/null || true
+"$VENV/bin/pip" install --quiet .
+cd tests/python
+MONOSTAMP_LUA_CPATH="$PWD/../../build-pypy/lua/?.so" MONOSTAMP_REQUIRE_LUA=1 \
+    "$VENV/bin/python" -m pytest -q -p no:cacheprovider -n "${PYTEST_JOBS:-2}" -rs
