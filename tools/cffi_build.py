@@ -20,7 +20,8 @@ CDEF = os.path.join(ext_build.ROOT, "bindings", "lua", "monostamp", "cdef.lua")
 
 
 MACROS = ("VERSION_MAJOR", "VERSION_MINOR", "VERSION_PATCH", "DEFAULT_SLEEP_TOLERANCE_NS",
-          "DRAW_US", "DRAW_OFFSET")
+          "DRAW_US", "DRAW_OFFSET", "EINVAL", "ERANGE", "ENOTSUP", "ELEAD", "ENOZONE", "ENOMEM",
+          "EUNSAFE", "EINTR", "EPOLICY", "EEXIST")
 
 
 def cdef_text():
@@ -35,7 +36,8 @@ def cdef_text():
 def builder():
     ffi = FFI()
     ffi.cdef(cdef_text())
-    # The header's integer macros (LuaJIT's cdef cannot take these).
+    # The header's integer macros and error codes (LuaJIT's cdef cannot
+    # take `...`; monostamp.ffi reads the codes by monostamp_error_name).
     ffi.cdef("".join("#define MONOSTAMP_%s ...\n" % m for m in MACROS))
     ffi.set_source(NAME, '#include "monostamp.h"')
     return ffi

@@ -27,8 +27,10 @@ ROOT=$(pwd)
 CACHE=${FORKY_CACHE:-/var/cache/monostamp}
 MIRROR=${FORKY_MIRROR:-http://deb.debian.org/debian}
 MAX_AGE_DAYS=${FORKY_MAX_AGE_DAYS:-7}
-# pkgconf: the Makefile finds each Lua's headers with pkg-config.
+# pkgconf: the Makefile finds each Lua's headers with pkg-config.  pypy3:
+# make test-pypy (tools/test-pypy.sh) runs the Python suite there.
 PACKAGES="python3.14 python3.14-dev python3.14-venv python3.15 python3.15-dev python3.15-venv
+pypy3 pypy3-dev pypy3-venv
 lua5.5 liblua5.5-dev lua5.4 liblua5.4-dev luarocks lua-busted lua-socket
 gcc libc6-dev make pkgconf git tzdata ca-certificates libfaketime"
 APT="apt-get -qq -o Acquire::Check-Valid-Until=false -o Dpkg::Use-Pty=0"

@@ -83,6 +83,15 @@ def posix_only(why):
     return pytest.mark.skipif(WINDOWS, reason="POSIX only: " + why)
 
 
+PYPY = sys.implementation.name == "pypy"
+
+
+def cpython_only(feature):
+    """Skips the test on PyPy, naming the CPython feature it tests, which
+    PyPy's binding (the cffi module and monostamp/_pypy.py) has not."""
+    return pytest.mark.skipif(PYPY, reason="CPython only: " + feature)
+
+
 # pytest-xdist is in the test extra (pip install "monostamp[test]"); a suite
 # run without it (an sdist's tests in a bare venv) skips what needs -n.
 HAVE_XDIST = importlib.util.find_spec("xdist") is not None

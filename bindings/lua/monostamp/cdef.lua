@@ -131,9 +131,13 @@ typedef struct monostamp_state_info {
 } monostamp_state_info;
 int monostamp_state_file_info(const char *path, monostamp_state_info *out);
 int monostamp_default_share(const char *path);
+int monostamp_state_file_fault(int code);
+const char *monostamp_state_file_hint(int code, const char *path);
+int monostamp_option_names(const char *field, char *buf, size_t size);
 int monostamp_zone_open(const char *name, monostamp_zone **out);
 void monostamp_zone_close(monostamp_zone *zone);
 int monostamp_zone_offset(monostamp_zone *zone, int64_t utc_ns, int32_t *out_offset_s);
+int monostamp_zone_fold(monostamp_zone *zone, int64_t utc_ns, int *out_fold);
 int monostamp_offset_check(int64_t offset_s);
 int monostamp_ns_from_double(double s, int round_up, int64_t *out_ns);
 int monostamp_iso8601_timespec(const char *name, int64_t utc_ns, int *out_digits);

@@ -7,6 +7,7 @@ it in place of the C extension (docs/python.md, PyPy).
 import datetime as _dt
 import sys
 import time as _time
+from operator import index as _index
 
 from ._monostamp_cffi import ffi, lib
 
@@ -35,7 +36,7 @@ class LeadError(RuntimeError):
 
 
 LeadError.__module__ = "monostamp"
-_text = ffi.new("char[]", 4352)
+# Out-parameters are made per call: cffi releases the GIL around each C call.
 
 
 def _core_error(code, context, filename=None):
@@ -59,36 +60,82 @@ def _core_error(code, context, filename=None):
 
 
 def _int(value, what):
-    if isinstance(value, bool) or not hasattr(type(value), "__index__"):
+    if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError("%s must be int, not %s" % (what, type(value).__name__))
-    value = value.__index__()
     if not -(1 << 63) <= value < (1 << 63):
-        raise OverflowError("%s=%d is outside int64 nanoseconds" % (what, value))
+        raise ValueError("%s=%r is out of range for int64 nanoseconds" % (what, value))
     return value
+
+
+def _utf8(value, what):
+    if "\0" in value:
+        raise ValueError("%s=%r contains a NUL character" % (what, value))
+    return value.encode("utf-8", "surrogatepass")
 
 
 def _path(value, what):
     import os
 
-    try:
-        path = os.fsencode(value)
-    except TypeError:
+    if not isinstance(value, (str, bytes)) and not hasattr(type(value), "__fspath__"):
         raise TypeError("%s must be str, bytes or os.PathLike, not %s"
-                        % (what, type(value).__name__)) from None
+                        % (what, type(value).__name__))
+    path = os.fsencode(value)
     if b"\0" in path:
-        raise ValueError("%s: embedded null byte" % what)
+        raise ValueError("%s=%r contains a NUL character" % (what, value))
     return path
 
 
-def _option(field, value, what):
-    """The core's value of an option's name, else its rule (the core's)."""
+def _bool(value, what):
+    if not isinstance(value, bool):  # not truthiness: trust_group="no" would mean yes
+        raise TypeError("%s must be bool, not %s" % (what, type(value).__name__))
+    return 1 if value else 0
+
+
+def _zone_name(zone):
+    """A Clock's zone as the name the core opens: a str, a ZoneInfo's key,
+    'UTC' for datetime.timezone.utc."""
+    if isinstance(zone, str):
+        return zone
+    if zone is _dt.timezone.utc:
+        return "UTC"
+    key = getattr(zone, "key", None) if isinstance(zone, _dt.tzinfo) else None
+    if isinstance(key, str):
+        return key
+    raise TypeError("Clock(): zone must be a zone name (str), a zoneinfo.ZoneInfo or "
+                    "datetime.timezone.utc, not %s%s" % (type(zone).__name__, (
+                        " \u2014 a fixed offset or other tzinfo has no name the clock could "
+                        "follow: give its IANA name ('Europe/Berlin') or a POSIX TZ string")
+                        if isinstance(zone, _dt.tzinfo) else ""))
+
+
+def _zone_error(call, zone, name):
+    text = ffi.new("char[]", 768)
+    n = lib.monostamp_zone_unknown(name, text, 768)
+    return ValueError("%s: %s" % (call, ffi.string(text, n).decode() if n > 0 else
+                                  "zone=%r is not a zone this machine knows" % (zone,)))
+
+
+def _option(field, value, what, expected="str"):
+    """The core's value of an option's name, else the core's list of names."""
     if not isinstance(value, str):
-        raise TypeError("%s must be str, not %s" % (what, type(value).__name__))
+        raise TypeError("%s must be %s, not %s" % (what, expected, type(value).__name__))
     out = ffi.new("int *")
-    if lib.monostamp_option_from_name(field.encode(), value.encode(), out) != 0:
-        raise ValueError("%s: %s=%r %s" % (what, field, value, ffi.string(
-            lib.monostamp_options_rule(field.encode())).decode()))
+    raw = value.encode("utf-8", "surrogatepass")
+    if b"\0" in raw or lib.monostamp_option_from_name(field.encode(), raw, out) != 0:
+        names = ffi.new("char[]", 256)
+        lib.monostamp_option_names(field.encode(), names, 256)
+        raise ValueError("%s=%r must be one of %s" % (what, value, ffi.string(names).decode()))
     return out[0]
+
+
+def _shared_error(rc, what, path, path_bytes):
+    """The core's hint for a state file it could not open (a missing
+    directory), as FileNotFoundError; else None."""
+    hint = lib.monostamp_state_file_hint(rc, path_bytes) if path is not None else ffi.NULL
+    if hint == ffi.NULL:
+        return None
+    return FileNotFoundError(2, "%s=%r: %s" % (what, path, ffi.string(hint).decode().replace(
+        " -- ", " \u2014 ", 1)))
 
 
 # ------------------------------------------------------------------ Stamp
@@ -134,7 +181,24 @@ def _offset_in(zone, utc_ns, what):
                     % (what, type(zone).__name__))
 
 
-class Stamp:
+class _Immutable(type):
+    """Stamp's and Clock's class: no attribute set or deleted, as the C
+    extension's immutable types refuse (a subclass of Stamp is mutable)."""
+
+    def __setattr__(cls, name, value):
+        if cls.__module__ == "monostamp":
+            raise TypeError("cannot set %r attribute of immutable type 'monostamp.%s'"
+                            % (name, cls.__name__))
+        super().__setattr__(name, value)
+
+    def __delattr__(cls, name):
+        if cls.__module__ == "monostamp":
+            raise TypeError("cannot delete %r attribute of immutable type 'monostamp.%s'"
+                            % (name, cls.__name__))
+        super().__delattr__(name)
+
+
+class Stamp(metaclass=_Immutable):
     """An instant (int ns since the epoch, UTC) and the UTC offset (s) in
     force there; orders and hashes as the 2-tuple; str() is isoformat()."""
 
@@ -153,6 +217,8 @@ class Stamp:
 
     @classmethod
     def _make(cls, ns, off):
+        if cls is not Stamp:  # a subclass's own constructor runs, as datetime's does
+            return cls(ns, off)
         self = object.__new__(cls)
         self._ns, self._off = ns, off
         return self
@@ -171,12 +237,13 @@ class Stamp:
                 raise ValueError("isoformat(): unknown timespec %r" % (timespec,))
             digits = out[0]
         bad, why = ffi.new("int *"), ffi.new("char[]", 128)
-        n = lib.monostamp_isoformat(_text, 36, self._ns, self._off,
+        text = ffi.new("char[]", 36)
+        n = lib.monostamp_isoformat(text, 36, self._ns, self._off,
                                     9 if digits is None else _int(digits, "digits"),
                                     1 if z else 0, bad, why, 128)
         if n < 0:
             raise ValueError("isoformat(): " + ffi.string(why).decode())
-        text = ffi.string(_text, n).decode()
+        text = ffi.string(text, n).decode()
         return text if sep == "T" else text[:10] + sep + text[11:]
 
     __str__ = isoformat
@@ -248,7 +315,7 @@ class Stamp:
         return 2
 
     def __getitem__(self, index):
-        return (self._ns, self._off)[index.__index__()]
+        return (self._ns, self._off)[_index(index)]  # an index only: no slice
 
     def __iter__(self):
         return iter((self._ns, self._off))
@@ -281,7 +348,7 @@ def _policy_member(number):
     return sys.modules["monostamp._policy"]._MEMBERS[number]
 
 
-class Clock:
+class Clock(metaclass=_Immutable):
     """A clock of its own: a policy, a source, a zone, a lead bound and a
     state (a shared state file, if given) (docs/python.md)."""
 
@@ -289,57 +356,60 @@ class Clock:
     __slots__ = ("_c", "_shared", "_zone", "__weakref__")
 
     def __init__(self, policy="monotonicForceNanosecondIncrement", *, source="realtime",
-                 zone=None, max_lead_ns=None, on_lead="wait", shared=None, start_ns=None,
+                 zone=None, max_lead_ns=1000000000, on_lead="wait", shared=None, start_ns=None,
                  trust_group=False):
         o = ffi.new("monostamp_options *")
         lib.monostamp_options_init(o)
-        keep = []
-        o.policy = _option("policy", str(policy) if isinstance(policy, str) else policy,
-                           "Clock(): policy")
+        keep = []  # the option strings, alive until the clock is made
+        o.policy = _option("policy", policy, "Clock(): policy", "a Policy or str")
         o.source = _option("source", source, "Clock(): source")
-        o.on_lead = _option("on_lead", on_lead, "Clock(): on_lead")
-        if zone is _dt.timezone.utc:
-            zone = "UTC"
-        elif zone is not None and not isinstance(zone, str):
-            zone = getattr(zone, "key", None) or zone
-            if not isinstance(zone, str):
-                raise TypeError("Clock(): zone must be None, str, a zoneinfo.ZoneInfo or "
-                                "datetime.timezone.utc, not " + type(zone).__name__)
-        if zone is not None:
-            keep.append(ffi.new("char[]", zone.encode()))
+        zone_name = None if zone is None else _zone_name(zone)
+        if zone_name is not None:
+            keep.append(ffi.new("char[]", _utf8(zone_name, "Clock(): zone")))
             o.zone = keep[-1]
-        if max_lead_ns is not None:
-            o.max_lead_ns = _int(max_lead_ns, "Clock(): max_lead_ns")
+        o.max_lead_ns = _int(max_lead_ns, "Clock(): max_lead_ns")
+        o.on_lead = _option("on_lead", on_lead, "Clock(): on_lead")
+        if start_ns is not None:
+            o.has_start_ns, o.start_ns = 1, _instant(start_ns, "Clock(): start_ns")
+        o.trust_group = _bool(trust_group, "Clock(): trust_group")
         if shared is not None:
             keep.append(ffi.new("char[]", _path(shared, "Clock(): shared")))
             o.shared_path = keep[-1]
-        if start_ns is not None:
-            o.has_start_ns, o.start_ns = 1, _instant(start_ns, "Clock(): start_ns")
-        o.trust_group = 1 if trust_group else 0
         bad = ffi.new("const char **")
         if lib.monostamp_options_check(o, bad) != 0:
-            field = ffi.string(bad[0])
-            raise ValueError("Clock(): %s %s" % (field.decode(), ffi.string(
-                lib.monostamp_options_rule(field)).decode()))
+            field = ffi.string(bad[0]).decode()
+            given = {"policy": policy, "source": source, "zone": zone, "max_lead_ns": max_lead_ns,
+                     "on_lead": on_lead, "shared_path": shared, "start_ns": start_ns}
+            raise ValueError("Clock(): %s=%r %s" % (
+                "shared" if field == "shared_path" else field, given.get(field),
+                ffi.string(lib.monostamp_options_rule(field.encode())).decode()))
         out = ffi.new("monostamp_clock **")
         rc = lib.monostamp_clock_new(o, out)
+        if rc == lib.MONOSTAMP_ENOZONE:
+            raise _zone_error("Clock()", zone, o.zone)
         if rc != 0:
-            raise _core_error(rc, "Clock()", shared)
+            raise _shared_error(rc, "Clock(): shared", shared, o.shared_path) or _core_error(
+                rc, "Clock(shared=%r)" % (shared,) if shared is not None and
+                lib.monostamp_state_file_fault(rc) else "Clock()", shared)
         self._c = ffi.gc(out[0], lib.monostamp_clock_free)
-        self._shared, self._zone = shared, zone
+        self._shared, self._zone = shared, zone_name
+
+    def __init_subclass__(cls, **kwargs):
+        raise TypeError("type 'monostamp.Clock' is not an acceptable base type")
 
     def _fault(self, call, rc, value=0):
-        n = lib.monostamp_clock_fault(self._c, call.encode(), rc, value, _text, 4352)
+        text = ffi.new("char[]", 4352)
+        n = lib.monostamp_clock_fault(self._c, call.encode(), rc, value, text, 4352)
         if n > 0 and rc != lib.MONOSTAMP_ELEAD:
-            return ValueError(ffi.string(_text, n).decode())
-        return _core_error(rc, ffi.string(_text, n).decode() if n > 0 else call)
+            return ValueError(ffi.string(text, n).decode())
+        return _core_error(rc, ffi.string(text, n).decode() if n > 0 else call)
 
     policy = property(lambda self: _policy_member(lib.monostamp_clock_policy(self._c)))
 
     @policy.setter
     def policy(self, value):
         rc = lib.monostamp_clock_set_policy(
-            self._c, _option("policy", value, "Clock.policy"))
+            self._c, _option("policy", value, "Clock.policy", "a Policy or str"))
         if rc != 0:
             raise self._fault("policy", rc)
 
@@ -358,14 +428,19 @@ class Clock:
             raise self._fault("now", rc)
         return Stamp._make(out.utc_ns, out.offset_s)
 
-    def time_ns(self, _out=ffi.new("int64_t[1]")):
-        rc = lib.monostamp_time_ns(self._c, _out)
+    def time_ns(self):
+        out = ffi.new("int64_t *")
+        rc = lib.monostamp_time_ns(self._c, out)
         if rc != 0:
             raise self._fault("time_ns", rc)
-        return _out[0]
+        return out[0]
 
     def time(self):
-        return self.time_ns() / 1e9
+        out = ffi.new("int64_t *")
+        rc = lib.monostamp_time_us(self._c, out)
+        if rc != 0:
+            raise self._fault("time", rc)
+        return out[0] / 1e9  # whole us apart near today: distinct floats
 
     def now_datetime(self, tz=None):
         out = ffi.new("monostamp_stamp *")
@@ -405,16 +480,32 @@ class Clock:
         return uuid.UUID(bytes=bytes(ffi.buffer(raw)))
 
     def take(self, n):
-        n = n.__index__()
+        fname = "take()" if self is default_clock else "Clock.take()"
+        if isinstance(n, bool) or not hasattr(type(n), "__index__"):
+            raise TypeError("%s: n must be an int, not %s" % (fname, type(n).__name__))
+        count = _index(n)
+        if not 1 <= count < 1 << 63:
+            raise ValueError("%s: n=%r must be between 1 and 2**63-1" % (fname, n))
         first, step = ffi.new("int64_t *"), ffi.new("int64_t *")
-        rc = lib.monostamp_clock_take(self._c, n, first, step)
+        rc = lib.monostamp_clock_take(self._c, count, first, step)
+        if rc == lib.MONOSTAMP_EPOLICY:
+            raise ValueError(
+                "%s: the clock's policy %s allows equal stamps, so it has no blocks; take() "
+                "needs monotonicForceNanosecondIncrement or monotonicForceMicrosecondIncrement"
+                % (fname, self.policy))
+        if rc == lib.MONOSTAMP_ERANGE:
+            raise ValueError("%s: n=%r stamps would pass the int64 range" % (fname, n))
         if rc != 0:
-            raise self._fault("take", rc, n)
-        return range(first[0], first[0] + n * step[0], step[0] or 1) if n else range(0)
+            raise _core_error(rc, fname)
+        return range(first[0], first[0] + count * step[0], step[0])
 
     def __repr__(self):
-        n = lib.monostamp_clock_describe(self._c, _text, 4352)
-        return "monostamp.Clock(%s)" % (ffi.string(_text, n).decode() if n > 0 else "")
+        c, default = self._c, self is default_clock
+        zone = ffi.string(lib.monostamp_zone_name(lib.monostamp_clock_zone(c))).decode()
+        return "%s(policy=%r, source=%r, zone=%s, max_lead_ns=%d, on_lead=%r, shared=%r)%s" % (
+            "<monostamp default clock " if default else "monostamp.Clock", str(self.policy),
+            self.source, repr(zone) if zone else "None", self.max_lead_ns, self.on_lead,
+            self._shared, ">" if default else "")
 
 
 def _instant(value, what):
@@ -425,55 +516,75 @@ def _instant(value, what):
     return _int(value, what)
 
 
+_EPOCH_NAIVE = _dt.datetime(1970, 1, 1)
+
+
 def _datetime_of(utc_ns, offset, tz):
-    if tz is None:
-        return _dt.datetime.fromtimestamp(utc_ns // 1000 / 1e6).replace(
-            microsecond=utc_ns // 1000 % 1000000)
-    return (_EPOCH + _dt.timedelta(microseconds=utc_ns // 1000)).astimezone(tz)
+    """The aware datetime of a stamp at its offset, or converted to tz."""
+    if tz is not None and not isinstance(tz, _dt.tzinfo):
+        raise TypeError("tzinfo argument must be None or of a tzinfo subclass, not type "
+                        + type(tz).__name__)
+    wall = _EPOCH_NAIVE + _dt.timedelta(microseconds=utc_ns // 1000 + offset * 1000000)
+    aware = wall.replace(tzinfo=_timezone(offset))
+    return aware if tz is None else aware.astimezone(tz)
 
 
 # --------------------------------------------------- the default clock
 
 def _default():
-    out = ffi.new("monostamp_clock **")
-    rc = lib.monostamp_default_clock(out)
-    if rc != 0:
-        n = lib.monostamp_default_context(rc, _text, 4352)
-        raise _core_error(rc, ffi.string(_text, n).decode() if n > 0 else "the default clock")
-    clock = Clock.__new__(Clock)
-    clock._c, clock._zone = out[0], None
+    """The default clock, or None if the core could not make it (the
+    state file MONOSTAMP_SHARED names): then every use raises why."""
     import os
 
+    out = ffi.new("monostamp_clock **")
+    if lib.monostamp_default_clock(out) != 0:
+        return None
+    clock = Clock.__new__(Clock)
+    clock._c, clock._zone = out[0], None
     clock._shared = os.environ.get("MONOSTAMP_SHARED") or None
     return clock
 
 
+def _unusable(*args, **kwargs):
+    """The core's error of the default clock, which it returns on every call."""
+    import os
+
+    rc = lib.monostamp_default_clock(ffi.new("monostamp_clock **"))
+    path = os.environ.get("MONOSTAMP_SHARED")
+    raise _core_error(rc, "the default clock is unusable (MONOSTAMP_SHARED=%r)" % (path,),
+                      path or None)
+
+
 default_clock = _default()
-_D = default_clock._c
-_ns_out = ffi.new("int64_t[1]")
-now = default_clock.now
-time = default_clock.time
-now_datetime = default_clock.now_datetime
-uuid7 = default_clock.uuid7
-take = default_clock.take
+_D = None if default_clock is None else default_clock._c
+if default_clock is None:
+    now = time = now_datetime = uuid7 = take = time_ns = _unusable
+else:
+    now, time = default_clock.now, default_clock.time
+    now_datetime, uuid7, take = default_clock.now_datetime, default_clock.uuid7, default_clock.take
 
-
-def time_ns():
-    """The next stamp of the default clock in int ns since the epoch."""
-    if lib.monostamp_time_ns(_D, _ns_out) != 0:
-        return default_clock.time_ns()  # raises, worded by the core
-    return _ns_out[0]
+    def time_ns():
+        """The next stamp of the default clock in int ns since the epoch."""
+        out = ffi.new("int64_t *")
+        if lib.monostamp_time_ns(_D, out) != 0:
+            return default_clock.time_ns()  # raises, worded by the core
+        return out[0]
 
 
 def get_policy():
-    return default_clock.policy
+    return _unusable() if _D is None else default_clock.policy
 
 
 def set_policy(policy):
-    default_clock.policy = policy
+    number = _option("policy", policy, "set_policy(): policy", "a Policy or str")
+    rc = _unusable() if _D is None else lib.monostamp_clock_set_policy(_D, number)
+    if rc != 0:
+        raise default_clock._fault("set_policy", rc)
 
 
 def _share_default(path):
+    if _D is None:
+        _unusable()
     rc = lib.monostamp_default_share(_path(path, "_share_default(): path"))
     if rc != 0:
         raise _core_error(rc, "_share_default(%r)" % (path,), path)
@@ -483,9 +594,10 @@ def _share_default(path):
 def uuid7_ns(u):
     text = str(u).encode()
     why = ffi.new("char[]", 192)
-    if lib.monostamp_uuid7_text_ns(text, len(text), _ns_out, why, 192) != 0:
+    out = ffi.new("int64_t *")
+    if lib.monostamp_uuid7_text_ns(text, len(text), out, why, 192) != 0:
         raise ValueError("uuid7_ns(): " + ffi.string(why).decode())
-    return _ns_out[0]
+    return out[0]
 
 
 def clock_info(source):
@@ -526,8 +638,12 @@ def _sleep(what, now, ns, is_duration, tolerance_ns):
     bad, why, out = ffi.new("int *"), ffi.new("char[]", 96), ffi.new("int64_t *")
     if lib.monostamp_sleep_deadline(now, ns, is_duration, tolerance_ns, out, bad, why, 96) != 0:
         raise ValueError("%s: %s" % (what, ffi.string(why).decode()))
-    # The core's whole sleep (naps, then the spin), not the CPython
-    # binding's Python finish: PyPy runs signal handlers after it returns.
+    # The long part in time.sleep(), where signal handlers run (Ctrl-C ends
+    # it), then the core's own sleep for the last 2 ms: not the CPython
+    # binding's plan and Python finish.
+    ahead = out[0] - lib.monostamp_monotonic_ns() - 2000000
+    if ahead > 0:
+        _time.sleep(ahead / 1e9)
     rc = lib.monostamp_sleep_until(out[0], tolerance_ns)
     if rc != 0:
         raise _core_error(rc, what)
@@ -561,40 +677,63 @@ _saved = {}
 _patch_clock = [None]
 
 
-def _draw(flags):
+
+
+def _draw(flags, call):
+    """The next stamp of the patch's clock (the default one under the
+    patch's own lead bound), as the CPython binding's patch draws it."""
     clock = _patch_clock[0]
+    if clock is None and _D is None:
+        _unusable()
     out = ffi.new("monostamp_stamp *")
-    rc = lib.monostamp_draw(clock._c if clock is not None else _D, flags,
+    rc = lib.monostamp_draw(_D if clock is None else clock._c, flags,
                             PATCH_MAX_LEAD_NS if clock is None else 0, out)
     if rc != 0:
-        raise _core_error(rc, "patched clock")
+        if rc == lib.MONOSTAMP_ELEAD:
+            call += " with max_lead_ns=%d" % lib.monostamp_clock_max_lead_ns(
+                _D if clock is None else clock._c)
+        raise _core_error(rc, call)
     return out
 
 
 def _p_time_ns():
-    return _draw(0).utc_ns
+    return _draw(0, "time.time_ns()").utc_ns
 
 
 def _p_time():
-    return _draw(0).utc_ns / 1e9
+    # Whole us apart near today: distinct floats.
+    return _draw(lib.MONOSTAMP_DRAW_US, "time.time()").utc_ns / 1e9
+
+
+def _fields(us):
+    d = _EPOCH_NAIVE + _dt.timedelta(microseconds=us)
+    return d.year, d.month, d.day, d.hour, d.minute, d.second, d.microsecond
+
+
+_REAL_NOW = _dt.datetime.__dict__["now"].__func__
 
 
 def _p_now(cls, tz=None):
-    s = _draw(lib.MONOSTAMP_DRAW_US | lib.MONOSTAMP_DRAW_OFFSET)
     if tz is not None and not isinstance(tz, _dt.tzinfo):
-        raise TypeError("tzinfo argument must be None or of a tzinfo subclass, not type "
-                        + type(tz).__name__)
-    dt = _datetime_of(s.utc_ns, s.offset_s, tz)
-    return dt if cls is _dt.datetime else cls.fromisoformat(dt.isoformat())
+        return _REAL_NOW(cls, tz)  # the stdlib's own TypeError
+    if tz is None:  # naive local wall time, at the clock's offset, with its fold
+        s = _draw(lib.MONOSTAMP_DRAW_US | lib.MONOSTAMP_DRAW_OFFSET, "datetime.now()")
+        clock = _patch_clock[0]
+        fold = ffi.new("int *")
+        lib.monostamp_zone_fold(lib.monostamp_clock_zone(_D if clock is None else clock._c),
+                                s.utc_ns, fold)
+        return cls(*_fields(s.utc_ns // 1000 + s.offset_s * 1000000), fold=fold[0])
+    s = _draw(lib.MONOSTAMP_DRAW_US, "datetime.now()")
+    return tz.fromutc(cls(*_fields(s.utc_ns // 1000), tzinfo=tz))
 
 
 def _p_utcnow(cls):
-    return _p_now(cls, _dt.timezone.utc).replace(tzinfo=None)
+    return cls(*_fields(_draw(lib.MONOSTAMP_DRAW_US, "datetime.utcnow()").utc_ns // 1000))
 
 
 def _p_today(cls):
-    d = _p_now(_dt.datetime).date()
-    return d if cls is _dt.date else cls(d.year, d.month, d.day)
+    s = _draw(lib.MONOSTAMP_DRAW_US | lib.MONOSTAMP_DRAW_OFFSET, "date.today()")
+    return cls(*_fields(s.utc_ns // 1000 + s.offset_s * 1000000)[:3])
 
 
 def _p_clock_gettime_ns(clk_id, _real=_time.clock_gettime_ns):
@@ -605,26 +744,66 @@ def _p_clock_gettime(clk_id, _real=_time.clock_gettime):
     return _p_time() if clk_id == _time.CLOCK_REALTIME else _real(clk_id)
 
 
-_TARGETS = ((_time, "time", _p_time), (_time, "time_ns", _p_time_ns),
+def _at_now(real):
+    """gmtime(), localtime(), ctime(): their `secs` left out or None is now."""
+    def patched(*args):
+        return real(*args) if args[:1] not in ((), (None,)) else real(_p_time(), *args[1:])
+    return patched
+
+
+def _p_asctime(*args, _real=_time.asctime, _local=_time.localtime):
+    return _real(*args) if args else _real(_local(_p_time()))
+
+
+def _p_strftime(*args, _real=_time.strftime, _local=_time.localtime):
+    return _real(*args) if len(args) != 1 else _real(args[0], _local(_p_time()))
+
+
+def _p_tzset(_real=getattr(_time, "tzset", None)):
+    _real()
+    lib.monostamp_zone_changed()
+
+
+_TARGETS = [(_time, "time", _p_time), (_time, "time_ns", _p_time_ns),
             (_time, "clock_gettime", _p_clock_gettime),
             (_time, "clock_gettime_ns", _p_clock_gettime_ns),
+            (_time, "gmtime", _at_now(_time.gmtime)),
+            (_time, "localtime", _at_now(_time.localtime)),
+            (_time, "ctime", _at_now(_time.ctime)), (_time, "asctime", _p_asctime),
+            (_time, "strftime", _p_strftime), (_time, "tzset", _p_tzset),
             (_dt.datetime, "now", classmethod(_p_now)),
             (_dt.datetime, "utcnow", classmethod(_p_utcnow)),
-            (_dt.date, "today", classmethod(_p_today)))
+            (_dt.date, "today", classmethod(_p_today))]
+_TARGETS = [t for t in _TARGETS if t[1] in vars(t[0])]  # tzset: POSIX only
+# The functions as PyPy made them, to tell another tool's from ours.
+_REAL = {(owner, name): vars(owner)[name] for owner, name, _ in _TARGETS}
+
+
+def _label(owner, name):
+    return "%s.%s" % ("time" if owner is _time else owner.__module__ + "." + owner.__name__,
+                      name)
 
 
 def _activate(clock):
+    if clock is not None and not isinstance(clock, Clock):
+        raise TypeError("clock must be a monostamp.Clock or None, not " + type(clock).__name__)
+    for owner, name, ours in _TARGETS:
+        if (owner, name) not in _saved and vars(owner)[name] is not _REAL[owner, name]:
+            raise RuntimeError("monostamp.patch() cannot start: %s is patched by another tool "
+                               "(time-machine?); stop it first" % _label(owner, name))
     _patch_clock[0] = clock
     for owner, name, ours in _TARGETS:
         if (owner, name) not in _saved:
-            _saved[owner, name] = owner.__dict__[name]
+            _saved[owner, name] = vars(owner)[name]
             setattr(owner, name, ours)
 
 
 def _deactivate():
     _patch_clock[0] = None
+    ours = {(owner, name): f for owner, name, f in _TARGETS}
     for (owner, name), real in _saved.items():
-        setattr(owner, name, real)
+        if vars(owner)[name] is ours[owner, name]:  # not one another tool put over ours
+            setattr(owner, name, real)
     _saved.clear()
 
 
@@ -633,7 +812,10 @@ def _installed():
 
 
 def _foreign():
-    return None
+    """The targets another tool has replaced (neither PyPy's nor ours)."""
+    ours = {(owner, name): f for owner, name, f in _TARGETS}
+    return [_label(owner, name) for (owner, name), real in _REAL.items()
+            if vars(owner)[name] is not real and vars(owner)[name] is not ours[owner, name]]
 
 
 def _adopt(witness):
