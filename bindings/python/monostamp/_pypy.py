@@ -151,34 +151,43 @@ def _timezone(offset):
 
 
 _EPOCH = _dt.datetime(1970, 1, 1, tzinfo=_dt.timezone.utc)
-
-
-class _Zone:
-    """A zone the core opened by name (None: the local zone)."""
-
-    def __init__(self, name, what):
-        out = ffi.new("monostamp_zone **")
-        rc = lib.monostamp_zone_open(ffi.NULL if name is None else name.encode(), out)
-        if rc != 0:
-            raise _core_error(rc, "%s: zone %r" % (what, name))
-        self.zone = ffi.gc(out[0], lib.monostamp_zone_close)
-
-    def offset(self, utc_ns):
-        out = ffi.new("int32_t *")
-        rc = lib.monostamp_zone_offset(self.zone, utc_ns, out)
-        if rc != 0:
-            raise _core_error(rc, "zone offset")
-        return out[0]
+_EPOCH_NAIVE = _dt.datetime(1970, 1, 1)
 
 
 def _offset_in(zone, utc_ns, what):
+    """The offset of `zone` (None: local, a name the core opens, a tzinfo
+    asked as datetime.astimezone asks it: fromutc()) at utc_ns."""
     if zone is None or isinstance(zone, str):
-        return _Zone(zone, what).offset(utc_ns)
-    if isinstance(zone, _dt.tzinfo):
-        delta = (_EPOCH + _dt.timedelta(microseconds=utc_ns // 1000)).astimezone(zone).utcoffset()
-        return int(delta.total_seconds())
-    raise TypeError("%s: zone must be None, str or datetime.tzinfo, not %s"
-                    % (what, type(zone).__name__))
+        name = None if zone is None else _utf8(zone, "zone")
+        out = ffi.new("monostamp_zone **")
+        rc = lib.monostamp_zone_open(name, out)
+        if rc == lib.MONOSTAMP_ENOZONE:
+            raise _zone_error(what, zone, name)
+        if rc != 0:
+            raise _core_error(rc, "zone=%r" % (zone,))
+        try:
+            offset = ffi.new("int32_t *")
+            rc = lib.monostamp_zone_offset(out[0], utc_ns, offset)
+            if rc != 0:
+                raise _core_error(rc, "the offset of zone=%r at utc_ns=%d" % (zone, utc_ns))
+            return offset[0]
+        finally:
+            if name is not None:
+                lib.monostamp_zone_close(out[0])
+    if not isinstance(zone, _dt.tzinfo):
+        raise TypeError("zone must be None, a zone name (str) or a datetime.tzinfo, not "
+                        + type(zone).__name__)
+    utc = _EPOCH_NAIVE + _dt.timedelta(microseconds=utc_ns // 1000)
+    result = zone.fromutc(utc.replace(tzinfo=zone))
+    if not isinstance(result, _dt.datetime):
+        raise TypeError("zone.fromutc() must be a datetime.datetime, not "
+                        + type(result).__name__)
+    delta = result.replace(tzinfo=None) - utc
+    offset = delta.days * 86400 + delta.seconds
+    if delta.microseconds or lib.monostamp_offset_check(offset) != 0:
+        raise ValueError("zone=%r: fromutc() gave %r for %r, not whole seconds within a day "
+                         "away, which a Stamp's offset must be" % (zone, result, utc))
+    return offset
 
 
 class _Immutable(type):
@@ -231,50 +240,97 @@ class Stamp(metaclass=_Immutable):
         return "%s(utc_ns=%d, offset=%d)" % (name, self._ns, self._off)
 
     def isoformat(self, digits=None, z=False, *, timespec=None, sep="T"):
+        if digits is not None and timespec is not None:
+            raise TypeError("isoformat() takes digits or timespec, not both")
         if timespec is not None:
+            if not isinstance(timespec, str):
+                raise TypeError("timespec must be str, not " + type(timespec).__name__)
             out = ffi.new("int *")
-            if lib.monostamp_iso8601_timespec(str(timespec).encode(), self._ns, out) != 0:
-                raise ValueError("isoformat(): unknown timespec %r" % (timespec,))
+            if "\0" in timespec or lib.monostamp_iso8601_timespec(
+                    timespec.encode("utf-8", "replace"), self._ns, out) != 0:
+                raise ValueError("unknown timespec %r (expected 'auto', 'hours', 'minutes', "
+                                 "'seconds', 'milliseconds', 'microseconds' or 'nanoseconds')"
+                                 % (timespec,))
             digits = out[0]
-        bad, why = ffi.new("int *"), ffi.new("char[]", 128)
+        elif digits is None:
+            digits = 9
+        elif isinstance(digits, bool) or not isinstance(digits, int):
+            raise TypeError("Stamp.isoformat(): digits must be int, not " + type(digits).__name__)
+        elif not 0 <= digits <= 9:
+            raise ValueError("Stamp.isoformat(): digits=%r is out of range \u2014 give 0..9, the "
+                             "digits of the fraction of a second" % (digits,))
+        if not isinstance(sep, str):
+            raise TypeError("sep must be str, not " + type(sep).__name__)
+        if len(sep) != 1:
+            raise ValueError("sep=%r must be one character" % (sep,))
         text = ffi.new("char[]", 36)
-        n = lib.monostamp_isoformat(text, 36, self._ns, self._off,
-                                    9 if digits is None else _int(digits, "digits"),
-                                    1 if z else 0, bad, why, 128)
+        n = lib.monostamp_format_iso8601(text, 36, self._ns, self._off, digits, 1 if z else 0)
         if n < 0:
-            raise ValueError("isoformat(): " + ffi.string(why).decode())
+            what = "cannot format %r as ISO 8601" % (Stamp._make(self._ns, self._off),)
+            if self._off % 60:
+                raise ValueError("%s: offset=%d s is not whole minutes, which RFC 3339 needs"
+                                 % (what, self._off))
+            raise _core_error(n, what)
         text = ffi.string(text, n).decode()
         return text if sep == "T" else text[:10] + sep + text[11:]
 
     __str__ = isoformat
 
     @classmethod
-    def fromisoformat(cls, text):
+    def fromisoformat(cls, text, /):
         if not isinstance(text, str):
-            raise TypeError("fromisoformat: argument must be str, not " + type(text).__name__)
+            raise TypeError("fromisoformat() argument must be str, not " + type(text).__name__)
         raw = text.encode("utf-8", "surrogatepass")
         ns, off, err = ffi.new("int64_t *"), ffi.new("int32_t *"), ffi.new(
             "monostamp_parse_error *")
         rc = lib.monostamp_parse_iso8601(raw, len(raw), ns, off, err)
-        if rc != 0:
-            reason = ffi.string(err.reason).decode() if err.reason != ffi.NULL else "invalid"
-            raise ValueError("Invalid isoformat string: %r (%s at position %d)"
-                             % (text, reason, err.position))
+        if rc != 0:  # the position in characters, not bytes
+            pos = len(raw[:err.position].decode("utf-8", "replace"))
+            reason = ": " + ffi.string(err.reason).decode() if err.reason != ffi.NULL else ""
+            raise _core_error(rc, "invalid ISO 8601 text %r at position %d%s" % (text, pos, reason))
         return cls._make(ns[0], off[0])
 
     @classmethod
-    def fromdatetime(cls, dt):
-        if not isinstance(dt, _dt.datetime) or dt.utcoffset() is None:
-            raise ValueError("fromdatetime(): an aware datetime is needed, not %r" % (dt,))
-        delta = dt - _EPOCH
+    def fromdatetime(cls, *args, **kwargs):
+        if len(args) != 1 or kwargs:
+            raise TypeError("fromdatetime() takes exactly one positional argument (%d given)"
+                            % (len(args) + len(kwargs)))
+        dt = args[0]
+        if not isinstance(dt, _dt.datetime):
+            raise TypeError("dt must be a datetime.datetime, not " + type(dt).__name__)
+        offset = dt.utcoffset()
+        if offset is None:
+            raise ValueError("fromdatetime(%r): a naive datetime has no UTC offset; attach its "
+                             "zone (dt.replace(tzinfo=...), or dt.astimezone() for local time)"
+                             % (dt,))
+        if not isinstance(offset, _dt.timedelta):
+            raise TypeError("utcoffset() must be a datetime.timedelta, not "
+                            + type(offset).__name__)
+        off = offset.days * 86400 + offset.seconds
+        if offset.microseconds or lib.monostamp_offset_check(off) != 0:
+            raise ValueError("the UTC offset %r of %r is not whole seconds within a day, which "
+                             "a Stamp's offset must be" % (offset, dt))
+        delta = dt.replace(tzinfo=None) - offset - _EPOCH_NAIVE
         ns = (delta.days * 86400 + delta.seconds) * 10**9 + delta.microseconds * 1000
-        return cls._make(ns, int(dt.utcoffset().total_seconds()))
+        if not -(1 << 63) <= ns < (1 << 63):
+            raise ValueError("fromdatetime(%r): outside a Stamp's range (int64 ns since the "
+                             "epoch, 1677-09-21T00:12:43.145224Z .. 2262-04-11T23:47:16.854775Z)"
+                             % (dt,))
+        return cls._make(ns, off)
 
     @classmethod
-    def fromtimestamp(cls, t, zone=None):
+    def fromtimestamp(cls, t, /, zone=None):
         out = ffi.new("int64_t *")
-        if lib.monostamp_ns_from_double(float(t), 0, out) != 0:
-            raise OverflowError("fromtimestamp(): %r is outside int64 nanoseconds" % (t,))
+        if isinstance(t, float):
+            bad = lib.monostamp_ns_from_double(t, 0, out) != 0
+        elif isinstance(t, bool) or not isinstance(t, int):
+            raise TypeError("t must be int or float, not " + type(t).__name__)
+        else:
+            bad = not -(1 << 63) <= t * 10**9 < (1 << 63)
+            out[0] = 0 if bad else t * 10**9
+        if bad:
+            raise ValueError("fromtimestamp(%r): out of range: must be finite and within int64 "
+                             "nanoseconds since the epoch" % (t,))
         return cls._make(out[0], _offset_in(zone, out[0], "fromtimestamp()"))
 
     def astimezone(self, zone=None):
@@ -476,7 +532,7 @@ class Clock(metaclass=_Immutable):
         raw = ffi.new("uint8_t[16]")
         rc = lib.monostamp_uuid7(self._c, raw)
         if rc != 0:
-            raise self._fault("uuid7", rc)
+            raise _core_error(rc, "uuid7()" if self is default_clock else "Clock.uuid7()")
         return uuid.UUID(bytes=bytes(ffi.buffer(raw)))
 
     def take(self, n):
@@ -514,9 +570,6 @@ def _instant(value, what):
     if isinstance(value, _dt.datetime):
         return Stamp.fromdatetime(value).utc_ns
     return _int(value, what)
-
-
-_EPOCH_NAIVE = _dt.datetime(1970, 1, 1)
 
 
 def _datetime_of(utc_ns, offset, tz):
@@ -591,8 +644,10 @@ def _share_default(path):
     default_clock._shared = path
 
 
-def uuid7_ns(u):
-    text = str(u).encode()
+def uuid7_ns(u, /):
+    if not isinstance(u, str) and type(u).__name__ != "UUID":
+        raise TypeError("uuid7_ns() argument must be uuid.UUID or str, not " + type(u).__name__)
+    text = str(u).encode("utf-8", "surrogatepass")
     why = ffi.new("char[]", 192)
     out = ffi.new("int64_t *")
     if lib.monostamp_uuid7_text_ns(text, len(text), out, why, 192) != 0:
