@@ -24,6 +24,31 @@ MACROS = ("VERSION_MAJOR", "VERSION_MINOR", "VERSION_PATCH", "DEFAULT_SLEEP_TOLE
           "EUNSAFE", "EINTR", "EPOLICY", "EEXIST")
 
 
+# The hot draw without out-parameters, which cffi would make a cdata of at
+# each call: the stamp's ns returned, INT64_MIN and the core's code (this
+# thread's) on failure, the offset kept for this thread.
+GLUE_CDEF = """
+int64_t monostamp_pypy_draw(monostamp_clock *clock, unsigned flags, int64_t max_lead_ns);
+int monostamp_pypy_code(void);
+int32_t monostamp_pypy_offset(void);
+"""
+GLUE = """
+static _Thread_local int pypy_code;
+static _Thread_local int32_t pypy_offset;
+static int64_t monostamp_pypy_draw(monostamp_clock *clock, unsigned flags, int64_t max_lead_ns)
+{
+    monostamp_stamp s;
+    pypy_code = monostamp_draw(clock, flags, max_lead_ns, &s);
+    if (pypy_code != MONOSTAMP_OK)
+        return INT64_MIN;
+    pypy_offset = s.offset_s;
+    return s.utc_ns;
+}
+static int monostamp_pypy_code(void) { return pypy_code; }
+static int32_t monostamp_pypy_offset(void) { return pypy_offset; }
+"""
+
+
 def cdef_text():
     """The C text of cdef.lua's `return [[...]]`."""
     with open(CDEF, encoding="utf-8") as f:
@@ -39,7 +64,8 @@ def builder():
     # The header's integer macros and error codes (LuaJIT's cdef cannot
     # take `...`; monostamp.ffi reads the codes by monostamp_error_name).
     ffi.cdef("".join("#define MONOSTAMP_%s ...\n" % m for m in MACROS))
-    ffi.set_source(NAME, '#include "monostamp.h"')
+    ffi.cdef(GLUE_CDEF)
+    ffi.set_source(NAME, '#include "monostamp.h"\n' + GLUE)
     return ffi
 
 

@@ -20,6 +20,13 @@ fi
 make --no-print-directory lua BUILD=build-pypy >/dev/null
 "$VENV/bin/pip" uninstall --yes --quiet monostamp 2>/dev/null || true
 "$VENV/bin/pip" install --quiet .
+# A CPython beside it (the C extension of the same tree), for the test of
+# one state file shared by PyPy, CPython and Lua (test_pypy_shared.py).
+CPYTHON=${PYPY_SUITE_CPYTHON:-python3.14}
+OTHER=/opt/monostamp-venvs/pypy-suite-cpython
+[ -x "$OTHER/bin/python" ] || "$CPYTHON" -m venv "$OTHER"
+"$OTHER/bin/pip" install --quiet --force-reinstall --no-deps .
 cd tests/python
 MONOSTAMP_LUA_CPATH="$PWD/../../build-pypy/lua/?.so" MONOSTAMP_REQUIRE_LUA=1 \
+    MONOSTAMP_OTHER_PYTHON="$OTHER/bin/python" MONOSTAMP_REQUIRE_OTHER_PYTHON=1 \
     "$VENV/bin/python" -m pytest -q -p no:cacheprovider -n "${PYTEST_JOBS:-2}" -rs

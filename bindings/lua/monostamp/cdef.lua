@@ -135,6 +135,7 @@ int monostamp_state_file_fault(int code);
 const char *monostamp_state_file_hint(int code, const char *path);
 int monostamp_option_names(const char *field, char *buf, size_t size);
 int monostamp_zone_open(const char *name, monostamp_zone **out);
+int monostamp_zone_suggest(const char *name, char *buf, size_t size);
 void monostamp_zone_close(monostamp_zone *zone);
 int monostamp_zone_offset(monostamp_zone *zone, int64_t utc_ns, int32_t *out_offset_s);
 int monostamp_zone_fold(monostamp_zone *zone, int64_t utc_ns, int *out_fold);

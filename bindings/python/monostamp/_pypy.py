@@ -36,7 +36,10 @@ class LeadError(RuntimeError):
 
 
 LeadError.__module__ = "monostamp"
-# Out-parameters are made per call: cffi releases the GIL around each C call.
+# Out-parameters are made per call (cffi releases the GIL around each C
+# call); the hot draws return the stamp instead (tools/cffi_build.py).
+_draw_c, _MIN = lib.monostamp_pypy_draw, -(1 << 63)
+_US, _OFFSET = lib.MONOSTAMP_DRAW_US, lib.MONOSTAMP_DRAW_OFFSET
 
 
 def _core_error(code, context, filename=None):
@@ -109,10 +112,13 @@ def _zone_name(zone):
 
 
 def _zone_error(call, zone, name):
-    text = ffi.new("char[]", 768)
-    n = lib.monostamp_zone_unknown(name, text, 768)
-    return ValueError("%s: %s" % (call, ffi.string(text, n).decode() if n > 0 else
-                                  "zone=%r is not a zone this machine knows" % (zone,)))
+    near = ffi.new("char[]", 256)
+    if name != ffi.NULL and name is not None and lib.monostamp_zone_suggest(name, near, 256) == 0:
+        hint = "did you mean '%s'?" % ffi.string(near).decode()
+    else:
+        hint = ("give 'UTC', an IANA name such as 'Europe/Berlin' (from TZDIR, else the system's "
+                "database) or a POSIX TZ string such as 'CET-1CEST,M3.5.0,M10.5.0/3'")
+    return ValueError("%s: zone=%r is not a zone this machine knows \u2014 %s" % (call, zone, hint))
 
 
 def _option(field, value, what, expected="str"):
@@ -158,7 +164,7 @@ def _offset_in(zone, utc_ns, what):
     """The offset of `zone` (None: local, a name the core opens, a tzinfo
     asked as datetime.astimezone asks it: fromutc()) at utc_ns."""
     if zone is None or isinstance(zone, str):
-        name = None if zone is None else _utf8(zone, "zone")
+        name = ffi.NULL if zone is None else _utf8(zone, "zone")
         out = ffi.new("monostamp_zone **")
         rc = lib.monostamp_zone_open(name, out)
         if rc == lib.MONOSTAMP_ENOZONE:
@@ -172,7 +178,7 @@ def _offset_in(zone, utc_ns, what):
                 raise _core_error(rc, "the offset of zone=%r at utc_ns=%d" % (zone, utc_ns))
             return offset[0]
         finally:
-            if name is not None:
+            if zone is not None:
                 lib.monostamp_zone_close(out[0])
     if not isinstance(zone, _dt.tzinfo):
         raise TypeError("zone must be None, a zone name (str) or a datetime.tzinfo, not "
@@ -279,7 +285,7 @@ class Stamp(metaclass=_Immutable):
     @classmethod
     def fromisoformat(cls, text, /):
         if not isinstance(text, str):
-            raise TypeError("fromisoformat() argument must be str, not " + type(text).__name__)
+            raise TypeError("text must be str, not " + type(text).__name__)
         raw = text.encode("utf-8", "surrogatepass")
         ns, off, err = ffi.new("int64_t *"), ffi.new("int32_t *"), ffi.new(
             "monostamp_parse_error *")
@@ -319,7 +325,12 @@ class Stamp(metaclass=_Immutable):
         return cls._make(ns, off)
 
     @classmethod
-    def fromtimestamp(cls, t, /, zone=None):
+    def fromtimestamp(cls, *args, zone=None):
+        if len(args) > 2 or (len(args) == 2 and zone is not None):
+            raise TypeError("fromtimestamp() takes at most 2 arguments (%d given)" % len(args))
+        if not args:
+            raise TypeError("fromtimestamp() takes t by position only")
+        t, zone = args[0], args[1] if len(args) == 2 else zone
         out = ffi.new("int64_t *")
         if isinstance(t, float):
             bad = lib.monostamp_ns_from_double(t, 0, out) != 0
@@ -331,12 +342,14 @@ class Stamp(metaclass=_Immutable):
         if bad:
             raise ValueError("fromtimestamp(%r): out of range: must be finite and within int64 "
                              "nanoseconds since the epoch" % (t,))
-        return cls._make(out[0], _offset_in(zone, out[0], "fromtimestamp()"))
+        return cls._make(out[0], _offset_in(zone, out[0], "Stamp.fromtimestamp()"))
 
     def astimezone(self, zone=None):
-        return type(self)._make(self._ns, _offset_in(zone, self._ns, "astimezone()"))
+        return type(self)._make(self._ns, _offset_in(zone, self._ns, "Stamp.astimezone()"))
 
     def datetime(self):
+        """The aware datetime at the stamp's offset, truncated to the microsecond
+        toward the past."""
         return _EPOCH.astimezone(_timezone(self._off)) + _dt.timedelta(
             microseconds=self._ns // 1000)
 
@@ -477,49 +490,77 @@ class Clock(metaclass=_Immutable):
     on_lead = property(lambda self: ffi.string(lib.monostamp_on_lead_name(
         lib.monostamp_clock_on_lead(self._c))).decode())
 
-    def now(self):
-        out = ffi.new("monostamp_stamp *")
-        rc = lib.monostamp_now(self._c, out)
+    def _failed(self, call):
+        """After a draw returned INT64_MIN: the core's error, if it was one."""
+        rc = lib.monostamp_pypy_code()
+        call = call if self is default_clock else "Clock." + call
+        if rc == lib.MONOSTAMP_ELEAD:
+            call += " with max_lead_ns=%d" % lib.monostamp_clock_max_lead_ns(self._c)
+        elif rc == lib.MONOSTAMP_ERANGE:
+            call += ": the next stamp would pass the largest int64 nanosecond" + (
+                " (shared=%r)" % (self._shared,) if self._shared is not None else "")
         if rc != 0:
-            raise self._fault("now", rc)
-        return Stamp._make(out.utc_ns, out.offset_s)
+            raise _core_error(rc, call)
+
+    def now(self):
+        ns = _draw_c(self._c, _OFFSET, 0)
+        if ns == _MIN:
+            self._failed("now()")
+        return Stamp._make(ns, lib.monostamp_pypy_offset())
 
     def time_ns(self):
-        out = ffi.new("int64_t *")
-        rc = lib.monostamp_time_ns(self._c, out)
-        if rc != 0:
-            raise self._fault("time_ns", rc)
-        return out[0]
+        ns = _draw_c(self._c, 0, 0)
+        if ns == _MIN:
+            self._failed("time_ns()")
+        return ns
 
     def time(self):
-        out = ffi.new("int64_t *")
-        rc = lib.monostamp_time_us(self._c, out)
-        if rc != 0:
-            raise self._fault("time", rc)
-        return out[0] / 1e9  # whole us apart near today: distinct floats
+        ns = _draw_c(self._c, _US, 0)
+        if ns == _MIN:
+            self._failed("time()")
+        return ns / 1e9  # whole us apart near today: distinct floats
 
     def now_datetime(self, tz=None):
-        out = ffi.new("monostamp_stamp *")
-        rc = lib.monostamp_now_us(self._c, out)
-        if rc != 0:
-            raise self._fault("now_datetime", rc)
-        return _datetime_of(out.utc_ns, out.offset_s, tz)
+        ns = _draw_c(self._c, _US | _OFFSET, 0)
+        if ns == _MIN:
+            self._failed("now_datetime()")
+        return _datetime_of(ns, lib.monostamp_pypy_offset(), tz)
 
-    def set(self, ns):
-        rc = lib.monostamp_manual_set(self._c, _instant(ns, "Clock.set(): ns"))
-        if rc != 0:
-            raise self._fault("set", rc, ns if isinstance(ns, int) else 0)
+    def _manual(self, name, arg, move):
+        what = "Clock.%s(): ns" % name
+        if name == "set":
+            ns = _instant(arg, what)
+        elif isinstance(arg, float):  # a step is a count of ns; 1.5 most likely meant seconds
+            raise TypeError("%s must be an int of nanoseconds, not float (%r) \u2014 give whole "
+                            "nanoseconds: 1 s is 1_000_000_000" % (what, arg))
+        else:
+            ns = _int(arg, what)
+        if name == "step_back" and ns < 0:
+            rc = lib.MONOSTAMP_EINVAL
+        else:
+            rc = move(self._c, ns)
+        if rc == 0:
+            return
+        if rc == lib.MONOSTAMP_ENOTSUP:
+            raise ValueError("Clock.%s(): this clock's source is '%s', which cannot be moved "
+                             "\u2014 make the clock with Clock(source='manual')"
+                             % (name, self.source))
+        if rc == lib.MONOSTAMP_ERANGE:
+            raise ValueError("Clock.%s(): ns=%r would move the reading past the int64 nanosecond "
+                             "range (years 1677..2262) \u2014 give a smaller step" % (name, arg))
+        if rc == lib.MONOSTAMP_EINVAL:
+            raise ValueError("Clock.%s(): ns=%r is negative \u2014 give ns >= 0, or advance() to "
+                             "move forward" % (name, arg))
+        raise _core_error(rc, "Clock.%s(%r)" % (name, arg))
 
-    def advance(self, ns):
-        rc = lib.monostamp_manual_advance(self._c, _int(ns, "Clock.advance(): ns"))
-        if rc != 0:
-            raise self._fault("advance", rc, ns)
+    def set(self, ns, /):
+        self._manual("set", ns, lib.monostamp_manual_set)
 
-    def step_back(self, ns):
-        ns = _int(ns, "Clock.step_back(): ns")
-        rc = lib.monostamp_manual_advance(self._c, -ns)
-        if rc != 0:
-            raise self._fault("step_back", rc, ns)
+    def advance(self, ns, /):
+        self._manual("advance", ns, lib.monostamp_manual_advance)
+
+    def step_back(self, ns, /):
+        self._manual("step_back", ns, lambda c, n: lib.monostamp_manual_advance(c, -n))
 
     def stats(self):
         s = ffi.new("monostamp_stats *")
@@ -565,11 +606,20 @@ class Clock(metaclass=_Immutable):
 
 
 def _instant(value, what):
+    """int ns, a Stamp or an aware datetime as int ns since the epoch."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _int(value, what)
     if isinstance(value, Stamp):
         return value.utc_ns
-    if isinstance(value, _dt.datetime):
-        return Stamp.fromdatetime(value).utc_ns
-    return _int(value, what)
+    if not isinstance(value, _dt.datetime):
+        raise TypeError("%s must be int nanoseconds since the epoch, an aware datetime or a "
+                        "Stamp, not %s%s" % (what, type(value).__name__, (
+                            " \u2014 for seconds, give datetime.fromtimestamp(s, timezone.utc)"
+                            if isinstance(value, float) else "")))
+    if value.utcoffset() is None:
+        raise ValueError("%s=%r is a naive datetime, which names no instant \u2014 attach its "
+                         "zone (dt.replace(tzinfo=timezone.utc))" % (what, value))
+    return Stamp.fromdatetime(value).utc_ns
 
 
 def _datetime_of(utc_ns, offset, tz):
@@ -618,10 +668,10 @@ else:
 
     def time_ns():
         """The next stamp of the default clock in int ns since the epoch."""
-        out = ffi.new("int64_t *")
-        if lib.monostamp_time_ns(_D, out) != 0:
-            return default_clock.time_ns()  # raises, worded by the core
-        return out[0]
+        ns = _draw_c(_D, 0, 0)
+        if ns == _MIN:
+            default_clock._failed("time_ns()")
+        return ns
 
 
 def get_policy():
@@ -704,18 +754,38 @@ def _sleep(what, now, ns, is_duration, tolerance_ns):
         raise _core_error(rc, what)
 
 
+def _seconds(value, what):
+    """int or float seconds as int ns (a float rounded up, as a duration)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError("%s must be int or float, not %s" % (what, type(value).__name__))
+    out = ffi.new("int64_t *")
+    if isinstance(value, float):
+        bad = lib.monostamp_ns_from_double(value, 1, out) != 0
+    else:
+        bad = not -(1 << 63) <= _int(value, what) * 10**9 < (1 << 63)
+        out[0] = 0 if bad else value * 10**9
+    if bad:
+        raise ValueError("%s=%r is out of range" % (what, value))
+    return out[0]
+
+
 def sleep(seconds, tolerance=DEFAULT_SLEEP_TOLERANCE_NS / 1e9):
     now_ns = lib.monostamp_monotonic_ns()
-    ns, tol = ffi.new("int64_t *"), ffi.new("int64_t *")
-    if (lib.monostamp_ns_from_double(float(seconds), 1, ns) != 0
-            or lib.monostamp_ns_from_double(float(tolerance), 1, tol) != 0):
-        raise ValueError("sleep(): seconds=%r, tolerance=%r must be finite" % (seconds, tolerance))
-    _sleep("sleep()", now_ns, ns[0], 1, tol[0])
+    ns = _seconds(seconds, "seconds")
+    tol = _seconds(tolerance, "tolerance")
+    if ns < 0 or tol < 0:
+        raise ValueError("sleep(%r, tolerance=%r): seconds and tolerance must be >= 0: %s"
+                         % (seconds, tolerance, ffi.string(lib.monostamp_strerror(
+                             lib.MONOSTAMP_EINVAL)).decode()))
+    _sleep("sleep(%r)" % (seconds,), now_ns, ns, 1, tol)
 
 
 def sleep_until_ns(deadline_ns, tolerance_ns=DEFAULT_SLEEP_TOLERANCE_NS):
-    _sleep("sleep_until_ns()", lib.monostamp_monotonic_ns(), _int(deadline_ns, "deadline_ns"),
-           0, _int(tolerance_ns, "tolerance_ns"))
+    deadline = _int(deadline_ns, "deadline_ns")
+    tol = _int(tolerance_ns, "tolerance_ns")
+    if tol < 0:
+        raise ValueError("sleep_until_ns(): tolerance_ns=%r must be >= 0" % (tolerance_ns,))
+    _sleep("sleep_until_ns()", lib.monostamp_monotonic_ns(), deadline, 0, tol)
 
 
 def _sleep_finish(finish):
@@ -740,24 +810,22 @@ def _draw(flags, call):
     clock = _patch_clock[0]
     if clock is None and _D is None:
         _unusable()
-    out = ffi.new("monostamp_stamp *")
-    rc = lib.monostamp_draw(_D if clock is None else clock._c, flags,
-                            PATCH_MAX_LEAD_NS if clock is None else 0, out)
+    c = _D if clock is None else clock._c
+    ns = _draw_c(c, flags, PATCH_MAX_LEAD_NS if clock is None else 0)
+    rc = lib.monostamp_pypy_code() if ns == _MIN else 0
+    if rc == lib.MONOSTAMP_ELEAD:
+        call += " with max_lead_ns=%d" % lib.monostamp_clock_max_lead_ns(c)
     if rc != 0:
-        if rc == lib.MONOSTAMP_ELEAD:
-            call += " with max_lead_ns=%d" % lib.monostamp_clock_max_lead_ns(
-                _D if clock is None else clock._c)
         raise _core_error(rc, call)
-    return out
+    return ns
 
 
 def _p_time_ns():
-    return _draw(0, "time.time_ns()").utc_ns
+    return _draw(0, "time.time_ns()")
 
 
 def _p_time():
-    # Whole us apart near today: distinct floats.
-    return _draw(lib.MONOSTAMP_DRAW_US, "time.time()").utc_ns / 1e9
+    return _draw(_US, "time.time()") / 1e9  # whole us apart near today: distinct floats
 
 
 def _fields(us):
@@ -772,23 +840,23 @@ def _p_now(cls, tz=None):
     if tz is not None and not isinstance(tz, _dt.tzinfo):
         return _REAL_NOW(cls, tz)  # the stdlib's own TypeError
     if tz is None:  # naive local wall time, at the clock's offset, with its fold
-        s = _draw(lib.MONOSTAMP_DRAW_US | lib.MONOSTAMP_DRAW_OFFSET, "datetime.now()")
-        clock = _patch_clock[0]
+        ns = _draw(_US | _OFFSET, "datetime.now()")
+        offset, clock = lib.monostamp_pypy_offset(), _patch_clock[0]
         fold = ffi.new("int *")
         lib.monostamp_zone_fold(lib.monostamp_clock_zone(_D if clock is None else clock._c),
-                                s.utc_ns, fold)
-        return cls(*_fields(s.utc_ns // 1000 + s.offset_s * 1000000), fold=fold[0])
-    s = _draw(lib.MONOSTAMP_DRAW_US, "datetime.now()")
-    return tz.fromutc(cls(*_fields(s.utc_ns // 1000), tzinfo=tz))
+                                ns, fold)
+        return cls(*_fields(ns // 1000 + offset * 1000000), fold=fold[0])
+    ns = _draw(_US, "datetime.now()")
+    return tz.fromutc(cls(*_fields(ns // 1000), tzinfo=tz))
 
 
 def _p_utcnow(cls):
-    return cls(*_fields(_draw(lib.MONOSTAMP_DRAW_US, "datetime.utcnow()").utc_ns // 1000))
+    return cls(*_fields(_draw(_US, "datetime.utcnow()") // 1000))
 
 
 def _p_today(cls):
-    s = _draw(lib.MONOSTAMP_DRAW_US | lib.MONOSTAMP_DRAW_OFFSET, "date.today()")
-    return cls(*_fields(s.utc_ns // 1000 + s.offset_s * 1000000)[:3])
+    ns = _draw(_US | _OFFSET, "date.today()")
+    return cls(*_fields(ns // 1000 + lib.monostamp_pypy_offset() * 1000000)[:3])
 
 
 def _p_clock_gettime_ns(clk_id, _real=_time.clock_gettime_ns):
