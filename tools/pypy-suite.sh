@@ -29,4 +29,4 @@ OTHER=/opt/monostamp-venvs/pypy-suite-cpython
 cd tests/python
 MONOSTAMP_LUA_CPATH="$PWD/../../build-pypy/lua/?.so" MONOSTAMP_REQUIRE_LUA=1 \
     MONOSTAMP_OTHER_PYTHON="$OTHER/bin/python" MONOSTAMP_REQUIRE_OTHER_PYTHON=1 \
-    "$VENV/bin/python" -m pytest -q -p no:cacheprovider -n "${PYTEST_JOBS:-2}" -rs
+    "$VENV/bin/python" -m pytest -q -p no:cacheprovider -n "${PYTEST_JOBS:-2}" -rfEs

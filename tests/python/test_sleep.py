@@ -173,7 +173,8 @@ except KeyboardInterrupt:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="os.kill(pid, SIGINT) terminates a process "
                     "on Windows; Ctrl-C there is a console event")
-@pytest.mark.parametrize("part", ["spin", "core"])
+@pytest.mark.parametrize("part", ["spin", pytest.param("core", marks=cpython_only(
+    "the C half's naps, interrupted with no Python frame of their own"))])
 def test_ctrl_c_interrupts_the_sleep(part, tmp_path):
     # A child, so that SIGINT hits nothing but it; no SIGALRM (pytest's
     # own timeouts may use it).  "spin": SIGINT during the Python spin;

@@ -383,13 +383,17 @@ def _seconds(value, what):
     return out[0]
 
 
-def sleep(seconds, tolerance=DEFAULT_SLEEP_TOLERANCE_NS / 1e9):
+_DEFAULT_TOLERANCE = DEFAULT_SLEEP_TOLERANCE_NS / 1e9
+
+
+def sleep(seconds, tolerance=_DEFAULT_TOLERANCE):
     now_ns = lib.monostamp_monotonic_ns()
     ns = _seconds(seconds, "seconds")
     tol = _seconds(tolerance, "tolerance")
     if ns < 0 or tol < 0:
+        given = None if tolerance is _DEFAULT_TOLERANCE else tolerance
         raise ValueError("sleep(%r, tolerance=%r): seconds and tolerance must be >= 0: %s"
-                         % (seconds, tolerance, ffi.string(lib.monostamp_strerror(
+                         % (seconds, given, ffi.string(lib.monostamp_strerror(
                              lib.MONOSTAMP_EINVAL)).decode()))
     _sleep("sleep(%r)" % (seconds,), now_ns, ns, 1, tol)
 
