@@ -338,11 +338,16 @@ def monotonic_ns():
     return lib.monostamp_monotonic_ns()
 
 
-def create_state_file(path, *, trust_group=False):
-    rc = lib.monostamp_state_file_create(_path(path, "create_state_file(): path"),
-                                         1 if trust_group else 0)
+def create_state_file(path, /, *, trust_group=False):
+    """Creates a state file at path whose sequence starts at the wall clock, not
+    a lead bound ahead: only in a directory made for this sequence, where no
+    earlier one handed out stamps.  FileExistsError if path exists."""
+    trust = _bool(trust_group, "create_state_file(): trust_group")
+    raw = _path(path, "create_state_file(): path")
+    rc = lib.monostamp_state_file_create(raw, trust)
     if rc != 0:
-        raise _core_error(rc, "create_state_file(%r)" % (path,), path)
+        raise _shared_error(rc, "create_state_file(): path", path, raw) or _core_error(
+            rc, "create_state_file(%r)" % (path,), path)
 
 
 def _state_file_info(path):

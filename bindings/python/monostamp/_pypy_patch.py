@@ -79,6 +79,8 @@ def _p_utcnow(cls):
 
 
 def _p_today(cls):
+    if issubclass(cls, _dt.datetime):  # datetime.today() is date.today() there: now()
+        return _p_now(cls)
     ns = _draw(_US | _OFFSET, "date.today()")
     return cls(*_fields(ns // 1000 + lib.monostamp_pypy_offset() * 1000000)[:3])
 
