@@ -17,10 +17,11 @@ import sys
 
 import pytest
 
+from conftest import cpython_only
+
 CHILD = r"""
 import json, os, signal, sys, threading, time
 import monostamp
-from conftest import cpython_only
 
 which, action = sys.argv[1], sys.argv[2]
 path = os.environ["MONOSTAMP_SHARED"]
