@@ -119,11 +119,14 @@ class Stamp(metaclass=_Immutable):
         return cls._make(ns, off)
 
     @classmethod
-    def fromtimestamp(cls, *args, zone=None):
+    def fromtimestamp(cls, *args, zone=None, **kwargs):
+        if not args or "t" in kwargs:
+            raise TypeError("fromtimestamp() takes t by position only")
+        if kwargs:
+            raise TypeError("fromtimestamp() got an unexpected keyword argument %r"
+                            % next(iter(kwargs)))
         if len(args) > 2 or (len(args) == 2 and zone is not None):
             raise TypeError("fromtimestamp() takes at most 2 arguments (%d given)" % len(args))
-        if not args:
-            raise TypeError("fromtimestamp() takes t by position only")
         t, zone = args[0], args[1] if len(args) == 2 else zone
         out = ffi.new("int64_t *")
         if isinstance(t, float):
