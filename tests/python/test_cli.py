@@ -139,7 +139,8 @@ def peak_rss_mb(*args):
     return int(done.stdout) / 1024  # ru_maxrss is in KiB on Linux
 
 
-@cpython_only("reference counting, which frees each stamp at once (PyPy's GC grows its heap between collections)")
+@cpython_only("reference counting, which frees each stamp at once (PyPy's GC grows its heap "
+              "between collections)")
 @pytest.mark.heavy
 @posix_only("the resource module measures a child's peak RSS")
 def test_memory_stays_flat_at_any_count():

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import monostamp
-from conftest import cpython_only
+from conftest import SUBINTERPRETERS, cpython_only
 from monostamp import Clock, Policy
 
 SQUEAK = [
@@ -225,7 +225,7 @@ def test_the_extension_refuses_members_out_of_the_cores_order():
             "except SystemError as e:\n"
             "    print('SystemError', 'order' in str(e))\n")
     assert run_python(code) == ["SystemError", "True"]
-@cpython_only('subinterpreters (concurrent.interpreters)')
+@cpython_only(SUBINTERPRETERS)
 def test_a_subinterpreter_gets_members_of_its_own(tmp_path):
     # The members are cached in the module's state, one per interpreter:
     # a subinterpreter's getters return its own Policy's members.
