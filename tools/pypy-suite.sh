@@ -6,9 +6,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VENV=/opt/monostamp-venvs/pypy3
-# pytest, hypothesis and pytest-xdist as wheels: a newer sdist may be all
-# the index has for PyPy, and building one may need the network.
-DEPS="pytest hypothesis pytest-xdist"
+# The test dependencies as wheels (a newer sdist may be all the index has
+# for PyPy, and building one may need the network); Django pinned as
+# tools/install-deps.sh pins it for 3.11.  time-machine refuses PyPy.
+DEPS="pytest hypothesis pytest-xdist freezegun django==5.2.20"
 if [ "$(cat "$VENV/.complete" 2>/dev/null)" != "$DEPS" ]; then
     rm -rf "$VENV"
     pypy3 -m venv "$VENV"

@@ -359,9 +359,11 @@ def _state_file_info(path):
 
 
 def _sleep(what, now, ns, is_duration, tolerance_ns):
-    bad, why, out = ffi.new("int *"), ffi.new("char[]", 96), ffi.new("int64_t *")
-    if lib.monostamp_sleep_deadline(now, ns, is_duration, tolerance_ns, out, bad, why, 96) != 0:
-        raise ValueError("%s: %s" % (what, ffi.string(why).decode()))
+    out = ffi.new("int64_t *")
+    rc = lib.monostamp_sleep_deadline(now, ns, is_duration, tolerance_ns, out, ffi.NULL,
+                                      ffi.NULL, 0)
+    if rc != 0:  # the arguments' signs were checked: the deadline is out of range
+        raise _core_error(rc, "%s: the deadline is out of range" % what)
     # The long part in time.sleep(), where signal handlers run (Ctrl-C ends
     # it), then the core's own sleep for the last 2 ms: not the CPython
     # binding's plan and Python finish.
