@@ -414,7 +414,9 @@ def sleep_until_ns(deadline_ns, tolerance_ns=DEFAULT_SLEEP_TOLERANCE_NS):
 
 
 def _sleep_finish(finish):
-    """The CPython binding's hook for its Python finish: unused here."""
+    """The CPython binding's hook for its Python finish: checked, unused here."""
+    if finish is not None and not callable(finish):
+        raise TypeError("_sleep_finish(): finish must be callable, not " + type(finish).__name__)
 
 
 _pypy_patch.setup(_D, _unusable, Clock)

@@ -136,14 +136,16 @@ def _label(owner, name):
 def _activate(clock):
     if clock is not None and not isinstance(clock, _Clock):
         raise TypeError("clock must be a monostamp.Clock or None, not " + type(clock).__name__)
+    # Ours found in place is no other tool's: freezegun imported while a
+    # patch was active took it for the real function and put it back.
     for owner, name, ours in _TARGETS:
-        if (owner, name) not in _saved and vars(owner)[name] is not _REAL[owner, name]:
+        if (owner, name) not in _saved and vars(owner)[name] not in (_REAL[owner, name], ours):
             raise RuntimeError("monostamp.patch() cannot start: %s is patched by another tool "
                                "(time-machine?); stop it first" % _label(owner, name))
     _patch_clock[0] = clock
     for owner, name, ours in _TARGETS:
         if (owner, name) not in _saved:
-            _saved[owner, name] = vars(owner)[name]
+            _saved[owner, name] = _REAL[owner, name]
             setattr(owner, name, ours)
 
 
