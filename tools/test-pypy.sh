@@ -28,17 +28,26 @@ CHROOT=$(ls -td "$CACHE"/forky-*/.monostamp-forky-complete 2>/dev/null | head -n
 [ -n "$CHROOT" ] || die "no complete forky chroot in $CACHE: run make test-forky first"
 CHROOT=$(dirname "$CHROOT")
 
-mounted=()
+mounted=() made=()
+# Unmounts, then removes the mount points this run made (test-forky.sh
+# binds a local index's topmost missing directory, which must stay missing).
 unmount_all() {
     local i
     for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
         umount "${mounted[i]}" 2>/dev/null || umount -l "${mounted[i]}" || true
     done
+    for ((i = ${#made[@]} - 1; i >= 0; i--)); do rmdir "${made[i]}" 2>/dev/null || true; done
 }
 trap unmount_all EXIT
 trap 'exit 130' INT TERM HUP
 mount_in() { # type-or---bind source target-inside [ro]
-    mkdir -p "$CHROOT$3"
+    local dir="$CHROOT$3" top=""
+    while [ ! -e "$dir" ]; do top=$dir; dir=$(dirname "$dir"); done
+    if [ -n "$top" ]; then
+        mkdir -p "$CHROOT$3"
+        dir="$CHROOT$3"
+        while [ "$dir" != "$(dirname "$top")" ]; do made=("$dir" "${made[@]}"); dir=$(dirname "$dir"); done
+    fi
     if [ "$1" = --bind ]; then mount --bind "$2" "$CHROOT$3"; else mount -t "$1" "$2" "$CHROOT$3"; fi
     mounted+=("$CHROOT$3")
     [ "${4:-}" != ro ] || mount -o remount,bind,ro "$CHROOT$3"
