@@ -1,7 +1,7 @@
 # monostamp: build, test, benchmark.  `make help` lists every target with
-# one line each, read from the `## ` comments on the targets' lines below (the
-# README's table of targets is that list; make test-help holds the two
-# together and .PHONY to the targets that exist).
+# one line each, read from the `## ` comments on the targets' lines below,
+# and the variables from the `##@ ` lines (the README names the few a user
+# needs and points here for the rest).
 #
 #   make test       the native suites, quick (at most 4 minutes on 2 cores
 #                   once the dependencies are installed: two at a time, the
@@ -14,15 +14,21 @@
 #                   soak, Debian testing's CPython 3.14/3.15 and Lua 5.5
 #                   (root), make dist and make test-dist (the other CPythons
 #                   on their wheels, aarch64 under qemu; root), nginx,
-#                   time-machine 2.10's own suite
+#                   time-machine 2.10's own suite, the docs site (make docs)
 #
 # A new test joins `make test` when it is native (runs on this machine's own
 # compiler and interpreters, installs nothing, no emulator, no chroot) and
 # quick (seconds); `make test-all` otherwise.
 #
-# Every target that needs a tool runs tools/install-deps.sh first, which
-# installs what is missing on a Debian machine and does nothing otherwise.
+# Every target runs `tools/install-deps.sh TARGET` first (the deps-% rule at
+# the end), which installs what that target needs and is missing on a Debian
+# machine, and does nothing otherwise: make test installs no Wine, make dist
+# no Lua.  A new target gets a line in its target_jobs() and in DEPS_TARGETS.
 
+##@ BUILD=build       the build directory (a worktree of its own: BUILD=build-NAME)
+##@ PREFIX=/usr/local make install's prefix (DESTDIR too)
+##@ PYTHON=python3    the CPython make test-python, test-perf, ... run on
+##@ LUA=lua5.4        the Lua the module is built for and the specs run under
 BUILD    ?= build
 PREFIX   ?= /usr/local
 CC       ?= cc
@@ -33,8 +39,18 @@ LUA      ?= lua5.4
 FUZZ_SECONDS ?= 20
 TEST_FUZZ_SECONDS ?= 10
 
-CSTD     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+# The build flags, once: the C standard and the warnings here, the
+# feature-test macros in csrc/config.h (which every core file includes
+# first), read from there for the files that do not include it (tests,
+# benchmarks).  Exported: the scripts the targets run (Lua 5.3, the
+# sanitizers, mingw-w64) compile with these.  tools/ext_build.py (setup.py)
+# and tools/lua/build-rock.sh (luarocks), which run without make, repeat
+# C_STD: tests/python/test_build_flags.py holds them to it.
+C_STD    := -std=c11
+FEATURE_DEFINES := $(shell sed -n 's/^\#define \(_[A-Z_]*_SOURCE\) \(.*\)$$/-D\1=\2/p' csrc/config.h)
+CSTD     := $(C_STD) $(FEATURE_DEFINES)
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+export C_STD CSTD WARN
 OPT      ?= -O2 -g
 CFLAGS_ALL := $(CSTD) $(WARN) $(OPT) -fPIC -fvisibility=hidden -Icsrc $(CFLAGS)
 LDLIBS_ALL := -lpthread $(LDLIBS)
@@ -50,30 +66,34 @@ DEPS := tools/install-deps.sh
 
 # Every target that is not a file: each has a `## ` line for make help.
 .PHONY: all lib deps help install clean lua demo \
-        test test-all test-help test-c test-asan test-tsan test-header test-cxx test-exports \
+        test test-all test-release test-c test-asan test-tsan test-header test-cxx test-exports \
         test-python test-lua test-luajit test-preload test-perf \
         test-install test-pythons test-python-tsan test-lua53 test-lua-asan test-preload-asan \
         test-preload-tsan test-fuzz test-windows test-soak test-forky test-pypy test-nginx \
         test-real-time-machine \
-        test-tzrule-full test-real-suites soak windows-wheel dist test-dist \
+        test-tzrule-full test-real-suites soak windows-wheel dist test-dist docs test-markdown \
         bench bench-sleep bench-nginx bench-preload bench-real-suites fuzz
 
 all: lib ## the static and shared libraries, monostamp.pc and the preload library in build/ (BUILD=)
 lib: $(BUILD)/libmonostamp.a $(BUILD)/libmonostamp.so $(BUILD)/monostamp.pc ## the libraries and monostamp.pc alone
 
-deps: ## what the targets need, installed when missing (tools/install-deps.sh; Debian)
-	@sh $(DEPS)
+deps: ## what every target needs, installed when missing (tools/install-deps.sh; Debian)
+	@sh $(DEPS) everything
 
-# The targets' `## ` comments, grouped by the test targets' lists below.
+# The targets' `## ` comments in the order of this file, then the `##@ `
+# lines: the variables a user sets.
 help: ## this list
-	@awk -v native="$(TEST_NATIVE)" -v more="$(TEST_ALL_MORE)" -f tools/make-help.awk Makefile
+	@awk 'BEGIN { FS = ":[^#]*## " } \
+	    /^##@ / { sub(/^##@ /, "  "); vars = vars $$0 "\n"; next } \
+	    /^[a-z][a-z0-9_-]*:.*## / { printf "  make %-24s %s\n", $$1, $$2 } \
+	    END { printf "\nVariables (make VAR=value TARGET):\n%s", vars }' Makefile
 
 # make test: the native suites, quick.  make test-all: make test, then the
 # rest (TEST_ALL_MORE): the native ones first, then what runs under Wine,
 # the soak, and what needs root, a download or an install: the chroots,
 # nginx and the real suite.
-TEST_NATIVE := test-help test-c test-asan test-tsan test-header test-cxx test-install \
-               test-exports test-python test-lua test-luajit test-preload test-perf
+TEST_NATIVE := test-c test-asan test-tsan test-header test-cxx test-install \
+               test-exports test-python test-lua test-luajit test-preload test-perf test-markdown
 # make dist and make test-dist stand for make test-pythons here: test-dist
 # runs the same lean suite on the other CPythons (3.10-3.13 and 3.14/3.15),
 # each on the wheel a user would install rather than on a gcc build, so CI
@@ -81,25 +101,50 @@ TEST_NATIVE := test-help test-c test-asan test-tsan test-header test-cxx test-in
 # (docs/testing.md has the figures).  make test-pythons stays, by hand.
 TEST_ALL_MORE := test-python-tsan test-lua53 test-lua-asan \
                  test-preload-asan test-preload-tsan test-fuzz test-windows test-soak \
-                 test-forky test-pypy dist test-dist test-nginx test-real-time-machine
+                 test-forky test-pypy dist test-dist test-nginx test-real-time-machine docs
 
 # TEST_JOBS (2) suites at once, each one's output printed whole when it ends.
+# Its own deps-test installs what they all need, once, before they start
+# side by side (MONOSTAMP_DEPS_DONE: theirs return at once).
+##@ TEST_JOBS=2       how many of make test's suites run at once
 TEST_JOBS ?= 2
-test: deps ## the native suites, quick: C (plain, ASan+UBSan, TSan), Python, Lua 5.4, LuaJIT, header, exports, preload
-	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target $(TEST_NATIVE)
+test: ## the native suites, quick: C (plain, ASan+UBSan, TSan), Python, Lua 5.4, LuaJIT, header, exports, preload
+	@MONOSTAMP_DEPS_DONE=1 $(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target $(TEST_NATIVE)
 	@echo "make test: all suites passed"
 
-test-all: deps ## what CI runs: make test, then Lua 5.3, Wine, sanitized bindings, fuzzers, soak, forky, the wheels, nginx
+# CI runs make test-all on every change, within 45 minutes on a fresh
+# machine: of make test-dist, the whole suite on the oldest and the newest
+# CPython's wheels (the others a smoke test) and not the sdist's suite
+# (TEST_ALL_DIST).  make test-release, the release check, runs it all:
+# every wheel's whole suite, the sdist's, and the real projects' suites
+# (docs/testing.md).
+TEST_ALL_DIST ?= DIST_TEST_FULL="3.10 3.15" DIST_TEST_SDIST=0
+test-all: ## what CI runs: make test, then Lua 5.3, Wine, sanitized bindings, fuzzers, soak, forky, the wheels, nginx
 	@$(MAKE) --no-print-directory test
-	@$(MAKE) --no-print-directory $(TEST_ALL_MORE)
+	@$(MAKE) --no-print-directory $(TEST_ALL_MORE) $(TEST_ALL_DIST)
 	@echo "make test-all: all suites passed"
+test-release: ## the release check: make test-all with every wheel's and the sdist's whole suite, then the real projects' suites
+	@$(MAKE) --no-print-directory test-all TEST_ALL_DIST=
+	@$(MAKE) --no-print-directory test-real-suites
+	@echo "make test-release: all suites passed"
 
-# make help against the README's table of targets, and .PHONY against the
-# targets that exist (tools/check-make-help.py).
-test-help: ## make help against the README's table of targets, and .PHONY against the Makefile's targets
-	@$(PYTHON) tools/check-make-help.py
+# Every Markdown file git tracks: each table whole (none cut by a paragraph,
+# every row the header's cells), each relative link and #anchor resolving
+# (tools/docs/check-markdown.py; stdlib only, a second; first on planted
+# faults of each kind, which it must all find).
+test-markdown: ## every Markdown table whole, every relative link and #anchor resolving
+	@$(PYTHON) tools/docs/check-markdown.py --self-test
 
-demo: deps lib ## the examples: C, C++, Python, Lua, LuaJIT and OpenResty (examples/run-all.sh)
+# The docs site (tools/docs/build.sh): README, docs/ and CHANGELOG with
+# Python, Lua and C API pages generated from the code, built by the pinned
+# Sphinx and MyST (tools/docs/requirements.txt, in a venv under
+# BUILD/docs) with every warning an error; then loaded in headless Chromium
+# (tools/docs/browser_check.py), screenshots in BUILD/docs-screenshots.
+docs: ## the docs site in build/docs/html, warnings as errors, API pages from the code; checked in headless Chromium
+	@$(MAKE) --no-print-directory $(PY_UNPACKED)/done lua
+	@sh tools/docs/build.sh $(BUILD) $(PYTHON) $(LUA) $(abspath $(PY_UNPACKED))
+
+demo: lib ## the examples: C, C++, Python, Lua, LuaJIT and OpenResty (examples/run-all.sh)
 	@sh examples/run-all.sh $(BUILD)
 
 # ---------------------------------------------------------------- library
@@ -136,9 +181,9 @@ $(BUILD)/monostamp.pc: monostamp.pc.in csrc/monostamp.h Makefile
 	@mkdir -p $(@D)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
-install: lib $(BUILD)/libmonostamp_preload.so ## header, libraries, the preload library and monostamp.pc into PREFIX (/usr/local)
+install: lib $(BUILD)/libmonostamp_preload.so ## headers, libraries, the preload library and monostamp.pc into PREFIX (/usr/local)
 	install -d $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 csrc/monostamp.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 csrc/monostamp.h csrc/monostamp_host.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 $(BUILD)/libmonostamp.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/libmonostamp.so $(DESTDIR)$(PREFIX)/lib/libmonostamp.so.$(VERSION)
 	ln -sf libmonostamp.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libmonostamp.so.$(firstword $(subst ., ,$(VERSION)))
@@ -205,26 +250,26 @@ test-cxx: $(BUILD)/libmonostamp.a ## C++ as users write it, g++ and clang++, C++
 # from the installed monostamp.pc alone: run through an rpath, refused by the
 # loader without one, run with LD_LIBRARY_PATH, and linked statically.
 test-install: lib $(BUILD)/libmonostamp_preload.so ## make install into a scratch prefix; programs built from monostamp.pc alone
-	@CC=$(CC) MAKE=$(MAKE) tools/test-install.sh $(BUILD)
+	@CC=$(CC) tools/checks/test-install.sh $(BUILD)
 
-# Windows (tools/test-windows.sh, docs/windows.md): the core and each C
+# Windows (tools/windows/test.sh, docs/windows.md): the core and each C
 # test cross-compiled by mingw-w64 with the same warnings, monostamp.dll
 # checked to export the public API alone, and the tests run under Wine when
 # it is installed (else the cross-compile is the check, and it says so).
 MINGW_CC ?= x86_64-w64-mingw32-gcc
 test-windows: ## mingw-w64 builds run under Wine: the C tests, the wheel's Python suite, Lua 5.4
-	@MINGW_CC=$(MINGW_CC) tools/test-windows.sh $(BUILD)
+	@MINGW_CC=$(MINGW_CC) tools/windows/test.sh $(BUILD)
 
 # dist/monostamp-<version>-cp313-cp313-win_amd64.whl, cross-built by
-# mingw-w64 against CPython 3.13 for Windows (tools/windows-wheel.sh).
+# mingw-w64 against CPython 3.13 for Windows (tools/windows/wheel.sh).
 windows-wheel: ## the win_amd64 wheel for CPython 3.13 in dist/, cross-built with mingw-w64
-	@MINGW_CC=$(MINGW_CC) tools/windows-wheel.sh $(BUILD) dist
+	@MINGW_CC=$(MINGW_CC) tools/windows/wheel.sh $(BUILD) dist
 
 # ---------------------------------------------------------------- make dist
 # make dist: DIST (dist/) gets the sdist, a manylinux_2_17 wheel for each
 # CPython 3.10-3.15 on x86_64 and aarch64 (gcc against glibc 2.17's
 # headers from the pinned ziglang package, linked by zig, repaired and
-# checked by the pinned auditwheel; tools/dist-build.sh, which installs
+# checked by the pinned auditwheel; tools/dist/build.sh, which installs
 # what the asked-for wheels need itself; nothing under qemu) and the
 # Windows wheel.  make
 # test-dist installs each with pip --no-index --only-binary=:all: where no
@@ -233,16 +278,27 @@ windows-wheel: ## the win_amd64 wheel for CPython 3.13 in dist/, cross-built wit
 # narrows that, a smoke test for the rest), a smoke test on the aarch64
 # ones under qemu-user (DIST_TEST_ARCHES=x86_64 leaves them and their arm64
 # chroots out), and the sdist's suite without pytest-xdist
-# (tools/dist-test.sh).
+# (tools/dist/test.sh).
 # DIST_AARCH64_FULL=3.13 adds the whole suite on that aarch64 wheel, by hand:
 # about an hour under emulation with MONOSTAMP_TEST_SCALE=0.1 and
 # DIST_TEST_PYTEST_ARGS="-n 2" on a loaded 2-core VM (docs/testing.md).
 # Both need root (cached chroots).
+##@ DIST=dist         where make dist writes and make test-dist reads
+##@ DIST_PYTHONS="3.10 3.11 3.12 3.13 3.14 3.15"  the CPythons make dist builds wheels for
+##@ DIST_ARCHES="x86_64 aarch64"  the architectures of make dist's Linux wheels
+##@ DIST_NO_WINDOWS=1  make dist without the Windows wheel (and without mingw-w64)
+##@ DIST_OPT="-O3 -fwrapv"  the wheels' optimization flags (tools/ext_build.py's WHEEL_CFLAGS)
+##@ DIST_TEST_PYTHONS, DIST_TEST_ARCHES  narrow make test-dist to those wheels
+##@ DIST_TEST_FULL="3.10 3.15"  the x86_64 wheels that get the whole suite (the rest a smoke test)
+##@ DIST_AARCH64_FULL=3.13  also the whole suite on that aarch64 wheel under qemu (about an hour)
+##@ DIST_TEST_PYTEST_ARGS="-n 2"  pytest's arguments for each wheel's suite
+##@ DIST_TEST_SDIST=0  make test-dist without the sdist's suite
+##@ CHROOT_CACHE=/var/cache/monostamp  where the chroots are cached (tools/chroot/chroot.sh)
 DIST ?= dist
 dist: ## dist/: the sdist, manylinux_2_17 wheels for CPython 3.10-3.15 (x86_64, aarch64), the Windows wheel (root)
-	@tools/dist-build.sh $(BUILD) $(DIST)
+	@tools/dist/build.sh $(BUILD) $(DIST)
 test-dist: ## each wheel of dist/ installed where no compiler is reachable and tested; the sdist's suite (root)
-	@tools/dist-test.sh $(BUILD) $(DIST)
+	@tools/dist/test.sh $(BUILD) $(DIST)
 
 # The wheel of this tree for $(PYTHON), built by pip when one of its inputs
 # changed (a warning of the build, the compiler's or setuptools', fails it),
@@ -251,11 +307,13 @@ test-dist: ## each wheel of dist/ installed where no compiler is reachable and t
 PY_TAG := $(shell $(PYTHON) -c 'import sys; print(sys.implementation.cache_tag)' 2>/dev/null)
 PY_WHEEL_DIR := $(BUILD)/python-wheel/$(PY_TAG)
 PY_WHEEL := $(PY_WHEEL_DIR)/built
-PY_BUILD_INPUTS := setup.py pyproject.toml MANIFEST.in tools/ext_build.py $(CORE_SRC) $(CORE_HDR) \
+# The readme too (pyproject.toml's): it is the wheel's long description.
+PY_README := $(shell sed -n 's/^readme = "\(.*\)"$$/\1/p' pyproject.toml)
+PY_BUILD_INPUTS := setup.py pyproject.toml MANIFEST.in tools/ext_build.py $(PY_README) $(CORE_SRC) $(CORE_HDR) \
     $(wildcard preload/*) $(shell find bindings/python -type f -not -path '*/__pycache__/*' \
     -not -name '*.so' 2>/dev/null)
 $(PY_WHEEL): $(PY_BUILD_INPUTS)
-	@tools/pip-install-checked.sh --wheel $(PY_WHEEL_DIR) $(PYTHON) $(BUILD)/pip-wheel-$(PY_TAG).log
+	@tools/checks/pip-install-checked.sh --wheel $(PY_WHEEL_DIR) $(PYTHON) $(BUILD)/pip-wheel-$(PY_TAG).log
 	@touch $@
 # The same wheel unpacked, once per build of it: test-exports reads its
 # extension, and the Lua specs' Python children import it (PYTHONPATH),
@@ -277,10 +335,10 @@ test-exports: $(BUILD)/libmonostamp.so $(PY_UNPACKED)/done ## what each shared o
 	@mkdir -p $(BUILD)/exports
 	$(CC) $(CSTD) -O2 -fPIC -shared -Icsrc -DMONOSTAMP_EXPORTS $(CORE_SRC) \
 	    -o $(BUILD)/exports/libmonostamp-default-visibility.so $(LDLIBS_ALL)
-	@tools/check-exports.sh monostamp_ $(BUILD)/libmonostamp.so \
+	@tools/checks/check-exports.sh monostamp_ $(BUILD)/libmonostamp.so \
 	    $(BUILD)/exports/libmonostamp-default-visibility.so
-	@tools/check-exports.sh PyInit__monostamp $(PY_UNPACKED)/monostamp/_monostamp*
-	@tools/check-lua-exports.sh $(BUILD)
+	@tools/checks/check-exports.sh PyInit__monostamp $(PY_UNPACKED)/monostamp/_monostamp*
+	@PYTHON=$(PYTHON) MONOSTAMP_PYTHON_SITE="$(abspath $(PY_UNPACKED))" tools/checks/check-lua-exports.sh $(BUILD)
 
 # Python: test-python installs PY_WHEEL and runs the suite on PYTEST_JOBS (2)
 # pytest-xdist workers (0 or 1: in one process).  The Lua module is built
@@ -288,8 +346,9 @@ test-exports: $(BUILD)/libmonostamp.so $(PY_UNPACKED)/done ## what each shared o
 # the package's .pyi to what the module really has (its cache goes under
 # $(BUILD), not into the checkout).
 PYTEST_JOBS ?= 2
-PY_TEST_ENV = MONOSTAMP_LUA_CPATH="$(abspath $(BUILD))/lua/?.so" MONOSTAMP_REQUIRE_LUA=1
-test-python: lua $(PY_WHEEL) ## the wheel of this tree (pip, no warning allowed) installed, the Python suite on PYTHON (python3), stubtest
+PY_TEST_ENV = MONOSTAMP_LUA_CPATH="$(abspath $(BUILD))/lua/?.so" MONOSTAMP_REQUIRE_LUA=1 \
+    MONOSTAMP_BUILD="$(abspath $(BUILD))"
+test-python: lua $(PY_WHEEL) $(BUILD)/libmonostamp.a $(BUILD)/libmonostamp.so ## the wheel of this tree (pip, no warning allowed) installed, the Python suite on PYTHON (python3), stubtest
 	@$(PYTHON) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps \
 	    --no-index $(PY_WHEEL_DIR)/monostamp-*.whl
 	cd tests/python && $(PY_TEST_ENV) MONOSTAMP_REQUIRE_OLD_TOOLS=1 $(PYTHON) -m pytest -q \
@@ -297,7 +356,7 @@ test-python: lua $(PY_WHEEL) ## the wheel of this tree (pip, no warning allowed)
 	cd tests/python && MYPY_CACHE_DIR="$(abspath $(BUILD))/mypy-cache" \
 	    $(PYTHON) -m mypy.stubtest --allowlist stubtest-allowlist.txt monostamp
 test-pythons: lua ## the Python suite, leaner, on every other CPython 3.10+ on the machine, each in its venv
-	$(PY_TEST_ENV) tools/test-pythons.sh
+	$(PY_TEST_ENV) tools/checks/test-pythons.sh
 
 # The perf gate (tests/perf/gate.py, limits in tests/perf/limits.json):
 # each hot path's instructions per call, counted by callgrind beside its
@@ -310,7 +369,7 @@ test-pythons: lua ## the Python suite, leaner, on every other CPython 3.10+ on t
 # package in dir instead (an installed wheel's site-packages, with that
 # venv's PYTHON).
 PERF_SITE ?=
-test-perf: deps $(BUILD)/plain/libcore.a $(BUILD)/libmonostamp_preload.so lua $(if $(PERF_SITE),,$(PY_UNPACKED)/done) ## instructions per call of the hot paths against their anchors, counted by callgrind (tests/perf)
+test-perf: $(BUILD)/plain/libcore.a $(BUILD)/libmonostamp_preload.so lua $(if $(PERF_SITE),,$(PY_UNPACKED)/done) ## instructions per call of the hot paths against their anchors, counted by callgrind (tests/perf)
 	@$(PYTHON) tests/perf/gate.py --build $(BUILD) --python $(PYTHON) --lua $(LUA) \
 	    --site $(if $(PERF_SITE),$(PERF_SITE),$(PY_UNPACKED))
 	@MONOSTAMP_PERF_BUILD=$(abspath $(BUILD)) \
@@ -334,22 +393,37 @@ $(BUILD)/lua/monostamp/core.so: $(LUA_SRC) $(CORE_SRC) $(CORE_HDR) $(wildcard bi
 # so each target that runs Lua specs exports it (the specs check).
 LUA_SPEC_TARGETS := test-lua test-luajit test-lua53 test-lua-asan
 $(LUA_SPEC_TARGETS): export TZDIR := $(abspath tests/vectors/zoneinfo)
+# One set of busted specs in tests/lua, one helper (tests/lua/helper.lua),
+# for every Lua: each shared spec (LUA_SHARED_SPECS) runs against the module
+# the interpreter loads -- the C module under Lua 5.3-5.5, monostamp.ffi
+# under LuaJIT.  The other specs are one module's: ffi_*_spec.lua run under
+# LuaJIT alone, the rest (the C module's errors, userdata and sleep hooks,
+# monostamp.testing, the rockspec) under Lua 5.3-5.5 alone; each says why.  busted always runs under an interpreter named
+# here, never under whatever `lua` the machine has.
+LUA_SHARED_SPECS := $(addprefix tests/lua/,api_spec.lua clock_spec.lua faults_spec.lua ids_spec.lua iso8601_spec.lua \
+                      shared_spec.lua sleep_spec.lua vectors_spec.lua zone_spec.lua)
+LUA_SPECS := --pattern=_spec --exclude-pattern=^ffi_ tests/lua
+LUAJIT_SPECS := $(LUA_SHARED_SPECS) $(sort $(wildcard tests/lua/ffi_*_spec.lua))
+# The environment of a busted run of the C module: $(1) the interpreter,
+# $(2) the folder its monostamp/core.so is in.
+lua_spec_env = MONOSTAMP_BUILD=$(abspath $(BUILD)) LUA_CPATH="$(abspath $(2))/?.so;;" \
+	    LUA_PATH="$(abspath bindings/lua)/?.lua;;" MONOSTAMP_LUA=$(1) PYTHON=$(PYTHON) \
+	    PYTHONPATH="$(abspath $(PY_UNPACKED))"
 test-lua: lua $(PY_UNPACKED)/done ## the busted specs under Lua 5.4 (LUA=lua5.4)
-	@MONOSTAMP_BUILD=$(abspath $(BUILD)) LUA_CPATH="$(abspath $(BUILD))/lua/?.so;;" \
-	    LUA_PATH="$(abspath bindings/lua)/?.lua;;" MONOSTAMP_LUA=$(LUA) PYTHON=$(PYTHON) \
-	    PYTHONPATH="$(abspath $(PY_UNPACKED))" $(LUA) /usr/bin/busted --pattern=_spec tests/lua
+	@$(call lua_spec_env,$(LUA),$(BUILD)/lua) $(LUA) /usr/bin/busted $(LUA_SPECS)
 
 # LuaJIT: monostamp.ffi (pure Lua, bindings/lua/monostamp/ffi*.lua) over
-# $(BUILD)/libmonostamp.so, the busted specs in tests/luajit under Debian's
-# luajit; the C module (make lua) for the specs that hold the FFI module's
-# errors to the C module's and stamp beside it on one state file.
+# $(BUILD)/libmonostamp.so, the shared specs and the ffi_* ones under
+# Debian's luajit; the C module (make lua) for the specs that hold the FFI
+# module's errors to the C module's and stamp beside it on one state file,
+# the Python binding for the one that stamps beside a Python process.
 LUAJIT ?= luajit
-test-luajit: $(BUILD)/libmonostamp.so lua ## monostamp.ffi's busted specs under LuaJIT
+test-luajit: $(BUILD)/libmonostamp.so lua $(PY_UNPACKED)/done ## the shared busted specs on monostamp.ffi and its own, under LuaJIT
 	MONOSTAMP_BUILD=$(abspath $(BUILD)) MONOSTAMP_LIBRARY=$(abspath $(BUILD))/libmonostamp.so \
-	    LUA_PATH="$(abspath bindings/lua)/?.lua;;" MONOSTAMP_LUAJIT=$(LUAJIT) \
-	    $(LUAJIT) /usr/bin/busted --pattern=_spec tests/luajit
+	    LUA_PATH="$(abspath bindings/lua)/?.lua;;" MONOSTAMP_LUAJIT=$(LUAJIT) PYTHON=$(PYTHON) \
+	    PYTHONPATH="$(abspath $(PY_UNPACKED))" $(LUAJIT) /usr/bin/busted $(LUAJIT_SPECS)
 
-# nginx (tests/integration/test_nginx.py, run by tools/test-nginx.sh once it
+# nginx (tests/integration/test_nginx.py, run by tools/checks/test-nginx.sh once it
 # has installed Debian's nginx, libnginx-mod-http-lua, luajit2 and wrk if
 # missing): monostamp.ffi loaded in init_by_lua and per worker with a state
 # file, 4 workers as an unprivileged user, no stamp twice and each worker's
@@ -358,47 +432,51 @@ test-luajit: $(BUILD)/libmonostamp.so lua ## monostamp.ffi's busted specs under 
 # Not in `make test` (it installs nginx).
 NGINX_RESPONSES ?= 50000
 test-nginx: $(BUILD)/libmonostamp.so ## monostamp.ffi in a real nginx with 4 workers (installs nginx; tests/integration)
-	@NGINX_RESPONSES=$(NGINX_RESPONSES) PYTHON=$(PYTHON) tools/test-nginx.sh $(BUILD)
+	@NGINX_RESPONSES=$(NGINX_RESPONSES) PYTHON=$(PYTHON) tools/checks/test-nginx.sh $(BUILD)
 
-# Lua 5.3: the same module built against 5.3 and a smoke test (no busted there).
-test-lua53: ## the Lua module built against Lua 5.3 and a smoke test
-	@tools/test-lua53.sh $(BUILD)
+# Lua 5.3: the same module built against 5.3 (tools/checks/test-lua53.sh, which
+# also checks its exports and runs the smoke test), then every busted spec
+# Lua 5.4 runs, under lua5.3.
+LUA53 ?= lua5.3
+test-lua53: $(PY_UNPACKED)/done ## the Lua module built against Lua 5.3: its smoke test and the busted specs
+	@tools/checks/test-lua53.sh $(BUILD)
+	@$(call lua_spec_env,$(LUA53),$(BUILD)/lua53) $(LUA53) /usr/bin/busted $(LUA_SPECS)
 
 # CPython 3.14 and 3.15 and Lua 5.5, which Debian 12 lacks, from Debian
-# testing: tools/test-forky.sh bootstraps a "forky" chroot once (cached in
-# FORKY_CACHE, outside the checkout), copies the tree in and runs there
+# testing: tools/chroot/test-forky.sh has a "forky" chroot made once by
+# tools/chroot/chroot.sh (cached in CHROOT_CACHE, outside the checkout), copies the tree in and runs there
 # make test-python on each CPython (its own venv) and make test-lua
 # LUA=lua5.5.  Not in `make test`: it needs root, and the cache.
 test-forky: ## CPython 3.14/3.15 and Lua 5.5 suites in a cached Debian testing chroot (root)
-	@tools/test-forky.sh
+	@tools/chroot/test-forky.sh
 
-# PyPy 3.11 (forky's pypy3) in the same chroot, after test-forky built it:
-# tools/test-pypy.sh pip-installs the tree (the cffi binding) into a PyPy
-# venv there and runs tests/python on it.
+# PyPy 3.11 (forky's pypy3) in the same chroot: tools/chroot/pypy-suite.sh
+# pip-installs the tree (the cffi binding) into a PyPy venv there and runs
+# tests/python on it.
 test-pypy: ## the Python suite on PyPy 3.11 (the cffi binding) in the forky chroot (root)
-	@tools/test-pypy.sh
+	@tools/chroot/test-forky.sh pypy-suite.sh
 
 # Real projects' own suites (their sdists fetched with pip into a cache),
 # plain and with --monostamp-patch: the same failing tests
-# (tools/test-real-suites.py).
+# (tools/checks/test-real-suites.py).
 test-real-suites: ## humanize's, structlog's, python-dateutil's and time-machine's own suites, plain and patched
-	@$(PYTHON) tools/test-real-suites.py
+	@$(PYTHON) tools/checks/test-real-suites.py
 # The same suites timed, plain and patched in turn, 15 runs each way:
 # medians and the patched/plain ratios (docs/benchmarks.md).
 bench-real-suites: ## the same suites timed, plain and patched, 15 runs each: the ratios
-	@$(PYTHON) tools/test-real-suites.py --bench 15
+	@$(PYTHON) tools/checks/test-real-suites.py --bench 15
 
 # Sanitizers on the bindings: the Python extension built with TSan and run
 # by the normal interpreter with libtsan preloaded (the threaded tests, and
-# threads on clocks that release the GIL; tools/tsan-python.supp may hold
+# threads on clocks that release the GIL; tools/checks/tsan-python.supp may hold
 # CPython's reports only); the busted specs against a module built with
 # ASan+UBSan.  Each script says what it can and cannot see.
 test-python-tsan: ## the Python extension built with TSan, its threaded tests under libtsan
-	@PYTHON=$(PYTHON) tools/test-python-tsan.sh $(BUILD)
+	@PYTHON=$(PYTHON) tools/checks/test-python-tsan.sh $(BUILD)
 test-lua-asan: $(PY_UNPACKED)/done ## the busted specs against the Lua module built with ASan+UBSan
-	@CC=$(CC) LUA=$(LUA) PYTHONPATH="$(abspath $(PY_UNPACKED))" tools/test-lua-asan.sh $(BUILD)
+	@CC=$(CC) LUA=$(LUA) PYTHONPATH="$(abspath $(PY_UNPACKED))" tools/checks/test-lua-asan.sh $(BUILD)
 
-# The soak (tests/integration/test_soak.py, launched by tools/soak.sh): 4
+# The soak (tests/integration/test_soak.py, launched by tools/checks/soak.sh): 4
 # Python and 4 Lua processes stamping on one state file for SOAK_MINUTES
 # while, every few seconds, one of them is killed (-9) and restarted, or one
 # chdir()s, or a new file is renamed over the shared one, or it is deleted,
@@ -407,15 +485,15 @@ test-lua-asan: $(PY_UNPACKED)/done ## the busted specs against the Lua module bu
 # runs it for TEST_SOAK_MINUTES.
 SOAK_MINUTES ?= 10
 TEST_SOAK_MINUTES ?= 0.5
-soak: deps lua ## 8 processes on one state file for SOAK_MINUTES (10), killed and its path attacked: no stamp twice
-	@PYTHON=$(PYTHON) LUA=$(LUA) tools/soak.sh $(SOAK_MINUTES) $(BUILD)
+soak: lua ## 8 processes on one state file for SOAK_MINUTES (10), killed and its path attacked: no stamp twice
+	@PYTHON=$(PYTHON) LUA=$(LUA) tools/checks/soak.sh $(SOAK_MINUTES) $(BUILD)
 test-soak: ## make soak for TEST_SOAK_MINUTES (0.5)
 	@$(MAKE) --no-print-directory soak SOAK_MINUTES=$(TEST_SOAK_MINUTES)
 
 # time-machine 2.10's own suite, plain and under --monostamp-patch: the same
 # failing tests (2.x never restores its patched functions).
 test-real-time-machine: ## time-machine 2.10's own suite, plain and patched: the same failing tests
-	@$(PYTHON) tools/test-real-suites.py time-machine==2.10.0
+	@$(PYTHON) tools/checks/test-real-suites.py time-machine==2.10.0
 
 # ---------------------------------------------------------------- demo, bench, fuzz
 
@@ -423,7 +501,7 @@ BENCHES = $(patsubst bench/c/%.c,%,$(BENCH_SRC))
 $(BUILD)/bench/%: bench/c/%.c bench/c/bench_util.h $(BUILD)/plain/libcore.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -O2 -Ibench/c $< $(BUILD)/plain/libcore.a -o $@ $(LDLIBS_ALL)
-bench: deps $(addprefix $(BUILD)/bench/,$(BENCHES)) ## every benchmark (ratios against baselines of the same run)
+bench: $(addprefix $(BUILD)/bench/,$(BENCHES)) ## every benchmark (ratios against baselines of the same run)
 	@for b in $(BENCHES); do echo "== $$b"; $(BUILD)/bench/$$b || exit 1; done
 	@if [ -f bench/run-bindings.sh ]; then sh bench/run-bindings.sh $(BUILD); fi
 	@$(MAKE) --no-print-directory lua
@@ -434,7 +512,7 @@ bench: deps $(addprefix $(BUILD)/bench/,$(BENCHES)) ## every benchmark (ratios a
 # Sleep lateness from Python, Lua and LuaJIT in fresh processes, each
 # binding's finish against the core alone (docs/sleep.md); make
 # bench runs it too.  Python needs the package installed for $(PYTHON).
-bench-sleep: deps lib lua ## sleep lateness from Python, Lua and LuaJIT (part of make bench)
+bench-sleep: lib lua ## sleep lateness from Python, Lua and LuaJIT (part of make bench)
 	@PYTHON=$(PYTHON) LUA=$(LUA) LUAJIT=$(LUAJIT) sh bench/run-sleep.sh $(BUILD)
 
 # ngx.now() against monostamp.time_ns() in nginx handlers, requests/s with
@@ -443,12 +521,12 @@ bench-nginx: ## ngx.now() against monostamp.time_ns() in nginx handlers, request
 	@sh bench/nginx.sh $(BUILD)
 
 FUZZERS = $(patsubst fuzz/%.c,%,$(FUZZ_SRC))
-FUZZ_FLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -g -O1 -Icsrc \
+FUZZ_FLAGS := $(CSTD) -g -O1 -Icsrc \
               -fsanitize=fuzzer,address,undefined
 $(BUILD)/fuzz/%: fuzz/%.c $(CORE_SRC) $(CORE_HDR)
 	@mkdir -p $(@D)
 	clang $(FUZZ_FLAGS) $< $(CORE_SRC) -o $@ -lpthread
-fuzz: deps $(addprefix $(BUILD)/fuzz/,$(FUZZERS)) ## each libFuzzer target for FUZZ_SECONDS (20)
+fuzz: $(addprefix $(BUILD)/fuzz/,$(FUZZERS)) ## each libFuzzer target for FUZZ_SECONDS (20)
 	@[ -n "$(FUZZERS)" ] || echo "fuzz: no fuzz targets"
 	@for f in $(FUZZERS); do echo "== $$f ($(FUZZ_SECONDS) s)"; \
 	    mkdir -p $(BUILD)/fuzz/corpus-$$f; \
@@ -521,3 +599,13 @@ bench-preload: $(BUILD)/libmonostamp_preload.so $(BUILD)/bench/bench_preload ## 
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
 	    LD_PRELOAD=$(abspath $(BUILD))/libmonostamp_preload.so MONOSTAMP_SHARED=$$dir/state \
 	    MONOSTAMP_GRAIN=ns $(BUILD)/bench/bench_preload
+
+# ---------------------------------------------------------------- dependencies
+# Each target below runs `tools/install-deps.sh TARGET` before anything of
+# its own (an order-only prerequisite, so nothing is rebuilt for it).
+DEPS_TARGETS := all lib install lua demo test test-all test-release $(TEST_NATIVE) $(TEST_ALL_MORE) \
+                test-tzrule-full test-pythons test-real-suites soak windows-wheel \
+                bench bench-sleep bench-nginx bench-preload bench-real-suites fuzz
+$(foreach t,$(DEPS_TARGETS),$(eval $(t): | deps-$(t)))
+deps-%:
+	@sh $(DEPS) $*

@@ -1,16 +1,18 @@
 -- monostamp-0.1.0-1.rockspec: require "monostamp" for Lua 5.3, 5.4 and 5.5, and
 -- require "monostamp.ffi" for LuaJIT over the libmonostamp.so it installs.
 --
--- A builtin rockspec in the manner of lua-cjson's: it lists the binding and
--- every csrc/*.c file (tests/lua/rockspec_spec.lua checks the list against
--- csrc/), so `luarocks make` needs no Makefile.  Files for other platforms
--- compile to nothing.  Tested on Linux; Windows (MSVC's C11 atomics need
--- /experimental:c11atomics) is not.
+-- A command rockspec: tools/lua/build-rock.sh compiles the C parts with
+-- luarocks' compiler and flags into build/luarocks/ (no Makefile needed,
+-- no object file left, nothing in the source root where Python's `import
+-- monostamp` would find it), and the install table below copies them into
+-- the tree with the Lua files.  Files for other platforms compile to
+-- nothing.  Tested on Linux; Windows (a POSIX shell, and MSVC's C11 atomics
+-- need /experimental:c11atomics) is not.
 --
--- Symbol hygiene: the builtin backend has no per-module compiler flags, so
--- the sources hide what they must themselves (csrc/config.h for the core,
+-- Symbol hygiene: luarocks' flags hide nothing, so the sources hide what
+-- they must themselves (csrc/config.h for the core,
 -- bindings/lua/lmonostamp.h for the binding): a plain `luarocks make`
--- exports luaopen_monostamp_core alone.  tools/check-lua-exports.sh builds a
+-- exports luaopen_monostamp_core alone.  tools/checks/check-lua-exports.sh builds a
 -- rock in a scratch copy of the tree and checks exactly that (docs/lua.md
 -- says why it matters: a host that links libmonostamp too).
 rockspec_format = "3.0"
@@ -43,92 +45,27 @@ dependencies = {
 }
 
 build = {
-   type = "builtin",
-   modules = {
-      -- require "monostamp": a one-line Lua file that loads the C part.
-      monostamp = "bindings/lua/monostamp.lua",
-      -- The C part, built to monostamp/core.so (never monostamp.so in the
-      -- source root, where Python's `import monostamp` would find it).
-      ["monostamp.core"] = {
-         sources = {
-            "bindings/lua/lclock.c",
-            "bindings/lua/lmonostamp.c",
-            "bindings/lua/lsleep.c",
-            "csrc/binding_rules.c",
-            "csrc/calendar.c",
-            "csrc/clock.c",
-            "csrc/clock_setup.c",
-            "csrc/clock_share.c",
-            "csrc/default_clock.c",
-            "csrc/host_text.c",
-            "csrc/iso8601.c",
-            "csrc/names.c",
-            "csrc/options.c",
-            "csrc/os_posix.c",
-            "csrc/os_posix_files.c",
-            "csrc/os_posix_guard.c",
-            "csrc/os_windows.c",
-            "csrc/os_windows_files.c",
-            "csrc/sleep.c",
-            "csrc/sleep_finish.c",
-            "csrc/learned.c",
-            "csrc/state_file.c",
-            "csrc/tzif.c",
-            "csrc/tzrule.c",
-            "csrc/uuid7.c",
-            "csrc/zone.c",
-            "csrc/zone_probe.c",
-            "csrc/zone_source.c",
-            "csrc/zone_suggest.c",
-            "csrc/zone_window.c",
-         },
-         incdirs = { "csrc" },
-         defines = { "_POSIX_C_SOURCE=200809L", "_DEFAULT_SOURCE" },
-         libraries = { "pthread" },
+   type = "command",
+   build_command = [[sh tools/lua/build-rock.sh "$(CC)" "$(CFLAGS)" "$(LIBFLAG)" "$(LUA_INCDIR)"]],
+   install = {
+      lua = {
+         -- require "monostamp": a one-line Lua file that loads the C part.
+         monostamp = "bindings/lua/monostamp.lua",
+         -- LuaJIT / OpenResty: require "monostamp.ffi" (docs/lua.md).
+         ["monostamp.ffi"] = "bindings/lua/monostamp/ffi.lua",
+         ["monostamp.cdef"] = "bindings/lua/monostamp/cdef.lua",
+         ["monostamp.ffi_clock"] = "bindings/lua/monostamp/ffi_clock.lua",
+         ["monostamp.testing"] = "bindings/lua/monostamp/testing.lua",
+         -- The Lua spin that ends every sleep, for monostamp and monostamp.ffi.
+         ["monostamp.sleep_finish"] = "bindings/lua/monostamp/sleep_finish.lua",
       },
-      -- Not a Lua module: the plain C library (libmonostamp.so, exporting
-      -- the monostamp_* API) for monostamp.ffi under LuaJIT, installed as
-      -- lib/lua/<version>/monostamp/libmonostamp.so, where ffi.lua looks.
-      ["monostamp.libmonostamp"] = {
-         sources = {
-            "csrc/binding_rules.c",
-            "csrc/calendar.c",
-            "csrc/clock.c",
-            "csrc/clock_setup.c",
-            "csrc/clock_share.c",
-            "csrc/default_clock.c",
-            "csrc/host_text.c",
-            "csrc/iso8601.c",
-            "csrc/names.c",
-            "csrc/options.c",
-            "csrc/os_posix.c",
-            "csrc/os_posix_files.c",
-            "csrc/os_posix_guard.c",
-            "csrc/os_windows.c",
-            "csrc/os_windows_files.c",
-            "csrc/sleep.c",
-            "csrc/sleep_finish.c",
-            "csrc/learned.c",
-            "csrc/state_file.c",
-            "csrc/tzif.c",
-            "csrc/tzrule.c",
-            "csrc/uuid7.c",
-            "csrc/zone.c",
-            "csrc/zone_probe.c",
-            "csrc/zone_source.c",
-            "csrc/zone_suggest.c",
-            "csrc/zone_window.c",
-         },
-         incdirs = { "csrc" },
-         defines = { "MONOSTAMP_EXPORTS", "_POSIX_C_SOURCE=200809L", "_DEFAULT_SOURCE" },
-         libraries = { "pthread" },
+      lib = {
+         -- The C part: bindings/lua/*.c and csrc/*.c.
+         ["monostamp.core"] = "build/luarocks/monostamp/core.so",
+         -- Not a Lua module: the plain C library (libmonostamp.so, exporting
+         -- the monostamp_* API) for monostamp.ffi under LuaJIT, installed as
+         -- lib/lua/<version>/monostamp/libmonostamp.so, where ffi.lua looks.
+         ["monostamp.libmonostamp"] = "build/luarocks/monostamp/libmonostamp.so",
       },
-      -- LuaJIT / OpenResty: require "monostamp.ffi" (docs/lua.md).
-      ["monostamp.ffi"] = "bindings/lua/monostamp/ffi.lua",
-      ["monostamp.cdef"] = "bindings/lua/monostamp/cdef.lua",
-      ["monostamp.ffi_clock"] = "bindings/lua/monostamp/ffi_clock.lua",
-      ["monostamp.testing"] = "bindings/lua/monostamp/testing.lua",
-      -- The Lua spin that ends every sleep, for monostamp and monostamp.ffi.
-      ["monostamp.sleep_finish"] = "bindings/lua/monostamp/sleep_finish.lua",
    },
 }

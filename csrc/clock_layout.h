@@ -82,6 +82,12 @@ typedef struct monostamp__clock {
     _Atomic int64_t max_lead_seen_ns; /* of the slow runs before the latest */
     _Atomic uint64_t lead_waits;
     _Atomic uint64_t lead_errors;
+    /* How much of stamps (readings), duplicates and backward_steps the
+     * clock has added to a state file's counts already (clock_counts.c):
+     * each count is published once, into whichever file. */
+    _Atomic uint64_t published_stamps;
+    _Atomic uint64_t published_repeats;
+    _Atomic uint64_t published_backward;
     /* The highest anchor the clock's state had at its checkpoints: kept
      * here too, so that a state file whose bytes were lost (truncated,
      * overwritten) still gives the reference a raise counts from. */

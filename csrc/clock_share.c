@@ -319,8 +319,13 @@ int monostamp__clock_share(monostamp__clock *clock, const char *path, int trust_
     guard(mapping, size);
     /* Counted once the file is mapped, whether or not a stamp follows. */
     atomic_fetch_add_explicit(cell + MONOSTAMP__STATE_JOINS, 1, RELAXED);
-    if (clock->watch != NULL)
+    if (clock->watch != NULL) {
         lock_watch(watch, &held);
+        /* What it counted on the file it leaves goes there. */
+        monostamp__clock_publish(clock, monostamp__state_counts(watch->mapping));
+    } else {
+        monostamp__clock_forget_counts(clock);
+    }
     /* A move the caller asked for (monostamp_default_share): the state left
      * behind stays valid for whoever else is on it (a fork child on the
      * default page), so it is not retired, only joined from. */
@@ -538,6 +543,9 @@ static int checkpoint(monostamp__clock *clock, int64_t reading)
         return MONOSTAMP_OK;
     }
     atomic_store_explicit(&clock->recheck_at_ns, next_check(reading), RELAXED);
+    /* The rare path: what the clock counted since its last checkpoint
+     * goes into the file's counts (clock_counts.c). */
+    monostamp__clock_publish(clock, monostamp__state_counts(watch->mapping));
     /* The path as opened, through whatever directory it leads to now. */
     int moved = monostamp__os_place_id(watch->place, &now) != MONOSTAMP_OK ||
                 !same_file(&now, &watch->id);
@@ -573,11 +581,22 @@ int monostamp__clock_rejoin(monostamp__clock *clock, _Atomic int64_t *seen)
     return rc;
 }
 
+int monostamp__clock_publish_shared(monostamp__clock *clock)
+{
+    struct monostamp__state_watch *watch = clock->watch;
+    monostamp__os_signals held;
+    lock_watch(watch, &held);
+    monostamp__clock_publish(clock, monostamp__state_counts(watch->mapping));
+    unlock_watch(watch, &held);
+    return MONOSTAMP_OK;
+}
+
 void monostamp__clock_unshare(monostamp__clock *clock)
 {
     struct monostamp__state_watch *watch = clock->watch;
     if (watch == NULL)
         return;
+    monostamp__clock_publish(clock, monostamp__state_counts(watch->mapping));
     monostamp__os_unguard(watch->mapping);
     monostamp__state_close(watch->mapping, watch->mapping_size);
     while (watch->retired != NULL) {

@@ -66,7 +66,20 @@ int monostamp__clock_recover(monostamp__clock *clock, _Atomic int64_t *cell);
  * Safe with stamps under way. */
 void monostamp__clock_adopt(monostamp__clock *clock, _Atomic int64_t *cell);
 
-/* Unmaps every state the clock mapped and forgets the path; for destroy. */
+/* Adds what the clock counted and has not published yet to the state
+ * file counts `counts` (monostamp__state_counts; clock_counts.c). */
+void monostamp__clock_publish(monostamp__clock *clock, _Atomic uint64_t *counts);
+
+/* Takes everything the clock counted so far as published: what a clock
+ * counted before it joined a file belongs to no file. */
+void monostamp__clock_forget_counts(monostamp__clock *clock);
+
+/* monostamp__clock_publish into the file the shared clock is on now (the
+ * watch held, so the file cannot change under it).  MONOSTAMP_OK. */
+int monostamp__clock_publish_shared(monostamp__clock *clock);
+
+/* Unmaps every state the clock mapped and forgets the path; for destroy.
+ * Publishes the clock's counts into the file it is on first. */
 void monostamp__clock_unshare(monostamp__clock *clock);
 
 MONOSTAMP__HIDDEN_END

@@ -15,7 +15,8 @@
 
 /* POSIX 2008 plus the BSD/GNU extras glibc hides under _DEFAULT_SOURCE
  * (MAP_ANONYMOUS, CLOCK_REALTIME_COARSE, st_mtim).  A build that sets its
- * own (say -D_GNU_SOURCE) keeps it. */
+ * own (say -D_GNU_SOURCE) keeps it.  The one place these are written: the
+ * Makefile reads them here for the tests' and benchmarks' files. */
 #if !defined(_WIN32)
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -39,7 +40,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "monostamp.h"
+#include "monostamp_host.h"
 
 /*
  * Every internal header wraps its declarations in MONOSTAMP__HIDDEN_BEGIN
@@ -85,9 +86,13 @@
 #if defined(__GNUC__)
 #define MONOSTAMP__HAVE_CONSTRUCTOR 1
 #define MONOSTAMP__CONSTRUCTOR __attribute__((constructor))
+/* And its twin at exit (and unload): the default clock publishes its
+ * counts into its state file (clock_counts.c). */
+#define MONOSTAMP__DESTRUCTOR __attribute__((destructor))
 #else
 #define MONOSTAMP__HAVE_CONSTRUCTOR 0
 #define MONOSTAMP__CONSTRUCTOR
+#define MONOSTAMP__DESTRUCTOR
 #endif
 
 #if defined(_MSC_VER) && !defined(__clang__)

@@ -28,6 +28,26 @@ static int default_rc;
 /* Set (release) once default_clock is made, to skip the once call. */
 static atomic_bool default_ready;
 
+/* The default clock of a process on a state file adds what it counted
+ * since its last checkpoint to the file's counts: at exit (a process that
+ * ends with _exit() leaves them at its last checkpoint), and before a
+ * fork(), so that a child, whose copy of the counters holds its parent's,
+ * does not publish them a second time. */
+static void publish_default(void)
+{
+    if (atomic_load_explicit(&default_ready, memory_order_acquire) &&
+        default_rc == MONOSTAMP_OK && clock_of(&default_clock)->watch != NULL)
+        (void)monostamp__clock_publish_shared(clock_of(&default_clock));
+}
+
+#if MONOSTAMP__HAVE_CONSTRUCTOR
+static void publish_default_at_exit(void) MONOSTAMP__DESTRUCTOR;
+static void publish_default_at_exit(void)
+{
+    publish_default();
+}
+#endif
+
 static void init_default_clock(void)
 {
     monostamp_options options;
@@ -52,6 +72,8 @@ static void init_default_clock(void)
     }
     default_rc = rc;
     atomic_store_explicit(&default_ready, 1, memory_order_release);
+    if (rc == MONOSTAMP_OK)
+        monostamp__os_atfork(publish_default, NULL, NULL);
 }
 
 #if MONOSTAMP__HAVE_CONSTRUCTOR
@@ -62,6 +84,7 @@ static void make_default_clock_at_load(void)
     monostamp__os_once(&default_once, init_default_clock);
 }
 #endif
+
 
 int monostamp_default_clock(monostamp_clock **out)
 {

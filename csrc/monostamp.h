@@ -19,6 +19,9 @@
  *     number of threads may call it at once, on one object or several.
  *   - This header is C99, C11 and C++11 or later: no atomics, no
  *     layouts; clocks are opaque storage of a stated size.
+ *   - What only a binding for a host language needs (its sleep's plan, the
+ *     sentences of its errors, the rules at its edge) is in
+ *     monostamp_host.h, which includes this one.
  */
 #ifndef MONOSTAMP_H
 #define MONOSTAMP_H
@@ -53,26 +56,48 @@ extern "C" {
 
 /* ---------------------------------------------------------------- errors */
 
+/* The core's own codes, one table: XX(name, value, message), in libuv's
+ * UV_ERRNO_MAP manner.  The enum below, monostamp_strerror's sentences and
+ * the names a binding shows (monostamp_host.h) are all made from it.  -5 is
+ * retired: OS failures are MONOSTAMP_EOS(err) below.
+ *   EINVAL    an argument is outside its domain
+ *   ERANGE    a result would not fit in int64 ns or years 1..9999
+ *   ENOTSUP   the operation does not apply to this clock's source
+ *   ELEAD     the stamp would lead its source by more than max_lead_ns
+ *   EFOREIGN  a shared state file that is not monostamp's, or truncated
+ *   EVERSION  a shared state file of another layout version
+ *   ENOZONE   an unknown, unreadable or malformed time zone
+ *   EUNSAFE   a state file another user could write: a symbolic link,
+ *             owned by someone else, or writable by group or others
+ *   EINTR     a wait for the lead bound cut short by the clock's waiter
+ *             (monostamp_clock_set_waiter)
+ *   EPOLICY   the clock's policy does not make stamps unique, and the
+ *             operation needs it (monostamp_clock_take)
+ *   ENOTV7    16 bytes or text that are not a UUIDv7 monostamp made
+ *   EEXIST    monostamp_state_file_create found a file at the path */
+#define MONOSTAMP_ERRNO_MAP(XX) \
+    XX(EINVAL, -1, "invalid argument") \
+    XX(ERANGE, -2, "value out of range") \
+    XX(ENOTSUP, -3, "operation not supported by this clock's source") \
+    XX(ELEAD, -4, "stamp would lead its source by more than max_lead_ns") \
+    XX(EFOREIGN, -6, "not a monostamp state file, or truncated") \
+    XX(EVERSION, -7, "monostamp state file of another version") \
+    XX(ENOZONE, -8, "unknown or malformed time zone") \
+    XX(ESYNTAX, -9, "malformed ISO 8601 text") \
+    XX(ENOMEM, -10, "out of memory") \
+    XX(EUNSAFE, -11, "state file another user could write (a symbolic link, not owned by " \
+                     "you, or writable by group or others)") \
+    XX(EINTR, -12, "interrupted while waiting for the lead bound") \
+    XX(EPOLICY, -13, "the clock's policy does not make stamps unique") \
+    XX(ENOTV7, -14, "not a UUIDv7 made by monostamp (version, variant or fraction bits)") \
+    XX(EEXIST, -15, "a file is already at the path of a state file to create")
+
 enum {
     MONOSTAMP_OK = 0,
-    MONOSTAMP_EINVAL = -1,    /* an argument is outside its domain */
-    MONOSTAMP_ERANGE = -2,    /* a result would not fit in int64 ns or years 1..9999 */
-    MONOSTAMP_ENOTSUP = -3,   /* the operation does not apply to this clock's source */
-    MONOSTAMP_ELEAD = -4,     /* the stamp would lead its source by more than max_lead_ns */
-    /* -5 is retired: OS failures are MONOSTAMP_EOS(err) below. */
-    MONOSTAMP_EFOREIGN = -6,  /* a shared state file that is not monostamp's, or truncated */
-    MONOSTAMP_EVERSION = -7,  /* a shared state file of another layout version */
-    MONOSTAMP_ENOZONE = -8,   /* an unknown, unreadable or malformed time zone */
-    MONOSTAMP_ESYNTAX = -9,   /* malformed ISO 8601 text */
-    MONOSTAMP_ENOMEM = -10,   /* out of memory */
-    MONOSTAMP_EUNSAFE = -11,  /* a state file another user could write: a symbolic link,
-                                 owned by someone else, or writable by group or others */
-    MONOSTAMP_EINTR = -12,    /* a wait for the lead bound was cut short by the clock's
-                                 waiter (monostamp_clock_set_waiter) */
-    MONOSTAMP_EPOLICY = -13,  /* the clock's policy does not make stamps unique, and the
-                                 operation needs it (monostamp_clock_take) */
-    MONOSTAMP_ENOTV7 = -14,   /* 16 bytes or text that are not a UUIDv7 monostamp made */
-    MONOSTAMP_EEXIST = -15    /* monostamp_state_file_create found a file at the path */
+#define MONOSTAMP__XX(name, value, message) MONOSTAMP_##name = value,
+    MONOSTAMP_ERRNO_MAP(MONOSTAMP__XX)
+#undef MONOSTAMP__XX
+    MONOSTAMP__ELAST = -16  /* below the last code: no code, ends the list */
 };
 
 /* A failed OS call: -(MONOSTAMP_EOS_BASE + err), where err is the errno
@@ -84,23 +109,6 @@ enum {
 /* The OS error number inside `code` if it is a MONOSTAMP_EOS code, else 0.
  * Thread-safe. */
 MONOSTAMP_API int monostamp_os_errno(int code);
-/* The POSIX errno (<errno.h>) of a MONOSTAMP_EOS code, else 0: on POSIX
- * what monostamp_os_errno gives; on Windows the C runtime's errno for the
- * Windows code inside, as the runtime maps its own failures
- * (ERROR_FILE_NOT_FOUND and ERROR_PATH_NOT_FOUND are ENOENT,
- * ERROR_ACCESS_DENIED is EACCES, ...), or 0 for a Windows code no errno
- * fits.  For hosts whose convention is errno on every system (Lua's
- * io.open).  Thread-safe. */
-MONOSTAMP_API int monostamp_errno_of(int code);
-
-/* 1 if `code`, from a call given a state file (a clock's shared_path,
- * MONOSTAMP_SHARED, monostamp_state_file_create, monostamp_default_share),
- * is the file's doing, so that a message should name the file: an OS
- * failure (the file or its directory could not be opened, mapped or
- * locked), MONOSTAMP_EFOREIGN, MONOSTAMP_EVERSION, MONOSTAMP_EUNSAFE or
- * MONOSTAMP_EEXIST.  0 for every other code (the options, the zone, memory,
- * success).  Thread-safe. */
-MONOSTAMP_API int monostamp_state_file_fault(int code);
 
 /* A human-readable sentence for `code`: static text for monostamp's own
  * codes ("unknown error" for codes this version does not know), the OS's
@@ -132,12 +140,6 @@ MONOSTAMP_API const char *monostamp_policy_name(int policy);
 /* Looks a Squeak name up; MONOSTAMP_EINVAL if `name` is none of the four. */
 MONOSTAMP_API int monostamp_policy_from_name(const char *name,
                                              monostamp_policy *out);
-/* The policy's constant above without its prefix
- * ("MONOTONIC_FORCE_NANOSECOND_INCREMENT", ...): the name a binding's
- * enumeration gives the policy (Python's monostamp.Policy members), or NULL
- * if `policy` is not a policy.  Thread-safe. */
-MONOSTAMP_API const char *monostamp_policy_constant(int policy);
-
 /* -------------------------------------------------------------- sources */
 
 typedef enum monostamp_source {
@@ -317,17 +319,10 @@ MONOSTAMP_API void monostamp_options_init(monostamp_options *options);
  * 0, or MONOSTAMP_EINVAL with *bad_field (if not NULL) set to the name of
  * the first field that is wrong ("policy", "source", "on_lead",
  * "max_lead_ns", "start_ns", "zone", "shared_path"); the field's value is
- * the caller's to show.  The zone is checked for length only, the file
+ * the caller's to show, the rule monostamp_options_rule's (monostamp_host.h).  The zone is checked for length only, the file
  * not at all.  Thread-safe. */
 MONOSTAMP_API int monostamp_options_check(const monostamp_options *options,
                                           const char **bad_field);
-/* The rule a field named by monostamp_options_check() broke, as a phrase
- * to follow the field's name and value: "must be >= 0" for
- * "max_lead_ns", say; NULL for a name that is not a field.  Bindings build
- * their message from the two, so every rule is written once, here.
- * Thread-safe. */
-MONOSTAMP_API const char *monostamp_options_rule(const char *field);
-
 /* The counters a clock keeps, cumulative since the clock began.  They cost
  * no locked instruction, so they are exact while one thread at a time uses
  * the clock and lower bounds when threads race on it. */
@@ -402,24 +397,6 @@ MONOSTAMP_API int monostamp_now(monostamp_clock *clock, monostamp_stamp *out);
 /* The next stamp's instant alone (no offset work): same rules as
  * monostamp_now, one sequence with it.  Thread-safe. */
 MONOSTAMP_API int monostamp_time_ns(monostamp_clock *clock, int64_t *out_ns);
-
-/* Flags of monostamp_draw(). */
-#define MONOSTAMP_DRAW_US 1u     /* the µs grain, as monostamp_now_us / monostamp_time_us */
-#define MONOSTAMP_DRAW_OFFSET 2u /* the offset too, as monostamp_now; else offset_s is 0 */
-
-/* A stamp as monostamp_now, monostamp_time_ns, monostamp_now_us or
- * monostamp_time_us make it (chosen by `flags`), one sequence with them,
- * under a lead bound of the call's own: `max_lead_ns` where it is tighter
- * than the clock's (0: the clock's own).  For a host that promises its own
- * callers a tighter bound on a clock others draw from too, such as
- * Python's patch() on the default clock.  Waits or fails as the clock's
- * on_lead says; under "wait", a call that has waited as long as one call
- * may (max_lead_ns + MONOSTAMP_LEAD_WAIT_MARGIN_NS of the clock) for the
- * tighter bound gets a stamp within the clock's own bound instead of
- * failing.  MONOSTAMP_EINVAL for a negative bound or unknown flags;
- * otherwise errors as for monostamp_now.  Thread-safe. */
-MONOSTAMP_API int monostamp_draw(monostamp_clock *clock, unsigned flags, int64_t max_lead_ns,
-                                 monostamp_stamp *out);
 
 /* The next stamp at whole-microsecond granularity, drawn from the same
  * state as monostamp_now: for values that hold no finer time (a Python
@@ -539,6 +516,30 @@ typedef struct monostamp_state_info {
  * empty argument.  The three values are read one by one, not as a
  * snapshot.  Thread-safe. */
 MONOSTAMP_API int monostamp_state_file_info(const char *path, monostamp_state_info *out);
+
+/* What the clocks on a state file counted, summed over every clock of any
+ * process that published into it (monostamp_clock_publish). */
+typedef struct monostamp_counts {
+    uint64_t stamps;         /* stamps handed out */
+    uint64_t repeats;        /* of them, made from a reading (at the caller's grain) not
+                                above the last stamp: repeats without monostamp */
+    uint64_t backward_steps; /* readings below their clock's previous reading */
+    int64_t largest_lead_ns; /* the largest lead of a stamp over its reading (>= 0) */
+} monostamp_counts;
+/* Reads the counts of the state file at `path`, with the errors of
+ * monostamp_state_file_info; they are numbers any process on the file may
+ * have written, not checked further.  Thread-safe. */
+MONOSTAMP_API int monostamp_state_file_counts(const char *path, monostamp_counts *out);
+/* Adds what `clock` counted and has not published yet to the counts of the
+ * state file at `path` (NULL: the file the clock shares), so each count is
+ * published once; a shared clock also does so itself at its checkpoints
+ * (every few ms of readings), when it leaves its file and, the default
+ * clock, at exit; what a clock counted before it joined its file is not
+ * published there.  MONOSTAMP_ENOTSUP for NULL on a clock that shares no
+ * file, MONOSTAMP_EINVAL for an empty path or a destroyed clock, else the
+ * errors of a clock's shared_path (a missing file is not created).
+ * Thread-safe. */
+MONOSTAMP_API int monostamp_clock_publish(monostamp_clock *clock, const char *path);
 
 /* Moves the default clock onto the state file at `path` (created if
  * absent), as if MONOSTAMP_SHARED had named it when the library loaded: for
@@ -675,14 +676,6 @@ MONOSTAMP_API int monostamp_format_iso8601(char *buf, size_t size,
                                            int64_t utc_ns, int32_t offset_s,
                                            int digits, int use_z);
 
-/* The precision Python's datetime.isoformat(timespec=) names, for
- * monostamp_format_iso8601 of `utc_ns`: "hours", "minutes", "seconds" (0
- * digits), "milliseconds" (3), "microseconds" (6), "nanoseconds" (9), or
- * "auto" (9 digits, none for a whole second).  0 and *out_digits, or
- * MONOSTAMP_EINVAL for another name.  Thread-safe. */
-MONOSTAMP_API int monostamp_iso8601_timespec(const char *name, int64_t utc_ns,
-                                             int *out_digits);
-
 /* Where and why a parse failed. */
 typedef struct monostamp_parse_error {
     size_t position;     /* byte offset into the text */
@@ -717,201 +710,8 @@ MONOSTAMP_API int64_t monostamp_monotonic_ns(void);
 /* The tolerance used when a binding is given none. */
 #define MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS 50000
 
-/*
- * A sleep finished in a host language (the bindings' sleeps).  The core
- * wakes within a fraction of a us of its deadline, but an interpreter's
- * code runs later after a long sleep (its way back is cold).  So a
- * binding's sleep is a plan of steps: the core sleeps to a learned *lead*
- * before the deadline, then the host spins in its own language to the
- * deadline, which keeps the caller's code on time (docs/sleep.md).  The
- * lead is learned here per band of lengths, one table per copy of the core
- * (so per binding: each embeds its own), shared by its threads (atomics).
- *
- * The binding reads the clock first (monostamp_monotonic_ns), checks its
- * arguments, calls monostamp_sleep_begin, then does what each step says,
- * calling monostamp_sleep_step after each MONOSTAMP_SLEEP_NAP:
- *
- *   MONOSTAMP_SLEEP_NAP   monostamp_sleep_until(until_ns, until_tolerance_ns)
- *                         (its lock released; a scheduler may wait instead),
- *                         run the host's signal handlers or hooks, then step
- *                         with a new reading.  At most 50 ms each, so that
- *                         the host can be interrupted.  After a nap with
- *                         `last_nap` set the reading measures the host's way
- *                         back: take it in the host language, first thing.
- *   MONOSTAMP_SLEEP_WARM  take once the path the sleep's end will take (the
- *                         binding's own sleep to a past deadline), then spin.
- *   MONOSTAMP_SLEEP_SPIN  spin in the host language until a reading of the
- *                         monotonic clock >= deadline_ns: the only exit, so
- *                         the sleep is never early.
- *   MONOSTAMP_SLEEP_DONE  return to the caller.
- */
-typedef struct monostamp_sleep_plan {
-    int64_t deadline_ns;        /* the sleep's deadline, as begun */
-    int64_t until_ns;           /* NAP: sleep to this, */
-    int64_t until_tolerance_ns; /* at this tolerance */
-    int last_nap;               /* NAP: the core's part ends with this one */
-    /* Private to the core. */
-    int band_;
-    int stage_;
-    int64_t target_ns_, target_tolerance_ns_;
-} monostamp_sleep_plan;
-
-/* The steps (what monostamp_sleep_begin and _step return). */
-enum {
-    MONOSTAMP_SLEEP_DONE = 0,
-    MONOSTAMP_SLEEP_NAP = 1,
-    MONOSTAMP_SLEEP_SPIN = 2,
-    MONOSTAMP_SLEEP_WARM = 3
-};
-
-/* The bounds of the learned lead, in ns. */
-#define MONOSTAMP_SLEEP_LEAD_MIN_NS 15000
-#define MONOSTAMP_SLEEP_LEAD_MAX_NS 250000
-
-/* Begins a sleep to `deadline_ns` at `tolerance_ns` (>= 0, checked by the
- * caller) from `now_ns`, the binding's first reading; returns the first
- * step.  `finish` 0: no lead and no spin, the core alone to the deadline at
- * the tolerance (still in naps of at most 50 ms).  Thread-safe. */
-MONOSTAMP_API int monostamp_sleep_begin(monostamp_sleep_plan *plan,
-                                        int64_t deadline_ns,
-                                        int64_t tolerance_ns, int64_t now_ns,
-                                        int finish);
-/* The step after a nap, from `now_ns`, a reading taken since.  A plan
- * belongs to one sleep, in one thread; the leads it feeds are shared. */
-MONOSTAMP_API int monostamp_sleep_step(monostamp_sleep_plan *plan,
-                                       int64_t now_ns);
-
-/* ------------------------------------------------- text for the bindings */
-
-/* The short name of one of the core's own codes ("EINVAL" for
- * MONOSTAMP_EINVAL, ..., "EEXIST"), or NULL for success, a retired or
- * unknown code and the MONOSTAMP_EOS codes: a host lists its constants by
- * asking for -1 down to -(MONOSTAMP_EOS_BASE - 1).  Thread-safe. */
-MONOSTAMP_API const char *monostamp_error_name(int code);
-/* Writes what `clock` was made with, NUL-terminated, into `buf`: "source,
- * policy, zone 'name'" ('local' for the local zone), then ", max_lead_ns N
- * action" when it has a lead bound and ", shared" when it shares a state
- * file; as "manual, monotonicForceNanosecondIncrement, zone 'UTC'".  Returns
- * the length; MONOSTAMP_ERANGE if cut short to fit `size` (128 bytes plus
- * the zone's name always fit), MONOSTAMP_EINVAL for a NULL `buf` or a
- * `size` of 0.  Thread-safe as the clock's getters are. */
-MONOSTAMP_API int monostamp_clock_describe(const monostamp_clock *clock, char *buf,
-                                           size_t size);
-/* Writes the sentence for a zone name monostamp_zone_open refused with
- * MONOSTAMP_ENOZONE: "zone 'X' is not a zone this machine knows -- did you
- * mean 'Y'?" with monostamp_zone_suggest's name, else "-- give 'UTC', an
- * IANA name such as 'Europe/Berlin' or a POSIX TZ string" (an em dash,
- * UTF-8, for "--").  Returns the length; MONOSTAMP_ERANGE if cut short
- * (2 * MONOSTAMP_ZONE_NAME_MAX + 128 bytes always fit), MONOSTAMP_EINVAL for
- * a NULL argument or a `size` of 0.  Walks the zone database as
- * monostamp_zone_suggest does: for error messages.  Thread-safe. */
-MONOSTAMP_API int monostamp_zone_unknown(const char *name, char *buf, size_t size);
-/* Writes the sentence for `code`, a failure of `call` on `clock`:
- * "take" (monostamp_clock_take, `value` its n) or a manual move ("set",
- * "advance" or the binding's name for one; `value` its ns), and returns the
- * argument to blame: 2 the value ("n=0 must be >= 1", "n=N stamps would
- * pass the int64 range", "advance by N ns would overflow the manual
- * reading"), 1 the clock ("set needs a clock with source 'manual', this
- * one's is 'realtime'"), 0 neither: the clock's state, with "the clock's
- * policy P allows equal stamps, so it has no blocks" for take's
- * MONOSTAMP_EPOLICY and "" for every other code.  Cut short to fit `size`
- * (160 bytes always fit); MONOSTAMP_EINVAL for a NULL argument or a `size`
- * of 0.  Thread-safe as the clock's getters are. */
-MONOSTAMP_API int monostamp_clock_fault(const monostamp_clock *clock, const char *call, int code,
-                                        int64_t value, char *buf, size_t size);
-/* Writes the context a message names for `code`, a failure of the default
- * clock, when the state file MONOSTAMP_SHARED names is to blame
- * (monostamp_state_file_fault): "MONOSTAMP_SHARED=path", the variable as
- * getenv gives it now.  Returns the length; 0 (and "" in `buf`) when the
- * file is not to blame or the variable is unset or empty: the binding then
- * names the call.  MONOSTAMP_ERANGE if cut short (17 bytes plus the path
- * always fit), MONOSTAMP_EINVAL for a NULL `buf` or a `size` of 0.
- * Thread-safe as getenv is. */
-MONOSTAMP_API int monostamp_default_context(int code, char *buf, size_t size);
-
-/* Writes the names the options field `field` takes (monostamp_option_name's,
- * in value order), each in single quotes, joined by ", ": for "on_lead"
- * "'wait', 'error'", the end of a binding's "must be one of ..." message.
- * Returns the length; MONOSTAMP_ERANGE if cut short (256 bytes always fit),
- * MONOSTAMP_EINVAL for a field without names, a NULL `buf` or a `size` of 0
- * (then "" when `buf` can hold it).  Thread-safe. */
-MONOSTAMP_API int monostamp_option_names(const char *field, char *buf, size_t size);
-
-/* ------------------------------------------------- rules at a binding's edge */
-
-/* The name of `value` for the options field `field` ("policy": its Squeak
- * name, "source", "on_lead"), as monostamp_policy_name and its kin give it;
- * NULL past the last value or for another field.  A binding lists a
- * field's names for a message with value 0, 1, ... up to the NULL.
- * Thread-safe. */
-MONOSTAMP_API const char *monostamp_option_name(const char *field, int value);
-/* The value the name `name` gives the options field `field`: one of
- * monostamp_option_name's names, or for "policy" also its constant's name
- * ("MONOTONIC_FORCE_NANOSECOND_INCREMENT", monostamp_policy_constant), the
- * name a binding's enumeration gives it.  0 and *out, or MONOSTAMP_EINVAL
- * for an unknown name or field.  Thread-safe. */
-MONOSTAMP_API int monostamp_option_from_name(const char *field, const char *name, int *out);
-
-/* 0 if `offset_s` seconds east of UTC is an offset a stamp may carry:
- * strictly within a day (|offset_s| < 86400); else MONOSTAMP_ERANGE.
- * Pure; thread-safe. */
-MONOSTAMP_API int monostamp_offset_check(int64_t offset_s);
-/* The UTC offset a zone applied to make wall time `local` of the instant
- * whose UTC wall time is `utc`: 0 and *out_offset_s, or MONOSTAMP_EINVAL
- * unless the two share their nanosecond and differ by an offset
- * monostamp_offset_check accepts.  Pure; thread-safe. */
-MONOSTAMP_API int monostamp_wall_offset(const monostamp_wall *local, const monostamp_wall *utc,
-                                        int32_t *out_offset_s);
-/* The instant of wall time `w` (year .. second and nanosecond) at
- * `offset_s`, as int64 ns since the epoch: monostamp_wall_seconds less the
- * offset, then monostamp_ns_from_seconds (MONOSTAMP_ERANGE outside int64
- * ns, MONOSTAMP_EINVAL for a nanosecond outside 0..999999999 or a NULL
- * `w`).  Pure; thread-safe. */
-MONOSTAMP_API int monostamp_wall_instant(const monostamp_wall *w, int32_t offset_s,
-                                         int64_t *out_ns);
-
-/* What to add to a message for `code`, from a call given the state file
- * `path`: when the code is ENOENT and the directory part of `path` does
- * not exist, "its directory does not exist -- create the directory first;
- * ..." (static text, " -- " a dash), since a state file is created if
- * absent but its directory is not; else NULL.  NULL on Windows, whose own
- * sentence for a missing directory says so.  Reads the file system (one
- * stat); thread-safe. */
-MONOSTAMP_API const char *monostamp_state_file_hint(int code, const char *path);
-
-/* A binding's sleep checked and its deadline made: `ns` from `now_ns` when
- * `is_duration` (sleep_ns(ns, tolerance_ns)), else `ns` itself, any
- * deadline (sleep_until_ns).  0 and *out_deadline_ns; MONOSTAMP_EINVAL for
- * a negative duration or tolerance, MONOSTAMP_ERANGE for a deadline past
- * INT64_MAX, with *bad_arg the argument at fault (1: `ns`, 2:
- * `tolerance_ns`) and `why` (if not NULL; cut short to fit `size`) its
- * sentence: "ns must be >= 0, not -1", "tolerance_ns must be >= 0, not -1"
- * or "a sleep of N ns ends past the monotonic clock's range" (96 bytes
- * always fit).  Pure; thread-safe. */
-MONOSTAMP_API int monostamp_sleep_deadline(int64_t now_ns, int64_t ns, int is_duration,
-                                           int64_t tolerance_ns, int64_t *out_deadline_ns,
-                                           int *bad_arg, char *why, size_t size);
-/* A binding's isoformat(utc_ns, offset_s, digits, use_z):
- * monostamp_format_iso8601 with `offset_s` and `digits` as the host gave
- * them (`digits` 0..9 only).  The length, or the code with *bad_arg the
- * argument at fault (1: `utc_ns`, 2: `offset_s`, 3: `digits`; 0: none,
- * `buf` too small) and `why` (if not NULL; cut short to fit `why_size`)
- * its sentence: "offset 4294967296 s out of range" (beyond int32),
- * "digits must be 0..9, not 10", "offset 30 s cannot be written as
- * +hh:mm", "N ns at offset M s is outside the years 1..9999" (128 bytes
- * always fit).  Thread-safe. */
-/* A binding's uuid7_ns(text): the stamp in the UUIDv7 whose canonical
- * text is the `len` bytes at `text` (monostamp_uuid_parse, then
- * monostamp_uuid7_ns).  0 and *out_ns; else MONOSTAMP_EINVAL or
- * MONOSTAMP_ENOTV7, with `why` (if not NULL; cut short to fit `size`) the
- * sentence, the text quoted (its first 40 bytes and "..." if longer): "'x'
- * is not a UUID in canonical 8-4-4-4-12 form", "'...': " and
- * monostamp_strerror's for ENOTV7 (192 bytes always fit).  Thread-safe. */
-MONOSTAMP_API int monostamp_uuid7_text_ns(const char *text, size_t len, int64_t *out_ns,
-                                          char *why, size_t size);
-MONOSTAMP_API int monostamp_isoformat(char *buf, size_t size, int64_t utc_ns, int64_t offset_s,
-                                      int64_t digits, int use_z, int *bad_arg, char *why,
-                                      size_t why_size);
+/* The kit for bindings (a host language's sleep, the sentences of its
+ * errors, the rules at its edge) is in monostamp_host.h. */
 
 #ifdef __cplusplus
 }

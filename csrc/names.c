@@ -1,5 +1,6 @@
-/* names.c: error messages and the names of policies, sources and lead
- * actions: every table of names the bindings show lives here, once. */
+/* names.c: error messages (from MONOSTAMP_ERRNO_MAP) and the names of
+ * policies, sources and lead actions: every table of names the bindings
+ * show lives here or in that map, once. */
 #include "config.h"
 
 #include <string.h>
@@ -35,22 +36,9 @@ const char *monostamp_strerror(int code)
     }
     switch (code) {
     case MONOSTAMP_OK: return "success";
-    case MONOSTAMP_EINVAL: return "invalid argument";
-    case MONOSTAMP_ERANGE: return "value out of range";
-    case MONOSTAMP_ENOTSUP: return "operation not supported by this clock's source";
-    case MONOSTAMP_ELEAD: return "stamp would lead its source by more than max_lead_ns";
-    case MONOSTAMP_EFOREIGN: return "not a monostamp state file, or truncated";
-    case MONOSTAMP_EVERSION: return "monostamp state file of another version";
-    case MONOSTAMP_EINTR: return "interrupted while waiting for the lead bound";
-    case MONOSTAMP_EPOLICY: return "the clock's policy does not make stamps unique";
-    case MONOSTAMP_ENOTV7: return "not a UUIDv7 made by monostamp (version, variant or fraction bits)";
-    case MONOSTAMP_EEXIST: return "a file is already at the path of a state file to create";
-    case MONOSTAMP_EUNSAFE:
-        return "state file another user could write (a symbolic link, not owned by you, "
-               "or writable by group or others)";
-    case MONOSTAMP_ENOZONE: return "unknown or malformed time zone";
-    case MONOSTAMP_ESYNTAX: return "malformed ISO 8601 text";
-    case MONOSTAMP_ENOMEM: return "out of memory";
+#define MESSAGE(name, value, message) case MONOSTAMP_##name: return message;
+    MONOSTAMP_ERRNO_MAP(MESSAGE)
+#undef MESSAGE
     default: return "unknown error";
     }
 }

@@ -26,12 +26,12 @@ static const struct {
     const char *field;
     const char *rule;
 } rules[] = {
-    {"policy", "must be one of acceptPlatformTime, monotonicAllowDuplicates, "
-               "monotonicForceMicrosecondIncrement, monotonicForceNanosecondIncrement"},
-    {"source", "must be one of realtime, realtime_coarse, manual"},
+    {"policy", "must be one of 'acceptPlatformTime', 'monotonicAllowDuplicates', "
+               "'monotonicForceMicrosecondIncrement', 'monotonicForceNanosecondIncrement'"},
+    {"source", "must be one of 'realtime', 'realtime_coarse', 'manual'"},
     {"zone", "must be a zone name of at most " NUMBER_TEXT(MONOSTAMP_ZONE_NAME_MAX) " bytes"},
     {"max_lead_ns", "must be >= 0"},
-    {"on_lead", "must be one of wait, error"},
+    {"on_lead", "must be one of 'wait', 'error'"},
     {"shared_path", "must be a non-empty path"},
     {"start_ns", "is only for the manual source"},
     {"trust_group", "must be 0 or 1"},

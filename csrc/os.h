@@ -1,12 +1,16 @@
 /*
  * os.h: every call the core makes into the operating system, behind one
- * interface (libuv's uv-common.h over src/unix and src/win).  os_posix.c
- * implements it on POSIX; on Windows, os_windows_files.c implements the
- * file system (paths, state files, anonymous shared maps, file ids and
- * whole-file reads) and os_windows.c the rest.  Each file sits inside one
- * top-level #if, so every build compiles all three and the other
- * platform's are empty.  The rest of the core is portable C11 and includes
- * no platform header.
+ * interface (libuv's uv-common.h over src/unix and src/win).  On POSIX,
+ * os_posix_files.c implements the file system (paths, state files,
+ * anonymous shared maps, file ids and whole-file reads), os_posix_guard.c
+ * the truncation guard, os_posix_dirs.c the walks and looks that serve
+ * error messages (the zone database's names, a missing directory) and
+ * os_posix.c the rest; on Windows os_windows_files.c, os_windows_dirs.c
+ * and os_windows.c likewise.  Each file sits inside one top-level #if, so
+ * every build compiles all seven and the other platform's are empty.  The
+ * rest of the core is portable C11: it includes no platform header and
+ * calls no platform function (no stat, opendir or open: only the C
+ * library's portable part).
  *
  * Failures are returned as MONOSTAMP_EOS(err) (the cause travels in the
  * code) or as a named MONOSTAMP_E* code; nothing here leaves a cause in
@@ -364,6 +368,25 @@ int monostamp__os_posix_errno(int err);
 #else
 static inline int monostamp__os_posix_errno(int err) { return err; }
 #endif
+
+/* ------------------------------------------ for error messages alone */
+
+/* Calls visit(ctx, name) for each regular file under the directory
+ * `root` whose first four bytes are `magic`, `name` its path below `root`
+ * with '/' between parts, going at most `depth` directories down and
+ * skipping the top-level directories named in `skipped` (NULL-ended).
+ * For the zone database's names (a zone file starts "TZif"); it reads
+ * what it can and passes over the rest.  Visits nothing on Windows, which
+ * has no zone database. */
+void monostamp__os_zone_walk(const char *root, int depth, const char *const *skipped,
+                             const char *magic, void (*visit)(void *ctx, const char *name),
+                             void *ctx);
+
+/* 1 if the directory that would hold the file `path` (its part before the
+ * last '/') does not exist, or is no directory; 0 if it does, if `path`
+ * has no directory part, or if it cannot be told.  Always 0 on Windows,
+ * whose own sentence for a missing directory says so. */
+int monostamp__os_dir_missing(const char *path);
 
 MONOSTAMP__HIDDEN_END
 

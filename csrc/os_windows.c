@@ -6,7 +6,7 @@
  * whole-file reads) is os_windows_files.c.
  *
  * Built by mingw-w64 and run under Wine by `make test-windows`
- * (tools/test-windows.sh; docs/windows.md says what runs and what is
+ * (tools/windows/test.sh; docs/windows.md says what runs and what is
  * skipped).  XXX: never run on a real Windows yet: Wine implements the
  * calls of both files, but its security descriptors and file sharing are
  * an emulation.  Windows error numbers (GetLastError) travel in

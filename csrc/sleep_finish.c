@@ -75,8 +75,17 @@ static const monostamp__learned leads = {
     LEAD_HEADROOM_NS, LEAD_DECAY, LEAD_JUMP_MAX, lead_ns, lead_seen
 };
 
-/* A plan's stage_: what its core part is (naps to target_ns_ at
- * target_tolerance_ns_ on the last), or OVER once its last step is made. */
+/* The core's part of a plan, in its opaque core_: the band of the lead
+ * learned, the stage, and the target of the naps at its tolerance. */
+#define BAND(p) ((p)->core_[0])
+#define STAGE(p) ((p)->core_[1])
+#define TARGET(p) ((p)->core_[2])
+#define TARGET_TOL(p) ((p)->core_[3])
+_Static_assert(sizeof(monostamp_sleep_plan) == MONOSTAMP_SLEEP_PLAN_SIZE,
+               "monostamp_host.h states the plan's size");
+
+/* A plan's STAGE: what its core part is (naps to TARGET at
+ * TARGET_TOL on the last), or OVER once its last step is made. */
 enum { OVER = 0, TO_LEAD, TO_DEADLINE, ALONE };
 
 /* The next nap toward the core part's target, from `now_ns`. */
@@ -84,13 +93,13 @@ static int next_nap(monostamp_sleep_plan *p, int64_t now_ns)
 {
     /* now_ns < target - SLICE rather than target - now > SLICE: no
      * overflow whatever reading a host passes. */
-    if (p->target_ns_ > INT64_MIN + SLICE_NS && now_ns < p->target_ns_ - SLICE_NS) {
+    if (TARGET(p) > INT64_MIN + SLICE_NS && now_ns < TARGET(p) - SLICE_NS) {
         p->until_ns = now_ns + SLICE_NS;
         p->until_tolerance_ns = SLICE_TOLERANCE_NS;
         p->last_nap = 0;
     } else {
-        p->until_ns = p->target_ns_;
-        p->until_tolerance_ns = p->target_tolerance_ns_;
+        p->until_ns = TARGET(p);
+        p->until_tolerance_ns = TARGET_TOL(p);
         p->last_nap = 1;
     }
     return MONOSTAMP_SLEEP_NAP;
@@ -103,16 +112,16 @@ int monostamp_sleep_begin(monostamp_sleep_plan *p, int64_t deadline_ns, int64_t 
     p->until_ns = deadline_ns;
     p->until_tolerance_ns = 0;
     p->last_nap = 0;
-    p->band_ = 0;
-    p->stage_ = OVER;
+    BAND(p) = 0;
+    STAGE(p) = OVER;
     if (tolerance_ns < 0)
         tolerance_ns = 0;
     if (now_ns >= deadline_ns)
         return MONOSTAMP_SLEEP_DONE; /* also: a far past one, never subtracted from */
-    p->target_ns_ = deadline_ns;
-    p->target_tolerance_ns_ = tolerance_ns;
+    TARGET(p) = deadline_ns;
+    TARGET_TOL(p) = tolerance_ns;
     if (!finish) {
-        p->stage_ = ALONE;
+        STAGE(p) = ALONE;
         return next_nap(p, now_ns);
     }
     /* deadline > now: the difference fits unless now is negative, which
@@ -122,39 +131,39 @@ int monostamp_sleep_begin(monostamp_sleep_plan *p, int64_t deadline_ns, int64_t 
         return MONOSTAMP_SLEEP_SPIN; /* shorter than any lead */
     int b = monostamp__learned_band(&leads, left);
     int64_t lead = monostamp__learned_value(&leads, b);
-    p->band_ = b;
+    BAND(p) = b;
     if (tolerance_ns >= lead) {
-        p->stage_ = TO_DEADLINE;
-        p->target_tolerance_ns_ = tolerance_ns - lead;
+        STAGE(p) = TO_DEADLINE;
+        TARGET_TOL(p) = tolerance_ns - lead;
         return next_nap(p, now_ns);
     }
     if (left <= lead)
         return MONOSTAMP_SLEEP_SPIN;
-    p->stage_ = TO_LEAD;
-    p->target_ns_ = deadline_ns - lead; /* > now */
-    p->target_tolerance_ns_ = 0;
+    STAGE(p) = TO_LEAD;
+    TARGET(p) = deadline_ns - lead; /* > now */
+    TARGET_TOL(p) = 0;
     return next_nap(p, now_ns);
 }
 
 int monostamp_sleep_step(monostamp_sleep_plan *p, int64_t now_ns)
 {
-    int stage = p->stage_;
+    int stage = (int)STAGE(p);
     if (stage == OVER)
         return MONOSTAMP_SLEEP_DONE;
     if (!p->last_nap)
         return next_nap(p, now_ns);
     p->last_nap = 0;
-    p->stage_ = OVER;
+    STAGE(p) = OVER;
     if (stage == ALONE)
         return MONOSTAMP_SLEEP_DONE;
-    int64_t target = p->target_ns_;
+    int64_t target = TARGET(p);
     /* How late the host had control, less the nap's own allowance: in
      * unsigned arithmetic, exact for any two int64 with now > target. */
     uint64_t late = now_ns > target ? (uint64_t)now_ns - (uint64_t)target : 0;
-    uint64_t allowed = (uint64_t)p->target_tolerance_ns_;
+    uint64_t allowed = (uint64_t)TARGET_TOL(p);
     late = late > allowed ? late - allowed : 0;
     int exact = stage == TO_LEAD;
-    monostamp__learned_observe(&leads, p->band_, late > (uint64_t)LEAD_MAX_NS ? LEAD_MAX_NS : (int64_t)late, exact);
+    monostamp__learned_observe(&leads, (int)BAND(p), late > (uint64_t)LEAD_MAX_NS ? LEAD_MAX_NS : (int64_t)late, exact);
     return exact ? MONOSTAMP_SLEEP_WARM : MONOSTAMP_SLEEP_DONE;
 }
 

@@ -2,13 +2,17 @@
  * state_file.c: the layout of a state file and the checks made before it
  * is trusted; the OS layer does the creating and mapping.
  *
- * A state file is 128 bytes: a header (magic, layout version, size) and,
- * on its own cache line, the state (state_file.h: LAST, then ANCHOR).
+ * A state file is 128 bytes: a header (magic, layout version, size, then
+ * the counts: state_file.h) and, on its own cache line, the state
+ * (state_file.h: LAST, then ANCHOR).
  * Processes of any language share it, so the layout is fixed by the
  * version number, not by this compiler.  The anchor came later, in bytes
  * that version 1 kept zero: a file an older library made reads "no anchor
  * yet" and gets one from the first clock that samples it, and an older
  * library on the same file goes on ignoring it, so the version stays 1.
+ * So did the counts, in the header's reserved bytes: the size and the
+ * version are unchanged, and a file of any other size or version is still
+ * refused (EFOREIGN, EVERSION) rather than read at the wrong offsets.
  */
 #include "config.h"
 
@@ -25,13 +29,21 @@ struct state_file {
     char magic[8];
     uint32_t version;
     uint32_t size;
-    char reserved[48];
+    /* Written at checkpoints and exits only, never beside LAST. */
+    _Atomic uint64_t counts[MONOSTAMP__COUNT_CELLS];
+    char reserved[48 - MONOSTAMP__COUNT_CELLS * sizeof(uint64_t)];
     _Atomic int64_t state[MONOSTAMP__STATE_FILE_CELLS]; /* alone on their cache line */
     char padding[64 - MONOSTAMP__STATE_FILE_CELLS * sizeof(int64_t)];
 };
 
 _Static_assert(offsetof(struct state_file, state) == 64, "state file layout");
 _Static_assert(sizeof(struct state_file) == 128, "state file layout");
+_Static_assert(offsetof(struct state_file, counts) == 16, "state file layout");
+
+_Atomic uint64_t *monostamp__state_counts(void *mapping)
+{
+    return ((struct state_file *)mapping)->counts;
+}
 
 static int check_header(const struct state_file *file)
 {
@@ -149,29 +161,57 @@ int monostamp_state_file_create(const char *path, int trust_group)
     return rc;
 }
 
-int monostamp_state_file_info(const char *path, monostamp_state_info *out)
+/* A copy of the state file at `path`, read by read() (not mapped, not
+ * created), its header checked: MONOSTAMP_OK, or the error. */
+static int read_state_file(const char *path, struct state_file *file)
 {
     unsigned char *bytes;
     size_t len;
-    if (path == NULL || path[0] == '\0' || out == NULL)
-        return MONOSTAMP_EINVAL;
-    int rc = monostamp__os_read_file(path, sizeof(struct state_file), &bytes, &len, NULL);
+    int rc = monostamp__os_read_file(path, sizeof *file, &bytes, &len, NULL);
     if (rc != MONOSTAMP_OK)
         return rc;
-    struct state_file file;
-    if (len != sizeof file) {
+    if (len != sizeof *file) {
         free(bytes);
         return MONOSTAMP_EFOREIGN;
     }
-    memcpy(&file, bytes, sizeof file);
+    memcpy(file, bytes, sizeof *file);
     free(bytes);
-    if ((rc = check_header(&file)) != MONOSTAMP_OK)
+    return check_header(file);
+}
+
+int monostamp_state_file_info(const char *path, monostamp_state_info *out)
+{
+    struct state_file file;
+    if (path == NULL || path[0] == '\0' || out == NULL)
+        return MONOSTAMP_EINVAL;
+    int rc = read_state_file(path, &file);
+    if (rc != MONOSTAMP_OK)
         return rc;
     /* A copy of the bytes, read by read(): plain loads of a private copy. */
     out->last_ns = atomic_load_explicit(&file.state[MONOSTAMP__STATE_LAST], memory_order_relaxed);
     out->max_lead_ns =
         atomic_load_explicit(&file.state[MONOSTAMP__STATE_BOUND], memory_order_relaxed);
     out->joins = atomic_load_explicit(&file.state[MONOSTAMP__STATE_JOINS], memory_order_relaxed);
+    return MONOSTAMP_OK;
+}
+
+int monostamp_state_file_counts(const char *path, monostamp_counts *out)
+{
+    struct state_file file;
+    if (path == NULL || path[0] == '\0' || out == NULL)
+        return MONOSTAMP_EINVAL;
+    int rc = read_state_file(path, &file);
+    if (rc != MONOSTAMP_OK)
+        return rc;
+    /* Any writer's numbers: unsigned, so nothing here can overflow; the
+     * lead is given as an int64_t, so one past INT64_MAX is capped. */
+    out->stamps = atomic_load_explicit(&file.counts[MONOSTAMP__COUNT_STAMPS], memory_order_relaxed);
+    out->repeats =
+        atomic_load_explicit(&file.counts[MONOSTAMP__COUNT_REPEATS], memory_order_relaxed);
+    out->backward_steps =
+        atomic_load_explicit(&file.counts[MONOSTAMP__COUNT_BACKWARD], memory_order_relaxed);
+    uint64_t lead = atomic_load_explicit(&file.counts[MONOSTAMP__COUNT_LEAD], memory_order_relaxed);
+    out->largest_lead_ns = lead > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)lead;
     return MONOSTAMP_OK;
 }
 

@@ -55,6 +55,30 @@ enum {
     MONOSTAMP__STATE_FILE_CELLS = 6
 };
 
+/* A state file's header (state_file.c) holds, away from the state's line,
+ * what the clocks of every process on the file counted, each clock adding
+ * what it had not published yet (clock_counts.c) at its rare checkpoints,
+ * when it leaves the file and at exit; never on a stamp's path:
+ *   - STAMPS, the stamps handed out;
+ *   - REPEATS, those made from a reading (at the caller's grain) not above
+ *     the last stamp, which would have repeated without monostamp;
+ *   - BACKWARD, readings below the clock's previous one;
+ *   - LEAD, the largest lead of a stamp over its reading, only raised.
+ * Bytes that version 1 kept zero ("nothing counted"), so an older library
+ * reads and writes the file as before.  Numbers any process on the file
+ * can write: a reader takes them as untrusted (sums wrap, never trap). */
+enum {
+    MONOSTAMP__COUNT_STAMPS = 0,
+    MONOSTAMP__COUNT_REPEATS = 1,
+    MONOSTAMP__COUNT_BACKWARD = 2,
+    MONOSTAMP__COUNT_LEAD = 3,
+    MONOSTAMP__COUNT_CELLS = 4
+};
+
+/* The count cells of a state file mapped at `mapping` (a state file's, or
+ * an anonymous page's: state_file.c). */
+_Atomic uint64_t *monostamp__state_counts(void *mapping);
+
 /* Lowers the state's BOUND (the cell after `last` by MONOSTAMP__STATE_BOUND)
  * to `bound_ns` if that is tighter, or if it has none yet.  0 promises
  * nothing and changes nothing. */

@@ -1,32 +1,24 @@
-/* zone_suggest.c: "did you mean ...?" for a zone name the engine refused
- * (monostamp_zone_suggest in monostamp.h).  Computed here once, so that
- * every binding suggests the same name: the zone database's names are
- * read from TZDIR (else the system's database) and the nearest by edit
- * distance is kept.  An error path only: it walks a directory tree. */
+/* zone_suggest.c: "did you mean ...?" for a name the core refused: a zone
+ * (monostamp_zone_suggest in monostamp.h) or an option's name (host.c).
+ * Computed here once, so that every binding suggests the same name: the
+ * zone database's names are read from TZDIR (else the system's database,
+ * walked by the OS layer) and the nearest by edit distance is kept.  An
+ * error path only: it walks a directory tree. */
 #include "config.h"
 
 #include <ctype.h>
 #include <limits.h>
-#include <stdio.h>
 #include <string.h>
 
+#include "os.h"
+#include "suggest.h"
 #include "zone_source.h"
-
-#ifndef _WIN32
-#include <dirent.h>
-#include <sys/stat.h>
 
 /* The database's subtrees that repeat every zone (Debian's posix/ and
  * right/) or hold no zone a person types. */
 static const char *const skipped[] = {"posix", "right", "SystemV", NULL};
-#endif
 
-typedef struct {
-    const char *name;          /* what was refused */
-    size_t name_len;
-    char best[MONOSTAMP_ZONE_NAME_MAX + 1];
-    int best_cost;             /* INT_MAX: none yet */
-} search;
+typedef monostamp__near search;
 
 /* Optimal string alignment distance, case ignored: insertions, deletions,
  * substitutions and swaps of neighbours each cost 1.  Gives up (returns
@@ -76,8 +68,15 @@ static int same_text(const char *a, const char *b)
     return *a == *b;
 }
 
-/* Weighs the database's `candidate` against what was refused. */
-static void consider(search *s, const char *candidate)
+void monostamp__near_init(monostamp__near *s, const char *name)
+{
+    s->name = name;
+    s->name_len = strnlen(name, MONOSTAMP_ZONE_NAME_MAX + 1);
+    s->best[0] = '\0';
+    s->best_cost = INT_MAX;
+}
+
+void monostamp__near_consider(monostamp__near *s, const char *candidate)
 {
     size_t len = strlen(candidate);
     const char *last = strrchr(candidate, '/');
@@ -104,51 +103,11 @@ static void consider(search *s, const char *candidate)
     }
 }
 
-#ifndef _WIN32
-/* 1 if the file at `path` is a TZif file (a zone, not zone.tab & co.). */
-static int is_tzif(const char *path)
+/* The walk's visitor: each zone file's name below the database. */
+static void consider(void *ctx, const char *name)
 {
-    char magic[4];
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return 0;
-    size_t got = fread(magic, 1, sizeof magic, f);
-    fclose(f);
-    return got == sizeof magic && memcmp(magic, "TZif", 4) == 0;
+    monostamp__near_consider(ctx, name);
 }
-
-/* Considers every zone under `path` (whose first `root` bytes are the
- * database's directory and a '/'), `depth` levels at most. */
-static void walk(search *s, char *path, size_t used, size_t root, int depth)
-{
-    DIR *dir = opendir(path);
-    struct dirent *entry;
-    if (dir == NULL)
-        return;
-    while ((entry = readdir(dir)) != NULL) {
-        const char *n = entry->d_name;
-        size_t len = strlen(n);
-        struct stat st;
-        int skip = 0;
-        if (n[0] == '.' || used + 1 + len >= PATH_MAX)
-            continue;
-        for (int i = 0; used == root - 1 && skipped[i] != NULL; i++)
-            skip |= strcmp(n, skipped[i]) == 0;
-        if (skip)
-            continue;
-        path[used] = '/';
-        memcpy(path + used + 1, n, len + 1);
-        if (stat(path, &st) == 0) {
-            if (S_ISDIR(st.st_mode) && depth > 0)
-                walk(s, path, used + 1 + len, root, depth - 1);
-            else if (S_ISREG(st.st_mode) && is_tzif(path))
-                consider(s, path + root);
-        }
-        path[used] = '\0';
-    }
-    closedir(dir);
-}
-#endif
 
 int monostamp_zone_suggest(const char *name, char *buf, size_t size)
 {
@@ -156,23 +115,17 @@ int monostamp_zone_suggest(const char *name, char *buf, size_t size)
     if (name == NULL || buf == NULL || size == 0)
         return MONOSTAMP_EINVAL;
     buf[0] = '\0';
-    s.name = name;
-    s.name_len = strnlen(name, MONOSTAMP_ZONE_NAME_MAX + 1);
-    s.best[0] = '\0';
-    s.best_cost = INT_MAX;
+    monostamp__near_init(&s, name);
     if (s.name_len == 0 || s.name_len > MONOSTAMP_ZONE_NAME_MAX)
         return MONOSTAMP_ENOZONE;
-    consider(&s, "UTC");
-#ifndef _WIN32
+    monostamp__near_consider(&s, "UTC");
     {
         char path[PATH_MAX];
         if (monostamp__zone_resolve_path(".", path, sizeof path) == 0) {
-            size_t used = strlen(path) - 2; /* without the "/." */
-            path[used] = '\0';
-            walk(&s, path, used, used + 1, 3);
+            path[strlen(path) - 2] = '\0'; /* without the "/." */
+            monostamp__os_zone_walk(path, 3, skipped, "TZif", consider, &s);
         }
     }
-#endif
     if (s.best_cost == INT_MAX || strcmp(s.best, name) == 0)
         return MONOSTAMP_ENOZONE;
     if (strlen(s.best) >= size)

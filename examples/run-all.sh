@@ -102,6 +102,15 @@ if [ -f setup.py ] && ls examples/python/*.py >/dev/null 2>&1; then
         echo "-- $ex"
         python3 "$ex"
     done
+    if [ -f examples/capi/setup.py ]; then
+        echo "-- examples/capi (an extension of its own on monostamp's C API, built in $build/examples/capi)"
+        rm -rf "$build/examples/capi"
+        mkdir -p "$build/examples"
+        cp -R examples/capi "$build/examples/capi"
+        (cd "$build/examples/capi" &&
+            python3 setup.py -q build_ext --build-lib lib --build-temp tmp >/dev/null &&
+            PYTHONPATH=lib python3 demo.py)
+    fi
 fi
 
 if ls bindings/lua/*.c >/dev/null 2>&1 && ls examples/lua/*.lua >/dev/null 2>&1; then

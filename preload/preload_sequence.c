@@ -153,6 +153,23 @@ int monostamp_preload__stamp_again(int whole_us, int64_t *out_ns, int rc)
 
 /* -------------------------------------------------------- joining */
 
+/* At exit, what the sequence counted since its last checkpoint goes into
+ * its state file's counts, as the library's default clock does
+ * (clock_counts.c); a process that ends with _exit() leaves them at its
+ * last checkpoint.  And before a fork(): a child's copy of the counters
+ * holds its parent's, which must not be published twice. */
+static void publish_counts(void)
+{
+    if (sequence.watch != NULL)
+        (void)monostamp__clock_publish_shared(&sequence);
+}
+
+static void publish_at_exit(void) __attribute__((destructor));
+static void publish_at_exit(void)
+{
+    publish_counts();
+}
+
 void monostamp_preload__join(void)
 {
     const char *path = getenv("MONOSTAMP_SHARED");
@@ -160,6 +177,8 @@ void monostamp_preload__join(void)
 
     if (path != NULL && path[0] != '\0') {
         rc = monostamp__clock_share(&sequence, path, 0);
+        if (rc == MONOSTAMP_OK)
+            monostamp__os_atfork(publish_counts, NULL, NULL);
         if (rc != MONOSTAMP_OK) {
             /* The variable asked for one sequence with other processes; a
              * private one would break that quietly, so: the real clock. */

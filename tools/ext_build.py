@@ -1,6 +1,6 @@
 """The Python extension's build settings, in one place: setup.py (pip
 install from a checkout or the sdist, with the machine's compiler) and
-make dist's headers-only builds (tools/dist-build.sh: gcc against a
+make dist's headers-only builds (tools/dist/build.sh: gcc against a
 CPython's headers and glibc 2.17's alone) read them here, so a wheel is
 compiled as a source install is.  Also the version, read from
 csrc/monostamp.h, where it is defined once.
@@ -24,10 +24,11 @@ INCLUDE_DIRS = ["csrc", "bindings/python"]
 # leave fields out, METH_NOARGS functions that ignore their argument.
 # No -D_POSIX_C_SOURCE here: CPython's pyconfig.h defines it for the
 # binding's files (3.15: 202405L, which a 200809L on the command line would
-# clash with), csrc/config.h for the core's.
+# clash with), csrc/config.h for the core's.  The C standard is the
+# Makefile's C_STD (tests/python/test_build_flags.py).
 POSIX_CFLAGS = ["-std=c11", "-fvisibility=hidden", "-Wall", "-Wextra", "-Wno-missing-field-initializers",
                 "-Wno-unused-parameter"]
-# make dist's wheels only (tools/dist-build.sh): the optimization flags
+# make dist's wheels only (tools/dist/build.sh): the optimization flags
 # that CPython's own configure gives its extensions, and so setup.py's
 # build of the same sources: -O3 and -fwrapv.  The wheels are compiled by
 # the same compiler as that build, gcc, against zig's glibc 2.17 headers,
@@ -77,6 +78,7 @@ def preload_sources():
 
 def headers():
     return (_rel(glob(os.path.join(ROOT, "bindings", "python", "*.h")))
+            + _rel(glob(os.path.join(ROOT, "bindings", "python", "monostamp", "*.h")))
             + _rel(glob(os.path.join(ROOT, "csrc", "*.h"))))
 
 

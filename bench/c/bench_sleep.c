@@ -11,7 +11,7 @@
  * default timer slack for every method but monostamp's, which sets its own.
  *
  *   MONOSTAMP_BENCH_QUICK=1       a fifth of the samples (a few seconds)
- *   MONOSTAMP_SLEEP_CSV=path      every sample as CSV, for bench/plot_sleep.py
+ *   MONOSTAMP_SLEEP_CSV=path      every sample as CSV, for bench/plot.py (sh bench/plots.sh)
  *
  * No assertion: the figures are printed, a run on a busy machine is noisy.
  */

@@ -1,7 +1,7 @@
 /*
  * compare.c: this tree's stamp against another revision's, in one process.
  *
- * tools/bench-against.sh builds the other revision's core with every
+ * bench/compare/against.sh builds the other revision's core with every
  * symbol renamed old_*, and links both into this program.  Each row then
  * alternates an old loop and a new loop ROUNDS times on the same source and
  * policy and reports the median of the paired new/old ratios: on a shared,
@@ -23,7 +23,7 @@
 #include "bench_util.h"
 #include "monostamp.h"
 
-/* The other revision's entry points, renamed by bench-against.sh. */
+/* The other revision's entry points, renamed by against.sh. */
 void old_monostamp_options_init(monostamp_options *options);
 int old_monostamp_clock_init(void *clock, const monostamp_options *options);
 int old_monostamp_time_ns(void *clock, int64_t *out_ns);

@@ -1,6 +1,6 @@
 /*
  * count_stamps.c: a loop of stamps to count instructions in, for
- * tools/count-instructions.sh (callgrind runs it at two lengths; the
+ * bench/compare/count-instructions.sh (callgrind runs it at two lengths; the
  * difference over the extra stamps is one stamp's cost, start-up cancelled).
  *
  *   count_stamps old|new private|file|coarse|default N
@@ -8,7 +8,7 @@
  * "coarse" is a private clock on the tick-grained source: nearly every
  * stamp is then a forced increment (the policy's rule, not the reading).
  *
- * "old" is the revision tools/bench-against.sh built with old_* names.
+ * "old" is the revision bench/compare/against.sh built with old_* names.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -85,7 +85,11 @@ static void check_option_names (lua_State *L) {
         i++;
       if (clock_options[i])
         continue;
-      luaL_argerror(L, 1, lua_pushfstring(L, "unknown option '%s'", key));
+      {
+        char why[256];  /* the core's sentence, with its "did you mean" */
+        monostamp_option_unknown(key, why, sizeof why);
+        luaL_argerror(L, 1, lua_pushstring(L, why));
+      }
     }
     luaL_argerror(L, 1, lua_pushfstring(L, "option names are strings, got %s",
                                         luaL_typename(L, -1)));
@@ -169,10 +173,14 @@ int lms_clock_new (lua_State *L) {
     monostamp_zone_unknown(options.zone, why, sizeof why);
     return lms_result(L, rc, 0, 0, NULL, why);
   }
+  if (rc != MONOSTAMP_OK && options.shared_path && monostamp_state_file_fault(rc)) {
+    char why[4096 + 256];  /* the core's sentence, the path in it */
+    monostamp_state_file_text(rc, "shared", options.shared_path, why, sizeof why);
+    return lms_result(L, rc, 0, 0, NULL, why);
+  }
   if (rc != MONOSTAMP_OK)  /* only EINVAL is the options' fault */
     return lms_result(L, rc, 0, rc == MONOSTAMP_EINVAL ? 1 : 0,
-                      rc == MONOSTAMP_ENOZONE ? "local zone"
-                      : options.shared_path ? options.shared_path : "clock", NULL);
+                      rc == MONOSTAMP_ENOZONE ? "local zone" : "clock", NULL);
   p->open = 1;
   luaL_setmetatable(L, LMS_CLOCK_TYPE);
   return 1;
@@ -192,9 +200,9 @@ static monostamp_clock *target (lua_State *L, int *first) {
 /* For the default clock, MONOSTAMP_SHARED=path is the context when its
 ** state file is to blame (the core says when). */
 static int fail (lua_State *L, int rc, int first, const char *call, const char *why) {
-  char context[4096 + 32];
+  char context[4096 + 256];
   if (first == 1 && monostamp_default_context(rc, context, sizeof context) > 0)
-    call = context;
+    return lms_result(L, rc, 0, 0, NULL, context);  /* the core's sentence */
   return lms_result(L, rc, 0, 0, call, why);
 }
 
@@ -233,7 +241,7 @@ static int c_uuid7 (lua_State *L) {
 ** blames (1: the clock, 2: the value) numbered as the caller wrote it. */
 static int clock_fault (lua_State *L, int rc, int first, monostamp_clock *clock,
                         const char *call, int64_t value) {
-  char why[160];
+  char why[256];
   int arg = monostamp_clock_fault(clock, call, rc, value, why, sizeof why);
   if (arg > 0)
     return lms_result(L, rc, 0, arg + first - 2, NULL, why);

@@ -166,7 +166,7 @@ static const luaL_Reg ms_funcs[] = {
 
 LMS_EXPORT int luaopen_monostamp_core (lua_State *L) {
   monostamp_clock *clock = NULL;
-  int code;
+  int code, i;
   if (monostamp_default_clock(&clock) != MONOSTAMP_OK)
     clock = NULL;
   lua_createtable(L, 0, 40);
@@ -178,12 +178,9 @@ LMS_EXPORT int luaopen_monostamp_core (lua_State *L) {
   lua_setfield(L, -2, "DEFAULT_POLICY");
   lua_pushinteger(L, MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS);
   lua_setfield(L, -2, "DEFAULT_SLEEP_TOLERANCE_NS");
-  for (code = -1; code > -MONOSTAMP_EOS_BASE; code--) {
-    const char *name = monostamp_error_name(code);
-    if (name != NULL) {
-      lua_pushinteger(L, code);
-      lua_setfield(L, -2, name);
-    }
+  for (i = 0; (code = monostamp_error_code(i)) != 0; i++) {
+    lua_pushinteger(L, code);
+    lua_setfield(L, -2, monostamp_error_name(code));
   }
   return 1;
 }

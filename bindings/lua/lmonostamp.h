@@ -13,7 +13,7 @@
 #include "lua.h"
 #include "lauxlib.h"
 
-#include "monostamp.h"
+#include "monostamp_host.h"
 
 #if !defined(LUA_VERSION_NUM) || LUA_VERSION_NUM < 503
 #error "monostamp needs Lua 5.3 or later (64-bit integers)"

@@ -94,6 +94,24 @@ static int clock_args_parse(ms_state *st, PyObject *args, PyObject *kwds, clock_
 
     memset(ca, 0, sizeof *ca);
     monostamp_options_init(o);
+    /* A keyword's slip gets the core's "did you mean", as Lua's keys do. */
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (kwds != NULL && PyDict_Next(kwds, &pos, &key, &value)) {
+        const char *name = PyUnicode_Check(key) ? PyUnicode_AsUTF8(key) : NULL;
+        size_t i = 0;
+        if (name == NULL) {
+            PyErr_Clear();  /* PyArg_ParseTupleAndKeywords says what is wrong */
+            break;
+        }
+        while (keywords[i] != NULL && strcmp(keywords[i], name) != 0)
+            i++;
+        if (keywords[i] == NULL) {
+            char why[256];
+            monostamp_option_unknown(name, why, sizeof why);
+            return ms_core_text(PyExc_TypeError, "Clock()", why), -1;
+        }
+    }
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "|O$OOOOOOO:Clock", keywords, &ca->policy,
                                      &ca->source, &ca->zone, &ca->max_lead_ns, &ca->on_lead,
                                      &ca->shared, &ca->start_ns, &ca->trust_group))
@@ -154,12 +172,9 @@ static int clock_args_check(const clock_args *ca)
 static void clock_init_error(ms_state *st, int rc, const clock_args *ca)
 {
     if (rc == MONOSTAMP_ENOZONE)
-        ms_zone_error("Clock()", ca->zone != NULL ? ca->zone : Py_None, ca->options.zone);
-    else if (ca->shared != NULL &&
-             ms_state_file_hint("Clock(): shared", rc, ca->shared, ca->options.shared_path))
-        return;
+        ms_zone_error("Clock()", ca->options.zone);
     else if (ca->shared != NULL && monostamp_state_file_fault(rc))
-        raise_core(st, rc, ca->shared, "Clock(shared=%R)", ca->shared);
+        ms_state_file_error(st, "Clock()", "shared", rc, ca->shared, ca->options.shared_path);
     else
         raise_core(st, rc, NULL, "Clock()");
 }
@@ -174,7 +189,8 @@ PyDoc_STRVAR(clock_doc,
 "on_lead 'wait's or raises LeadError ('error').  shared: a state file\n"
 "joining every process on it into one sequence (yours alone, or with\n"
 "trust_group=True one of your groups').  start_ns: the manual source's\n"
-"first reading.  Thread-safe; see docs/python.md.");
+"first reading.  Thread-safe; see \"monostamp for Python\" in the\n"
+"monostamp docs.");
 
 static PyObject *clock_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
@@ -334,7 +350,8 @@ static PyObject *clock_now_datetime(PyObject *self, PyObject *const *args, Py_ss
 
 PyDoc_STRVAR(clock_uuid7_doc, "uuid7($self, /)\n--\n\n"
 "A version 7 uuid.UUID of the clock's next stamp: increasing wherever the\n"
-"stamps are; uuid7_ns() gives the stamp back (docs/ids.md).");
+"stamps are; uuid7_ns() gives the stamp back (see \"Time-ordered ids\" in\n"
+"the monostamp docs).");
 
 static PyObject *clock_uuid7(PyObject *self, PyObject *unused)
 {
@@ -381,20 +398,12 @@ static PyObject *clock_manual(PyObject *self, PyObject *arg, const char *name,
     int rc = op(core, ns);
     if (rc == MONOSTAMP_OK)
         Py_RETURN_NONE;
-    if (rc == MONOSTAMP_ENOTSUP)
-        return ms_raise(PyExc_ValueError,
-                            "Clock.%s(): this clock's source is '%s', which cannot be moved "
-                            "-- make the clock with Clock(source='manual')",
-                            name, monostamp_source_name(monostamp_clock_source(core)));
-    if (rc == MONOSTAMP_ERANGE)
-        return ms_raise(PyExc_ValueError,
-                            "Clock.%s(): ns=%R would move the reading past the int64 "
-                            "nanosecond range (years 1677..2262) -- give a smaller step",
-                            name, arg);
-    if (rc == MONOSTAMP_EINVAL) /* step_back's only own refusal */
-        return ms_raise(PyExc_ValueError,
-                            "Clock.%s(): ns=%R is negative -- give ns >= 0, or "
-                            "advance() to move forward", name, arg);
+    /* The core's sentence for a refused move, after "Clock.set(): ". */
+    char why[256], call[40];
+    if (monostamp_clock_fault(core, name, rc, ns, why, sizeof why) > 0) {
+        snprintf(call, sizeof call, "Clock.%s()", name);
+        return ms_core_text(PyExc_ValueError, call, why);
+    }
     return raise_core(NULL, rc, NULL, "Clock.%s(%R)", name, arg);
 }
 
@@ -437,6 +446,21 @@ static PyObject *clock_stats(PyObject *op, PyObject *unused)
                          "forced_increments", (ull)s.forced_increments, "lead_ns",
                          (long long)s.lead_ns, "max_lead_ns", (long long)s.max_lead_ns,
                          "lead_waits", (ull)s.lead_waits, "lead_errors", (ull)s.lead_errors);
+}
+
+PyDoc_STRVAR(clock_publish_doc, "_publish($self, path=None, /)\n--\n\n"
+"Adds what the clock counted and has not published yet to the counts of\n"
+"the state file at path (None: the file it shares): True; False if it\n"
+"shares none and no path was given (the pytest plugin's summary).");
+
+static PyObject *clock_publish(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs > 1) {
+        PyErr_SetString(PyExc_TypeError, "_publish() takes at most 1 argument");
+        return NULL;
+    }
+    return ms_publish(STATE_OF(op), CLOCK(op)->core, nargs == 1 ? args[0] : Py_None,
+                      "Clock._publish(): path");
 }
 
 /* As Clock(...) would make it again; the default clock says it is one. */
@@ -524,6 +548,7 @@ static PyMethodDef clock_methods[] = {
     {"advance", clock_advance, METH_O, clock_advance_doc},
     {"step_back", clock_step_back, METH_O, clock_step_back_doc},
     {"stats", clock_stats, METH_NOARGS, clock_stats_doc},
+    {"_publish", (PyCFunction)(void (*)(void))clock_publish, METH_FASTCALL, clock_publish_doc},
     {"uuid7", clock_uuid7, METH_NOARGS, clock_uuid7_doc},
     {"take", clock_take, METH_O, clock_take_doc},
     {NULL, NULL, 0, NULL},
@@ -585,9 +610,13 @@ PyObject *ms_default_clock_error(ms_state *st)
     /* The core promises its error on every call once it has one. */
     int rc = monostamp_default_clock(&clock);
     PyObject *path = shared_env();
-    if (path != NULL)
-        raise_core(st, rc, path != Py_None ? path : NULL,
-                   "the default clock is unusable (MONOSTAMP_SHARED=%R)", path);
+    /* The variable as the core reads it, for the core's sentence. */
+    const char *env = getenv("MONOSTAMP_SHARED");
+    if (path != NULL && path != Py_None && env != NULL && monostamp_state_file_fault(rc))
+        ms_state_file_error(st, "the default clock is unusable", "MONOSTAMP_SHARED", rc, path,
+                            env);
+    else if (path != NULL)
+        raise_core(st, rc, NULL, "the default clock is unusable");
     Py_XDECREF(path);
     return NULL;
 }

@@ -57,12 +57,11 @@ int ms_seconds_arg(PyObject *obj, const char *what, int64_t *out)
     return 0;
 }
 
-/* Raises ValueError "<what>=<obj> must be one of 'a', 'b', ...". */
+/* Raises ValueError "<what>=<obj> must be one of 'a', 'b', ...", the
+ * core's rule for the field. */
 static int unknown_name(const char *what, PyObject *obj, const char *field)
 {
-    char names[256];
-    (void)monostamp_option_names(field, names, sizeof names); /* fits */
-    PyErr_Format(PyExc_ValueError, "%s=%R must be one of %s", what, obj, names);
+    PyErr_Format(PyExc_ValueError, "%s=%R %s", what, obj, monostamp_options_rule(field));
     return -1;
 }
 

@@ -35,32 +35,10 @@ static void raise_os_error(int err, int winerror, PyObject *message, PyObject *f
     Py_DECREF(exc);
 }
 
-PyObject *raise_core(ms_state *st, int code, PyObject *filename, const char *fmt, ...)
+/* Raises `message` as the exception `code` calls for: the mapping. */
+static PyObject *raise_message(ms_state *st, int code, PyObject *filename, PyObject *message)
 {
-    /* A wait cut short by a signal handler's exception: raise that one. */
-    if (code == MONOSTAMP_EINTR && PyErr_Occurred())
-        return NULL;
-    /* First, before a call could reuse monostamp_strerror's buffer. */
     int err = monostamp_os_errno(code);
-    PyObject *reason = PyUnicode_DecodeLocale(monostamp_strerror(code), "surrogateescape");
-    PyObject *context, *message;
-    va_list va;
-
-    if (reason == NULL)
-        return NULL;
-    va_start(va, fmt);
-    context = PyUnicode_FromFormatV(fmt, va);
-    va_end(va);
-    if (context == NULL) {
-        Py_DECREF(reason);
-        return NULL;
-    }
-    message = PyUnicode_FromFormat("%U: %U", context, reason);
-    Py_DECREF(context);
-    Py_DECREF(reason);
-    if (message == NULL)
-        return NULL;
-
     if (err != 0) {
 #ifdef _WIN32
         /* The core's OS failures carry GetLastError() codes on Windows. */
@@ -86,34 +64,46 @@ PyObject *raise_core(ms_state *st, int code, PyObject *filename, const char *fmt
             type = PyExc_RuntimeError;
         PyErr_SetObject(type, message);
     }
+    return NULL;
+}
+
+PyObject *raise_core(ms_state *st, int code, PyObject *filename, const char *fmt, ...)
+{
+    /* A wait cut short by a signal handler's exception: raise that one. */
+    if (code == MONOSTAMP_EINTR && PyErr_Occurred())
+        return NULL;
+    /* First, before a call could reuse monostamp_strerror's buffer. */
+    PyObject *reason = PyUnicode_DecodeLocale(monostamp_strerror(code), "surrogateescape");
+    PyObject *context, *message;
+    va_list va;
+
+    if (reason == NULL)
+        return NULL;
+    va_start(va, fmt);
+    context = PyUnicode_FromFormatV(fmt, va);
+    va_end(va);
+    if (context == NULL) {
+        Py_DECREF(reason);
+        return NULL;
+    }
+    message = PyUnicode_FromFormat("%U: %U", context, reason);
+    Py_DECREF(context);
+    Py_DECREF(reason);
+    if (message == NULL)
+        return NULL;
+    raise_message(st, code, filename, message);
     Py_DECREF(message);
     return NULL;
 }
 
 /* ------------------------------------------------ messages of one shape */
 
-/* `text` with MS_DASH_ASCII made an em dash (a new reference), or NULL. */
-static PyObject *dashed(PyObject *text)
-{
-    PyObject *ascii = PyUnicode_FromString(MS_DASH_ASCII);
-    PyObject *dash = PyUnicode_FromString(" \xe2\x80\x94 ");
-    PyObject *result = ascii != NULL && dash != NULL ? PyUnicode_Replace(text, ascii, dash, 1)
-                                                     : NULL;
-    Py_XDECREF(ascii);
-    Py_XDECREF(dash);
-    return result;
-}
-
 PyObject *ms_raise(PyObject *type, const char *fmt, ...)
 {
     va_list va;
     va_start(va, fmt);
-    PyObject *text = PyUnicode_FromFormatV(fmt, va);
+    PyObject *message = PyUnicode_FromFormatV(fmt, va);
     va_end(va);
-    if (text == NULL)
-        return NULL;
-    PyObject *message = dashed(text);
-    Py_DECREF(text);
     if (message != NULL) {
         PyErr_SetObject(type, message);
         Py_DECREF(message);
@@ -121,31 +111,45 @@ PyObject *ms_raise(PyObject *type, const char *fmt, ...)
     return NULL;
 }
 
-PyObject *ms_zone_error(const char *call, PyObject *zone, const char *name)
+PyObject *ms_core_text(PyObject *type, const char *prefix, const char *text)
 {
-    char near[MONOSTAMP_ZONE_NAME_MAX + 1];
-    int has_near = name != NULL && monostamp_zone_suggest(name, near, sizeof near) == MONOSTAMP_OK;
-    return ms_raise(PyExc_ValueError,
-                    has_near ? "%s: zone=%R is not a zone this machine knows -- did you mean '%s'?"
-                             : "%s: zone=%R is not a zone this machine knows -- give 'UTC', an "
-                               "IANA name such as 'Europe/Berlin' (from TZDIR, else the "
-                               "system's database) or a POSIX TZ string such as "
-                               "'CET-1CEST,M3.5.0,M10.5.0/3'",
-                    call, zone, near);
+    /* The core's text holds what the caller gave (a zone's name, a path)
+     * as bytes: decoded as the file system's names are. */
+    PyObject *why = PyUnicode_DecodeFSDefault(text);
+    PyObject *message = why != NULL ? PyUnicode_FromFormat("%s: %U", prefix, why) : NULL;
+    Py_XDECREF(why);
+    if (message != NULL) {
+        PyErr_SetObject(type, message);
+        Py_DECREF(message);
+    }
+    return NULL;
 }
 
-int ms_state_file_hint(const char *what, int code, PyObject *path, const char *path_bytes)
+PyObject *ms_zone_error(const char *call, const char *name)
 {
-    const char *hint = monostamp_state_file_hint(code, path_bytes);
-    if (hint == NULL)
-        return 0;
-    PyObject *text = PyUnicode_FromFormat("%s=%R: %s", what, path, hint);
-    PyObject *message = text != NULL ? dashed(text) : NULL;
-    /* OSError(ENOENT, message) is FileNotFoundError, without a filename:
-     * the path is in the message once. */
-    if (message != NULL)
-        raise_os_error(ENOENT, 0, message, NULL);
-    Py_XDECREF(message);
+    char why[2 * MONOSTAMP_ZONE_NAME_MAX + 256];
+    monostamp_zone_unknown(name != NULL ? name : "", why, sizeof why);
+    return ms_core_text(PyExc_ValueError, call, why);
+}
+
+PyObject *ms_state_file_error(ms_state *st, const char *call, const char *what, int code,
+                              PyObject *path, const char *path_bytes)
+{
+    /* The core's own sentence ("shared='/x/s': Permission denied"); the
+     * text of an OS failure first, before a call could reuse its buffer. */
+    char why[4096 + 256];
+    monostamp_state_file_text(code, what, path_bytes, why, sizeof why);
+    PyObject *text = PyUnicode_DecodeFSDefault(why);
+    PyObject *message = text != NULL ? PyUnicode_FromFormat("%s: %U", call, text) : NULL;
     Py_XDECREF(text);
-    return 1;
+    if (message == NULL)
+        return NULL;
+    /* The hint's FileNotFoundError carries no filename: the path is in the
+     * message once. */
+    if (monostamp_state_file_hint(code, path_bytes) != NULL)
+        raise_os_error(ENOENT, 0, message, NULL);
+    else
+        raise_message(st, code, path, message);
+    Py_DECREF(message);
+    return NULL;
 }

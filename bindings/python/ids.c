@@ -141,9 +141,12 @@ PyObject *ms_uuid7_ns(PyObject *module, PyObject *arg)
         const char *text = PyUnicode_AsUTF8AndSize(arg, &len);
         if (text == NULL)
             return NULL;
-        if (monostamp_uuid_parse(text, (size_t)len, id) != MONOSTAMP_OK)
-            return PyErr_Format(PyExc_ValueError,
-                                "uuid7_ns(): %R is not a UUID in canonical 8-4-4-4-12 form", arg);
+        /* The core's sentence for text, as every binding words it. */
+        char why[192];
+        int64_t ns;
+        if (monostamp_uuid7_text_ns(text, (size_t)len, &ns, why, sizeof why) != MONOSTAMP_OK)
+            return ms_core_text(PyExc_ValueError, "uuid7_ns()", why);
+        return PyLong_FromLongLong(ns);
     } else {
         ms_uuid_refs *refs = uuid_refs(st);
         if (refs == NULL)
@@ -189,8 +192,8 @@ static int count_arg(PyObject *arg, const char *fname, int64_t *out)
     Py_DECREF(n);
     if (v == -1 && PyErr_Occurred())
         return -1;
-    if (overflow || v < 1) {
-        PyErr_Format(PyExc_ValueError, "%s: n=%R must be between 1 and 2**63-1", fname, arg);
+    if (overflow) {  /* within int64, the core's rule says the rest */
+        PyErr_Format(PyExc_ValueError, "%s: n=%R is out of range for int64", fname, arg);
         return -1;
     }
     *out = (int64_t)v;
@@ -218,15 +221,12 @@ PyObject *ms_draw_take(ms_state *st, monostamp_clock *clock, PyObject *arg, cons
     if (count_arg(arg, fname, &n) < 0)
         return NULL;
     int rc = monostamp_clock_take(clock, n, &first, &step);
-    if (rc == MONOSTAMP_EPOLICY)
-        return PyErr_Format(PyExc_ValueError,
-                            "%s: the clock's policy %s allows equal stamps, so it has no blocks; "
-                            "take() needs monotonicForceNanosecondIncrement or "
-                            "monotonicForceMicrosecondIncrement",
-                            fname, monostamp_policy_name(monostamp_clock_policy(clock)));
-    if (rc == MONOSTAMP_ERANGE)
-        return PyErr_Format(PyExc_ValueError,
-                            "%s: n=%R stamps would pass the int64 range", fname, arg);
+    char why[256];
+    /* The core's sentence: n at fault, or the clock's policy. */
+    if (rc != MONOSTAMP_OK &&
+        (monostamp_clock_fault(clock, "take", rc, n, why, sizeof why) > 0 ||
+         rc == MONOSTAMP_EPOLICY))
+        return ms_core_text(PyExc_ValueError, fname, why);
     if (rc != MONOSTAMP_OK)
         return raise_core(st, rc, NULL, "%s", fname);
     return block_range(first, n, step);

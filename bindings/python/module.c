@@ -55,8 +55,10 @@ static PyObject *ms_create_state_file(PyObject *module, PyObject *args, PyObject
         ms_path_arg(path, "create_state_file(): path", &bytes) < 0)
         return NULL;
     int rc = monostamp_state_file_create(PyBytes_AsString(bytes), trust_group);
-    if (rc != MONOSTAMP_OK &&
-        !ms_state_file_hint("create_state_file(): path", rc, path, PyBytes_AsString(bytes)))
+    if (rc != MONOSTAMP_OK && monostamp_state_file_fault(rc))
+        ms_state_file_error(STATE(module), "create_state_file()", "path", rc, path,
+                            PyBytes_AsString(bytes));
+    else if (rc != MONOSTAMP_OK)
         raise_core(STATE(module), rc, path, "create_state_file(%R)", path);
     Py_DECREF(bytes);
     return rc == MONOSTAMP_OK ? Py_NewRef(Py_None) : NULL;
@@ -84,6 +86,68 @@ static PyObject *ms_state_file_info(PyObject *module, PyObject *path)
                          (long long)info.joins);
 }
 
+PyDoc_STRVAR(state_counts_doc, "_state_counts(path, /)\n--\n\n"
+"(stamps, repeats, backward_steps, largest_lead_ns) the clocks on the\n"
+"state file at path counted and published, read without changing it\n"
+"(the pytest plugin's summary, monostamp stats, monostamp run --report).");
+
+static PyObject *ms_state_counts(PyObject *module, PyObject *path)
+{
+    monostamp_counts counts;
+    PyObject *bytes;
+    if (ms_path_arg(path, "_state_counts(): path", &bytes) < 0)
+        return NULL;
+    int rc = monostamp_state_file_counts(PyBytes_AsString(bytes), &counts);
+    if (rc != MONOSTAMP_OK)
+        raise_core(STATE(module), rc, path, "_state_counts(%R)", path);
+    Py_DECREF(bytes);
+    if (rc != MONOSTAMP_OK)
+        return NULL;
+    return Py_BuildValue("(KKKL)", (unsigned long long)counts.stamps,
+                         (unsigned long long)counts.repeats,
+                         (unsigned long long)counts.backward_steps,
+                         (long long)counts.largest_lead_ns);
+}
+
+/* monostamp_clock_publish of `clock` to `path` (None: its own file): True,
+ * False for a clock that shares no file and was given none, or an error. */
+PyObject *ms_publish(ms_state *st, monostamp_clock *clock, PyObject *path, const char *what)
+{
+    PyObject *bytes = NULL;
+    if (path != Py_None && ms_path_arg(path, what, &bytes) < 0)
+        return NULL;
+    int rc = monostamp_clock_publish(clock, bytes != NULL ? PyBytes_AsString(bytes) : NULL);
+    Py_XDECREF(bytes);
+    if (rc == MONOSTAMP_ENOTSUP && path == Py_None)
+        return Py_NewRef(Py_False);
+    if (rc != MONOSTAMP_OK) {
+        raise_core(st, rc, path, "%s: %R", what, path);
+        return NULL;
+    }
+    return Py_NewRef(Py_True);
+}
+
+PyDoc_STRVAR(publish_default_doc, "_publish_default(path=None, /)\n--\n\n"
+"Adds what the default clock counted and has not published yet to the\n"
+"counts of the state file at path (None: the file it shares); False if it\n"
+"shares none and no path was given.");
+
+static PyObject *ms_publish_default(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    monostamp_clock *clock;
+    if (nargs > 1) {
+        PyErr_SetString(PyExc_TypeError, "_publish_default() takes at most 1 argument");
+        return NULL;
+    }
+    int rc = monostamp_default_clock(&clock);
+    if (rc != MONOSTAMP_OK) {
+        raise_core(STATE(module), rc, Py_None, "the default clock");
+        return NULL;
+    }
+    return ms_publish(STATE(module), clock, nargs == 1 ? args[0] : Py_None,
+                      "_publish_default(): path");
+}
+
 PyDoc_STRVAR(monotonic_ns_doc, "monotonic_ns()\n--\n\n"
 "CLOCK_MONOTONIC in int ns: the time base of sleep_until_ns().");
 
@@ -100,6 +164,9 @@ static PyMethodDef ms_methods[] = {
     {"create_state_file", (PyCFunction)(void (*)(void))ms_create_state_file,
      METH_VARARGS | METH_KEYWORDS, create_state_file_doc},
     {"_state_file_info", ms_state_file_info, METH_O, state_file_info_doc},
+    {"_state_counts", ms_state_counts, METH_O, state_counts_doc},
+    {"_publish_default", (PyCFunction)(void (*)(void))ms_publish_default, METH_FASTCALL,
+     publish_default_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -213,7 +280,8 @@ static int ms_exec(PyObject *module)
     if (ms_datetime_exec(st) < 0 ||
         exec_type(module, &ms_stamp_spec, &st->stamp_type) < 0 ||
         exec_type(module, &ms_clock_spec, &st->clock_type) < 0 ||
-        exec_type(module, &ms_sleep_plan_spec, &st->sleep_plan_type) < 0 || ms_patch_exec(module) < 0)
+        exec_type(module, &ms_sleep_plan_spec, &st->sleep_plan_type) < 0 || ms_patch_exec(module) < 0 ||
+        ms_capi_exec(module) < 0)
         return -1;
     if (ms_clock_default_new(st, &st->default_clock) < 0 ||
         PyModule_AddObjectRef(module, "default_clock",
@@ -268,13 +336,16 @@ static void ms_free(void *module)
     ms_clear((PyObject *)module);
 }
 
-/* Free-threaded: audited by reading, not tested (the default clock is
- * lock-free, the state read-only after exec but for its dicts, patch()
- * refuses).  Not a GIL per interpreter: the patch's ml_meth writes race. */
+/* A GIL per interpreter (3.12+): no static Python object, the state per
+ * module, the core's clocks process-wide and lock-free; the patch's tables
+ * are written by the main interpreter alone, with atomic stores, and read
+ * by the others without touching its objects (patch.h).  Free-threaded:
+ * audited by reading, not tested (the state read-only after exec but for
+ * its dicts, patch() refuses). */
 static PyModuleDef_Slot ms_slots[] = {
     {Py_mod_exec, ms_exec},
 #ifdef Py_mod_multiple_interpreters /* 3.12+ */
-    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_SUPPORTED},
+    {Py_mod_multiple_interpreters, Py_MOD_PER_INTERPRETER_GIL_SUPPORTED},
 #endif
 #ifdef Py_GIL_DISABLED
     {Py_mod_gil, Py_MOD_GIL_NOT_USED},

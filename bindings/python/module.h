@@ -10,7 +10,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "monostamp.h"
+#include "monostamp_host.h"
 
 /* Whole quarter-hour UTC offsets strictly within a day: -95..95. */
 #define MS_TZ_QUARTERS 191
@@ -73,16 +73,22 @@ PyObject *raise_core(ms_state *st, int code, PyObject *filename, const char *fmt
 PyObject *ms_default_clock_error(ms_state *st);
 
 /* Every message reads "call(): what is wrong with which value -- what to
- * do"; PyUnicode_FromFormat takes ASCII only, so ms_raise turns the
- * " -- " of `fmt` into an em dash.  Returns NULL. */
-#define MS_DASH_ASCII " -- "
+ * do", in ASCII.  ms_raise raises `type` with the formatted text; returns
+ * NULL. */
 PyObject *ms_raise(PyObject *type, const char *fmt, ...);
-/* ValueError for a zone monostamp_zone_open refused, with the core's
+/* Raises `type` with "prefix: " before `text`, a sentence the core wrote
+ * (monostamp_host.h), unchanged.  Returns NULL. */
+PyObject *ms_core_text(PyObject *type, const char *prefix, const char *text);
+/* ValueError for a zone monostamp_zone_open refused: the core's sentence,
  * "did you mean" when it has one; `name` (its UTF-8) may be NULL. */
-PyObject *ms_zone_error(const char *call, PyObject *zone, const char *name);
-/* Raises FileNotFoundError with the core's monostamp_state_file_hint for
- * `code` and returns 1 if it has one, else 0. */
-int ms_state_file_hint(const char *what, int code, PyObject *path, const char *path_bytes);
+PyObject *ms_zone_error(const char *call, const char *name);
+/* Raises for `code`, a failure of `call` given the state file `path` (its
+ * bytes `path_bytes`) as `what`: the core's monostamp_state_file_text,
+ * FileNotFoundError without a filename when it carries the hint for a
+ * missing directory, else as raise_core maps `code`, `path` the filename.
+ * Returns NULL. */
+PyObject *ms_state_file_error(ms_state *st, const char *call, const char *what, int code,
+                              PyObject *path, const char *path_bytes);
 /* TypeError "`what` must be `expected`, not <type name>"; returns -1. */
 int ms_type_error(const char *what, const char *expected, PyObject *obj);
 
@@ -110,6 +116,10 @@ PyObject *ms_policy_object(ms_state *st, int policy);
 int ms_bool_arg(PyObject *obj, const char *what, int *out);
 /* str, bytes or os.PathLike as new bytes in the file system encoding. */
 int ms_path_arg(PyObject *obj, const char *what, PyObject **out_bytes);
+/* monostamp_clock_publish of `clock` into the state file `path` (None: the
+ * file it shares): True, False if it shares none and None was given, or
+ * NULL with the error, `what` naming the argument (module.c). */
+PyObject *ms_publish(ms_state *st, monostamp_clock *clock, PyObject *path, const char *what);
 
 /* stamp_datetime.c: the aware datetime of a stamp (OverflowError outside
  * years 1..9999); the exec slot's datetime part. */
@@ -117,6 +127,9 @@ PyObject *ms_datetime_from_stamp(ms_state *st, int64_t utc_ns, int32_t offset_s)
 /* A `cls` (NULL: datetime.datetime) of the wall time `w` with tzinfo `tz`. */
 PyObject *ms_datetime_of_wall(PyObject *cls, const monostamp_wall *w, PyObject *tz, int fold);
 int ms_datetime_exec(ms_state *st);
+/* datetime.h's PyDateTimeAPI of the caller's file, `api`, set once per
+ * process under `once` (a static of that file): 0, or -1 with the error. */
+int ms_datetime_import_once(atomic_int *once, void **api);
 /* An instant as int ns: int ns, a Stamp or an aware datetime. */
 int ms_instant_ns_arg(ms_state *st, PyObject *obj, const char *what, int64_t *out);
 /* The zone name behind Clock(zone=...): a str, a ZoneInfo's key (kept

@@ -144,6 +144,24 @@ static int save_originals(void)
 }
 
 _Atomic(active_clock *) ms_patch_active;
+_Atomic(monostamp_clock *) ms_patch_shared;
+
+/* Another interpreter may call through an entry while the main one writes
+ * it, each under its own GIL: the one word is stored atomically, with
+ * release order so that the originals, saved before, are seen with it.
+ * CPython reads ml_meth with a plain load of the same aligned word. */
+_Static_assert(sizeof(_Atomic(PyCFunction)) == sizeof(PyCFunction),
+               "an atomic function pointer is a plain one");
+
+static void store_meth(PyMethodDef *def, PyCFunction f)
+{
+    atomic_store_explicit((_Atomic(PyCFunction) *)&def->ml_meth, f, memory_order_release);
+}
+
+static int in_main_interpreter(void)
+{
+    return PyInterpreterState_Get() == PyInterpreterState_Main();
+}
 
 static void free_active(active_clock *a)
 {
@@ -157,6 +175,11 @@ static void free_active(active_clock *a)
  * owner's release is the only step that could run other code. */
 static void publish_active(active_clock *next)
 {
+    /* Other interpreters follow a patch on the default clock alone: a
+     * caller's Clock is an object of this interpreter. */
+    atomic_store_explicit(&ms_patch_shared,
+                          next != NULL && next->owner == Py_None ? next->clock : NULL,
+                          memory_order_release);
     free_active(atomic_exchange_explicit(&ms_patch_active, next, memory_order_acq_rel));
 }
 int ms_patch_draw(const active_clock *a, int kind, const char *call, monostamp_stamp *out)
@@ -228,7 +251,7 @@ static int install(active_clock *next)
         if (conflict < 0) {
             for (int t = 0; t < T_COUNT; t++)
                 if (defs[t] != NULL)
-                    defs[t]->ml_meth = chosen[t];
+                    store_meth(defs[t], chosen[t]);
         }
     }
     if (conflict < 0)
@@ -249,10 +272,28 @@ static const char *unsupported_here(void)
     return "on a free-threaded build (its ml_meth writes would race with other threads' "
            "calls; not audited or tested there)";
 #else
-    if (PyInterpreterState_Get() != PyInterpreterState_Main())
+    if (!in_main_interpreter())
         return "outside the main interpreter (the patched method tables are the process's)";
     return NULL;
 #endif
+}
+
+/* -1 with RuntimeError if a patch may not start or stop here, else 0. */
+static int refuse_here(const char *verb)
+{
+    const char *reason = unsupported_here();
+    if (reason == NULL)
+        return 0;
+    PyErr_Format(PyExc_RuntimeError, "monostamp.patch() cannot %s %s", verb, reason);
+    return -1;
+}
+
+PyDoc_STRVAR(check_start_doc, "_check_start()\n--\n\n"
+"RuntimeError saying why if a patch cannot start here, else None.");
+
+static PyObject *check_start(PyObject *module, PyObject *unused)
+{
+    return refuse_here("start") < 0 ? NULL : Py_NewRef(Py_None);
 }
 
 static PyObject *activate(PyObject *module, PyObject *clock_obj)
@@ -260,9 +301,8 @@ static PyObject *activate(PyObject *module, PyObject *clock_obj)
     ms_state *st = (ms_state *)PyModule_GetState(module);
     monostamp_clock *clock;
     int64_t bound = 0;
-    const char *reason = unsupported_here();
-    if (reason != NULL)
-        return PyErr_Format(PyExc_RuntimeError, "monostamp.patch() cannot start %s", reason);
+    if (refuse_here("start") < 0)
+        return NULL;
     if (clock_obj == Py_None) {
         if (st->default_clock == NULL)
             return ms_default_clock_error(st);
@@ -275,7 +315,7 @@ static PyObject *activate(PyObject *module, PyObject *clock_obj)
     active_clock *next = PyMem_RawMalloc(sizeof *next);
     if (next == NULL)
         return PyErr_NoMemory();
-    *next = (active_clock){Py_NewRef(clock_obj), clock, PyInterpreterState_Get(), bound};
+    *next = (active_clock){Py_NewRef(clock_obj), clock, bound};
 
     int conflict = install(next);
     if (conflict >= 0)
@@ -294,6 +334,8 @@ static PyObject *adopt(PyObject *module, PyObject *witness)
 {
     if (!PyCFunction_Check(witness))
         return ms_type_error("_adopt(): witness", "a built-in function", witness), NULL;
+    if (refuse_here("start") < 0)
+        return NULL;
     return PyLong_FromLong(adopt_originals(PyCFunction_GetFunction(witness)));
 }
 
@@ -303,10 +345,12 @@ PyDoc_STRVAR(deactivate_doc, "_deactivate()\n--\n\n"
 
 static PyObject *deactivate(PyObject *module, PyObject *unused)
 {
+    if (refuse_here("stop") < 0)
+        return NULL;
     if (installed())
         for (int t = 0; t < T_COUNT; t++)
             if (defs[t] != NULL && defs[t]->ml_meth == chosen[t])
-                defs[t]->ml_meth = ms_patch_originals[t];
+                store_meth(defs[t], ms_patch_originals[t]);
     publish_active(NULL);
     Py_RETURN_NONE;
 }
@@ -316,6 +360,8 @@ PyDoc_STRVAR(installed_doc, "_installed()\n--\n\n"
 
 static PyObject *is_installed(PyObject *module, PyObject *unused)
 {
+    if (!in_main_interpreter()) /* what reaches this one */
+        return PyBool_FromLong(atomic_load_explicit(&ms_patch_shared, memory_order_acquire) != NULL);
     return PyBool_FromLong(installed());
 }
 
@@ -325,7 +371,8 @@ PyDoc_STRVAR(foreign_doc, "_foreign()\n--\n\n"
 static PyObject *foreign(PyObject *module, PyObject *unused)
 {
     PyObject *names = PyList_New(0);
-    for (int t = 0; names != NULL && t < T_COUNT; t++) {
+    /* The tables are the main interpreter's to watch (patch.h). */
+    for (int t = 0; names != NULL && in_main_interpreter() && t < T_COUNT; t++) {
         if (defs[t] == NULL)
             continue;
         if (defs[t]->ml_meth == chosen[t] || genuine(t, defs[t]->ml_meth))
@@ -344,12 +391,15 @@ static PyMethodDef patch_functions[] = {
     {"_foreign", foreign, METH_NOARGS, foreign_doc},
     {"_installed", is_installed, METH_NOARGS, installed_doc},
     {"_adopt", adopt, METH_O, adopt_doc},
+    {"_check_start", check_start, METH_NOARGS, check_start_doc},
     {NULL, NULL, 0, NULL},
 };
 
 int ms_patch_exec(PyObject *module)
 {
-    if (ms_patch_datetime_import() < 0 || find_targets() < 0)
+    /* The targets and the originals are found and written by the main
+     * interpreter alone, the only one that may start a patch. */
+    if (in_main_interpreter() && (ms_patch_datetime_import() < 0 || find_targets() < 0))
         return -1;
     return PyModule_AddFunctions(module, patch_functions);
 }

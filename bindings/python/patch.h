@@ -4,12 +4,18 @@
  * built-in function calls through the ml_meth of its PyMethodDef (static
  * tables in `time` and `_datetime`), so overwriting ml_meth reaches every
  * caller, C callers included (time-machine's technique; our own code).
- * monostamp/_patching.py switches under its lock, the GIL held.  The active
- * clock is one record behind an atomic pointer; a replacement copies it and
- * references its owner, so a stop cannot free the clock under a draw.  The
- * ml_meth writes are plain stores, safe only under one GIL: a patch starts
- * only in the main interpreter, never free-threaded.  time.monotonic and
- * its kin are never touched (asyncio needs them). */
+ * monostamp/_patching.py switches under its lock, the GIL held, in the
+ * main interpreter only: the tables are the process's, and so is a patch.
+ * The active clock is one record behind an atomic pointer, read by the
+ * main interpreter alone (whose GIL orders it against a stop); a
+ * replacement copies it and references its owner, so a stop cannot free
+ * the clock under a draw.  Other interpreters, each maybe under a GIL of
+ * its own, never see the record or its owner (objects of the main
+ * interpreter): while a patch on the default clock is active they draw
+ * from the core's default clock, published apart (ms_patch_shared), which
+ * lives as long as the process.  The ml_meth writes are atomic release
+ * stores, so another interpreter's call reads either function whole.
+ * time.monotonic and its kin are never touched (asyncio needs them). */
 #ifndef MONOSTAMP_PY_PATCH_H
 #define MONOSTAMP_PY_PATCH_H
 
@@ -34,7 +40,6 @@ typedef PyObject *(*fast_kw_fn)(PyObject *, PyObject *const *, Py_ssize_t, PyObj
 typedef struct {
     PyObject *owner;            /* the Clock, or None for the default clock; owned */
     monostamp_clock *clock;     /* lives as long as owner */
-    PyInterpreterState *interp;
     int64_t lead_bound_ns;      /* the patch's own lead bound, 0: none */
 } active_clock;
 
@@ -44,18 +49,31 @@ typedef struct {
  * A patch on a caller's Clock keeps its max_lead_ns. */
 #define MS_PATCH_MAX_LEAD_NS INT64_C(5000000)
 
-/* The innermost patch's clock, or NULL: the originals then answer. */
+/* The innermost patch's clock, or NULL: the originals then answer.  Read
+ * in the main interpreter only. */
 extern _Atomic(active_clock *) ms_patch_active;
+/* The core's default clock while the innermost patch draws from it, else
+ * NULL: what the other interpreters' patched calls draw from. */
+extern _Atomic(monostamp_clock *) ms_patch_shared;
 
 /* 1 and a copy of the active clock, its owner referenced; 0 if no patch
- * is active in this interpreter.  Every patched call begins here. */
+ * reaches this interpreter.  Every patched call begins here. */
 static inline int acquire(active_clock *out)
 {
-    active_clock *a = atomic_load_explicit(&ms_patch_active, memory_order_acquire);
-    if (a == NULL || a->interp != PyInterpreterState_Get())
+    if (PyInterpreterState_Get() == PyInterpreterState_Main()) {
+        active_clock *a = atomic_load_explicit(&ms_patch_active, memory_order_acquire);
+        if (a == NULL)
+            return 0;
+        *out = *a;
+        Py_INCREF(out->owner);
+        return 1;
+    }
+    monostamp_clock *shared = atomic_load_explicit(&ms_patch_shared, memory_order_acquire);
+    if (shared == NULL)
         return 0;
-    *out = *a;
-    Py_INCREF(out->owner);
+    /* None is immortal (3.12+), or, before 3.12, every interpreter's one
+     * GIL orders its count. */
+    *out = (active_clock){Py_NewRef(Py_None), shared, MS_PATCH_MAX_LEAD_NS};
     return 1;
 }
 
@@ -84,5 +102,7 @@ PyMethodDef *ms_patch_datetime_table(int t);
 
 /* patch.c: the patch's part of the exec slot. */
 int ms_patch_exec(PyObject *module);
+/* capi.c: the C API's capsule, _C_API, into the module. */
+int ms_capi_exec(PyObject *module);
 
 #endif

@@ -7,8 +7,8 @@
 
 int ms_patch_datetime_import(void)
 {
-    PyDateTime_IMPORT;
-    return PyDateTimeAPI == NULL ? -1 : 0;
+    static atomic_int once;
+    return ms_datetime_import_once(&once, (void **)&PyDateTimeAPI);
 }
 
 PyMethodDef *ms_patch_datetime_table(int t)
@@ -47,14 +47,17 @@ PyObject *ms_patch_now(PyObject *cls, PyObject *const *args, Py_ssize_t nargs, P
     }
     if (tz == Py_None)
         tz = NULL;
-    if (!ok || (tz != NULL && !PyTZInfo_Check(tz)))
-        return ORIGINAL_FAST_KW(T_NOW)(cls, args, nargs, kwnames);
-
+    /* acquire() first: in another interpreter, its load orders this
+     * file's PyDateTimeAPI, written by the main one. */
     active_clock a;
     monostamp_wall f;
     int fold = 0;
-    if (!acquire(&a))
+    if (!ok || !acquire(&a))
         return ORIGINAL_FAST_KW(T_NOW)(cls, args, nargs, kwnames);
+    if (tz != NULL && !PyTZInfo_Check(tz)) {
+        RELEASE(&a);
+        return ORIGINAL_FAST_KW(T_NOW)(cls, args, nargs, kwnames);
+    }
     if (draw_wall(&a, tz == NULL ? DRAW_NOW_US : DRAW_TIME_US, "datetime.now()",
                   tz == NULL ? &fold : NULL, &f) < 0)
         return NULL;

@@ -132,7 +132,8 @@ void ms_sleep_clear(ms_state *st)
 PyDoc_STRVAR(sleep_doc, "sleep(seconds, tolerance=5e-05)\n--\n\n"
 "Sleeps `seconds` (int or float, >= 0) on CLOCK_MONOTONIC: the caller's\n"
 "code runs no earlier and at most `tolerance` s later where the machine\n"
-"allows.  The GIL is released but for a last 15-250 us spin (docs/sleep.md).");
+"allows.  The GIL is released but for a last 15-250 us spin (see \"Precise\n"
+"sleep\" in the monostamp docs).");
 
 static PyObject *ms_sleep(PyObject *module, PyObject *const *args, Py_ssize_t nargs,
                          PyObject *kwnames)
@@ -172,9 +173,10 @@ static PyObject *sleep_until_ns(PyObject *module, PyObject *const *args, Py_ssiz
         (argv[1] != NULL && ms_int64_arg(argv[1], "tolerance_ns", &tolerance) < 0))
         return NULL;
     int64_t now = monostamp_monotonic_ns();
-    if (monostamp_sleep_deadline(now, deadline, 0, tolerance, &deadline, NULL, NULL, 0) != 0)
-        return raise_core(st, MONOSTAMP_EINVAL, NULL,
-                          "sleep_until_ns(): tolerance_ns=%R must be >= 0", argv[1]);
+    char why[96];
+    if (monostamp_sleep_deadline(now, deadline, 0, tolerance, &deadline, NULL, why,
+                                 sizeof why) != 0)
+        return ms_core_text(PyExc_ValueError, "sleep_until_ns()", why);
     return sleep_to(st, deadline, tolerance, now, "sleep_until_ns", argv[0]);
 }
 

@@ -145,10 +145,16 @@ static PyObject *stamp_isoformat(PyObject *op, PyObject *const *args, Py_ssize_t
         int rc = ms_long_arg(argv[0], "Stamp.isoformat(): digits", &v);
         if (rc < 0)
             return NULL;
-        if (rc > 0 || v < 0 || v > 9)
+        if (rc > 0) /* past long long */
             return ms_raise(PyExc_ValueError,
                             "Stamp.isoformat(): digits=%R is out of range -- give 0..9, the "
                             "digits of the fraction of a second", argv[0]);
+        char why[128];
+        int bad = 0;
+        if (v < 0 || v > 9) {  /* the core's sentence, as Lua's isoformat says it */
+            monostamp_isoformat(NULL, 0, 0, 0, v, 0, &bad, why, sizeof why);
+            return ms_core_text(PyExc_ValueError, "Stamp.isoformat()", why);
+        }
         digits = (int)v;
     } else if (argv[2] != NULL && argv[2] != Py_None && timespec_digits(op, argv[2], &digits) < 0) {
         return NULL;

@@ -108,10 +108,40 @@ static PyObject *new_timezone(int32_t offset_s)
     return tz;
 }
 
+/* datetime.h's PyDateTimeAPI is a plain static of each file that includes
+ * it, and every interpreter's exec imports the capsule, maybe at once under
+ * GILs of their own: the first to finish writes the file's copy, the
+ * others wait for it (their acquire load orders their reads after that
+ * write).  The capsule holds one struct of static types for the whole
+ * process; an interpreter whose capsule differs is refused rather than
+ * handed another's objects. */
+int ms_datetime_import_once(atomic_int *once, void **api)
+{
+    enum { NONE, WRITING, DONE };
+    void *mine = PyCapsule_Import(PyDateTime_CAPSULE_NAME, 0);
+    if (mine == NULL)
+        return -1;
+    int expected = NONE;
+    if (atomic_compare_exchange_strong_explicit(once, &expected, WRITING, memory_order_acq_rel,
+                                                memory_order_acquire)) {
+        *api = mine;
+        atomic_store_explicit(once, DONE, memory_order_release);
+        return 0;
+    }
+    while (atomic_load_explicit(once, memory_order_acquire) != DONE)
+        ; /* one pointer's store away */
+    if (*api != mine) {
+        PyErr_SetString(PyExc_ImportError,
+                        "monostamp: this interpreter's datetime C API is not the process's");
+        return -1;
+    }
+    return 0;
+}
+
 int ms_datetime_exec(ms_state *st)
 {
-    PyDateTime_IMPORT;
-    if (PyDateTimeAPI == NULL)
+    static atomic_int once;
+    if (ms_datetime_import_once(&once, (void **)&PyDateTimeAPI) < 0)
         return -1;
     if ((st->str_utcoffset = PyUnicode_InternFromString("utcoffset")) == NULL ||
         (st->str_fromutc = PyUnicode_InternFromString("fromutc")) == NULL ||
@@ -358,7 +388,7 @@ static int named_zone_offset(ms_state *st, PyObject *name, int64_t utc_ns, int32
             return -1;
         int rc = monostamp_zone_open(text, &zone);
         if (rc == MONOSTAMP_ENOZONE)
-            return ms_zone_error("Stamp.astimezone()", name, text), -1;
+            return ms_zone_error("Stamp.astimezone()", text), -1;
         if (rc != MONOSTAMP_OK)
             return raise_core(st, rc, NULL, "zone=%R", name), -1;
         if ((capsule = PyCapsule_New(zone, ZONE_CAPSULE, zone_capsule_free)) == NULL) {

@@ -5,7 +5,7 @@
 
 #include "check.h"
 #include "vectors.h"
-#include "monostamp.h"
+#include "monostamp_host.h"
 
 /* A manual clock at `start_ns` under `policy`, zone UTC. */
 static int manual(monostamp_clock *clock, int policy, int64_t start_ns)

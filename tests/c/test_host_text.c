@@ -1,13 +1,14 @@
-/* test_host_text.c: the text the bindings show, from the core
- * (host_text.c): every code's name, a clock's summary in each shape (local
+/* test_host_text.c: the text the bindings show, from the core (host.c):
+ * every code's name and the list of codes, a clock's summary in each shape (local
  * or named zone, lead bound or none, shared or not), the unknown-zone
- * sentence with and without a suggestion, a refused take or manual move,
- * the default clock's context, and short buffers. */
+ * sentence with and without a suggestion, an unknown option's, a refused
+ * take or manual move, a state file's and the default clock's sentence,
+ * every one ASCII, and short buffers. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
-#include "monostamp.h"
+#include "monostamp_host.h"
 #include "pinned_zones.h"
 
 static void test_error_names(void)
@@ -24,6 +25,24 @@ static void test_error_names(void)
     for (code = -1; code > -MONOSTAMP_EOS_BASE; code--)
         named += monostamp_error_name(code) != NULL;
     CHECK_EQ(named, 14);
+    /* The list a host enumerates is those 14, each with its sentence. */
+    for (code = 0; monostamp_error_code(code) != 0; code++) {
+        CHECK(monostamp_error_name(monostamp_error_code(code)) != NULL);
+        CHECK(strcmp(monostamp_strerror(monostamp_error_code(code)), "unknown error") != 0);
+    }
+    CHECK_EQ(code, 14);
+    CHECK_EQ(monostamp_error_code(0), MONOSTAMP_EINVAL);
+    CHECK_EQ(monostamp_error_code(13), MONOSTAMP_EEXIST);
+    CHECK_EQ(monostamp_error_code(-1), 0);
+}
+
+/* 1 if every byte of `s` is ASCII: Windows' cp1252 consoles take no more. */
+static int ascii(const char *s)
+{
+    for (; *s != '\0'; s++)
+        if ((unsigned char)*s > 0x7f)
+            return 0;
+    return 1;
 }
 
 static int make(monostamp_clock *c, const char *zone, int64_t lead, int on_lead)
@@ -77,17 +96,24 @@ static void test_clock_describe_shared(void)
 
 static void test_zone_unknown(void)
 {
-    char buf[2 * MONOSTAMP_ZONE_NAME_MAX + 128], small[10];
+    char buf[2 * MONOSTAMP_ZONE_NAME_MAX + 256], small[10], longest[MONOSTAMP_ZONE_NAME_MAX + 1];
 #ifndef _WIN32
     CHECK_GT(monostamp_zone_unknown("Europe/Berln", buf, sizeof buf), 0);
-    CHECK_STR_EQ(buf, "zone 'Europe/Berln' is not a zone this machine knows \xe2\x80\x94 "
+    CHECK_STR_EQ(buf, "zone='Europe/Berln' is not a zone this machine knows -- "
                       "did you mean 'Europe/Berlin'?");
 #endif
     CHECK_GT(monostamp_zone_unknown("Mars/Olympus_Mons", buf, sizeof buf), 0);
-    CHECK_STR_EQ(buf, "zone 'Mars/Olympus_Mons' is not a zone this machine knows \xe2\x80\x94 "
-                      "give 'UTC', an IANA name such as 'Europe/Berlin' or a POSIX TZ string");
+    CHECK_STR_EQ(buf, "zone='Mars/Olympus_Mons' is not a zone this machine knows -- give "
+                      "'UTC', an IANA name such as 'Europe/Berlin' (from TZDIR, else the "
+                      "system's database) or a POSIX TZ string such as "
+                      "'CET-1CEST,M3.5.0,M10.5.0/3'");
+    CHECK(ascii(buf));
+    /* The stated size holds the longest name and its suggestion. */
+    memset(longest, 'x', sizeof longest - 1);
+    longest[sizeof longest - 1] = '\0';
+    CHECK_GT(monostamp_zone_unknown(longest, buf, sizeof buf), 0);
     CHECK_RC(monostamp_zone_unknown("Mars/Olympus_Mons", small, sizeof small), MONOSTAMP_ERANGE);
-    CHECK_STR_EQ(small, "zone 'Mar");
+    CHECK_STR_EQ(small, "zone='Mar");
     CHECK_RC(monostamp_zone_unknown(NULL, buf, sizeof buf), MONOSTAMP_EINVAL);
     CHECK_RC(monostamp_zone_unknown("x", buf, 0), MONOSTAMP_EINVAL);
 }
@@ -96,7 +122,7 @@ static void test_clock_fault(void)
 {
     monostamp_clock c;
     monostamp_options o;
-    char buf[160], small[8];
+    char buf[256], small[8];
     monostamp_options_init(&o);
     o.policy = MONOSTAMP_MONOTONIC_ALLOW_DUPLICATES;
     CHECK_OK(monostamp_clock_init(&c, &o));
@@ -106,11 +132,17 @@ static void test_clock_fault(void)
     CHECK_STR_EQ(buf, "n=9223372036854775807 stamps would pass the int64 range");
     CHECK_EQ(monostamp_clock_fault(&c, "take", MONOSTAMP_EPOLICY, 5, buf, sizeof buf), 0);
     CHECK_STR_EQ(buf, "the clock's policy monotonicAllowDuplicates allows equal stamps, "
-                      "so it has no blocks");
+                      "so it has no blocks; take needs monotonicForceNanosecondIncrement or "
+                      "monotonicForceMicrosecondIncrement");
+    CHECK_LT(strlen(buf), 256);
     CHECK_EQ(monostamp_clock_fault(&c, "advance", MONOSTAMP_ENOTSUP, 1, buf, sizeof buf), 1);
-    CHECK_STR_EQ(buf, "advance needs a clock with source 'manual', this one's is 'realtime'");
+    CHECK_STR_EQ(buf, "advance needs a clock with source 'manual', this one's is 'realtime' "
+                      "-- make the clock with source='manual'");
     CHECK_EQ(monostamp_clock_fault(&c, "set", MONOSTAMP_ERANGE, -1, buf, sizeof buf), 2);
-    CHECK_STR_EQ(buf, "set by -1 ns would overflow the manual reading");
+    CHECK_STR_EQ(buf, "ns=-1 would move the reading past the int64 nanosecond range "
+                      "(years 1677..2262) -- give a smaller step");
+    CHECK_EQ(monostamp_clock_fault(&c, "step_back", MONOSTAMP_EINVAL, -1, buf, sizeof buf), 2);
+    CHECK_STR_EQ(buf, "ns=-1 is negative -- give ns >= 0");
     /* The clock's state, not a value: nothing to add to the core's sentence. */
     CHECK_EQ(monostamp_clock_fault(&c, "take", MONOSTAMP_ELEAD, 5, buf, sizeof buf), 0);
     CHECK_STR_EQ(buf, "");
@@ -137,10 +169,13 @@ static void set_shared(const char *value)
 
 static void test_default_context(void)
 {
-    char buf[64], small[12];
+    char buf[256], small[12];
     set_shared("/run/app/state");
-    CHECK_EQ(monostamp_default_context(MONOSTAMP_EFOREIGN, buf, sizeof buf), 31);
-    CHECK_STR_EQ(buf, "MONOSTAMP_SHARED=/run/app/state");
+    CHECK_EQ(monostamp_default_context(MONOSTAMP_EFOREIGN, buf, sizeof buf),
+             strlen("MONOSTAMP_SHARED='/run/app/state': not a monostamp state file, or "
+                    "truncated"));
+    CHECK_STR_EQ(buf, "MONOSTAMP_SHARED='/run/app/state': not a monostamp state file, or "
+                      "truncated");
     CHECK_GT(monostamp_default_context(MONOSTAMP_EOS(2), buf, sizeof buf), 0);
     /* Not the file's doing: the binding names its call. */
     CHECK_RC(monostamp_default_context(MONOSTAMP_ENOZONE, buf, sizeof buf), 0);
@@ -152,6 +187,37 @@ static void test_default_context(void)
     set_shared("");  /* empty is unset, as the core reads it */
     CHECK_RC(monostamp_default_context(MONOSTAMP_EFOREIGN, buf, sizeof buf), 0);
     CHECK_STR_EQ(buf, "");
+}
+
+static void test_option_unknown(void)
+{
+    char buf[256], small[10];
+    CHECK_GT(monostamp_option_unknown("zones", buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "unknown option 'zones' -- did you mean 'zone'?");
+    CHECK_GT(monostamp_option_unknown("plicy", buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "unknown option 'plicy' -- did you mean 'policy'?");
+    CHECK_GT(monostamp_option_unknown("colour", buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "unknown option 'colour' -- the options are policy, source, zone, "
+                      "max_lead_ns, on_lead, shared, start_ns, trust_group");
+    CHECK_RC(monostamp_option_unknown("colour", small, sizeof small), MONOSTAMP_ERANGE);
+    CHECK_RC(monostamp_option_unknown(NULL, buf, sizeof buf), MONOSTAMP_EINVAL);
+}
+
+static void test_state_file_text(void)
+{
+    char buf[256];
+    CHECK_GT(monostamp_state_file_text(MONOSTAMP_EFOREIGN, "shared", "/run/s", buf, sizeof buf),
+             0);
+    CHECK_STR_EQ(buf, "shared='/run/s': not a monostamp state file, or truncated");
+#ifndef _WIN32
+    CHECK_GT(monostamp_state_file_text(MONOSTAMP_EOS(2), "path", "/no/such/dir/s", buf,
+                                       sizeof buf), 0);
+    CHECK_STR_EQ(buf, "path='/no/such/dir/s': its directory does not exist -- create the "
+                      "directory first; the state file itself is created if absent");
+#endif
+    CHECK(ascii(buf));
+    CHECK_RC(monostamp_state_file_text(MONOSTAMP_EFOREIGN, NULL, "/s", buf, sizeof buf),
+             MONOSTAMP_EINVAL);
 }
 
 static void test_option_names(void)
@@ -183,5 +249,7 @@ int main(void)
     RUN(test_clock_fault);
     RUN(test_default_context);
     RUN(test_option_names);
+    RUN(test_option_unknown);
+    RUN(test_state_file_text);
     return check_summary();
 }

@@ -8,7 +8,7 @@
 #include "check.h"
 #include "pinned_zones.h"
 #include "vectors.h"
-#include "monostamp.h"
+#include "monostamp_host.h"
 
 #define NS INT64_C(1000000000)
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "monostamp.h"
+#include "monostamp_host.h"
 
 /* Checks `o` and returns the field named ("" when none). */
 static const char *bad_field_of(const monostamp_options *o)

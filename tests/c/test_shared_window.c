@@ -1,6 +1,7 @@
 /* test_shared_window.c: a newcomer that starts a file in place of one a
- * writer still stamps on, before the writer has looked at the path (issue
- * 37's last window).
+ * writer still stamps on, before the writer has looked at the path (the
+ * last window in which a new file could start below stamps already handed
+ * out).
  *
  * The writer stamps µs values as fast as it can with a 2 ms lead bound, so
  * that its stamps lead real time by the whole bound, the case in which a

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "monostamp.h"
+#include "monostamp_host.h"
 
 #define US INT64_C(1000)
 #define MS INT64_C(1000000)

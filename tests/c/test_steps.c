@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "monostamp.h"
+#include "monostamp_host.h"
 
 #define SECOND INT64_C(1000000000)
 #define HOUR (3600 * SECOND)

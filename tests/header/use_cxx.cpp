@@ -7,6 +7,7 @@
 //   - new/free: a std::unique_ptr whose deleter is monostamp_clock_free.
 // Four std::threads stamp on each at once; every stamp must be distinct.
 #include "monostamp.h"
+#include "monostamp_host.h"  /* the kit for bindings: as includable */
 
 #include <cstdio>
 #include <cstring>

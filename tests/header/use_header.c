@@ -6,6 +6,7 @@
  * hand out increasing stamps and report errors with their causes.
  */
 #include "monostamp.h"
+#include "monostamp_host.h"  /* the kit for bindings: as includable */
 
 #include <stdio.h>
 #include <string.h>
@@ -60,6 +61,14 @@ int main(void)
     EXPECT(monostamp_os_errno(MONOSTAMP_EINVAL) == 0);
     EXPECT(strlen(monostamp_strerror(MONOSTAMP_EOS(2))) > 0);
     EXPECT(sizeof(monostamp_clock) == MONOSTAMP_CLOCK_SIZE);
+    EXPECT(sizeof(monostamp_sleep_plan) == MONOSTAMP_SLEEP_PLAN_SIZE);
+    /* The codes, listed from the one table, as a host lists them. */
+    {
+        int i = 0;
+        while (monostamp_error_code(i) != 0)
+            EXPECT(monostamp_error_name(monostamp_error_code(i++)) != NULL);
+        EXPECT(i == 14 && monostamp_error_code(i - 1) == MONOSTAMP_EEXIST);
+    }
 
     printf("%d passed, %d failed\n", failures == 0 ? 1 : 0, failures == 0 ? 0 : 1);
     return failures == 0 ? 0 : 1;

@@ -23,7 +23,7 @@ requests keep old workers stamping for 3 s after the reload).  Any [error],
 [crit], [alert] or [emerg] in the error log fails a run.  Last, make
 test-luajit under the luajit that stays beside the nginx Lua module.
 
-Run by `make test-nginx` (tools/test-nginx.sh installs the packages first).
+Run by `make test-nginx` (tools/checks/test-nginx.sh installs the packages first).
 """
 from __future__ import annotations
 

@@ -30,7 +30,7 @@ interpreter running the test (not the installed monostamp, which may come
 from another tree).  SOAK_BURST stamps a burst (100), SOAK_PAUSE_MS between
 bursts (20), SOAK_SEED the schedule's random seed (printed).
 
-Run by `make soak` (tools/soak.sh); `make test-all` runs it for 30 s.
+Run by `make soak` (tools/checks/soak.sh); `make test-all` runs it for 30 s.
 """
 from __future__ import annotations
 

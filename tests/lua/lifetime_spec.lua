@@ -1,5 +1,7 @@
 -- lifetime_spec.lua: clocks as userdata: __gc, __close, close(), __tostring,
--- __name, and no leaked mappings after many clocks.
+-- __name, and no leaked mappings after many clocks.  The C module's
+-- (Lua 5.3-5.5): monostamp.ffi's clocks are cdata, whose close and
+-- collection api_spec.lua checks under both.
 local monostamp = require "monostamp"
 local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.lua")
 
@@ -52,6 +54,10 @@ describe("a clock userdata", function()
 
   it("is closed by a <close> variable at the end of its scope, errors too", function()
     -- The syntax is Lua 5.4's: compiled at run time so the file loads anywhere.
+    if _VERSION == "Lua 5.3" then
+      pending("to-be-closed variables (<close>) are Lua 5.4's")
+      return
+    end
     local chunk = assert(load([[
       local monostamp, path = ...
       local escaped, inner

@@ -1,7 +1,8 @@
 -- patch_spec.lua: testing.patch(clock), which makes os.time(), os.date(fmt)
 -- and LuaSocket's socket.gettime() draw from a monostamp clock until its
 -- restore function is called.  Errors first, then each function's values,
--- restoring, nesting, a clock stepped back, and determinism.
+-- restoring, nesting, a clock stepped back, and determinism.  Lua 5.3-5.5
+-- only: monostamp.testing is built on the C module (require "monostamp").
 local monostamp = require "monostamp"
 local testing = require "monostamp.testing"
 local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.lua")

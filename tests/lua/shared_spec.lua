@@ -1,7 +1,11 @@
 -- shared_spec.lua: clocks on one state file, in one process, across Lua
--- processes, and between a Lua process and a Python process.
-local monostamp = require "monostamp"
+-- processes, through a child's default clock, and between a Lua process
+-- and a Python process.  Runs against the module this interpreter loads
+-- (helper.lua): the C module under Lua 5.3-5.5, monostamp.ffi under
+-- LuaJIT; the children run the same interpreter and module.
 local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.lua")
+local monostamp = helper.monostamp
+local int, text = helper.int, helper.text
 
 local COUNT = 50000
 
@@ -13,22 +17,22 @@ local COUNT = 50000
 -- before and after every other child's middle, on a loaded machine too.
 local function lua_child(path, meet, id, total, out)
   local script = string.format([[
-    local m = require "monostamp"
+    local m = require %q
     local meet = dofile(%q)
     local c = assert(m.clock{ shared = %q })
     assert(c:is_shared())
     local prefix, id, total, count = %q, %d, %d, %d
     local function nap() m.sleep_ns(100000) end
-    local t = {}
+    local t, half = {}, math.floor(count / 2)
     meet(prefix .. "start", id, total, nap)
-    for i = 1, count // 2 do t[i] = c:time_ns() end
+    for i = 1, half do t[i] = c:time_ns() end
     meet(prefix .. "half", id, total, nap)
-    for i = count // 2 + 1, count do t[i] = c:time_ns() end
+    for i = half + 1, count do t[i] = c:time_ns() end
     local f = assert(io.open(%q, "w"))
-    f:write(table.concat(t, "\n"), "\n")
+    for _, v in ipairs(t) do f:write((tostring(v):gsub("LL$", "")), "\n") end
     f:close()
-  ]], helper.root .. "/tests/lua/meet.lua", path, meet, id, total, COUNT, out)
-  return helper.lua .. " -e " .. helper.q(script)
+  ]], helper.module_name, helper.root .. "/tests/lua/meet.lua", path, meet, id, total, COUNT, out)
+  return helper.interpreter .. " -e " .. helper.q(script)
 end
 
 -- The same in Python, through the Python binding's Clock(shared=...).
@@ -80,10 +84,12 @@ local function run_together(makers)
     local stamps = helper.read_integers(out)
     assert.equal(COUNT, #stamps, "child " .. i .. " output:\n" .. log)
     for j, ns in ipairs(stamps) do
-      assert(j == 1 or ns > stamps[j - 1],
-             string.format("child %d: stamp %d (%d) not above %d", i, j, ns, stamps[j - 1] or 0))
-      assert(not seen[ns], string.format("%d handed out to child %d and child %d", ns, seen[ns] or 0, i))
-      seen[ns] = i
+      local key = text(ns)  -- int64_t cdata are distinct table keys: the text is not
+      if not (j == 1 or ns > stamps[j - 1]) then
+        error(string.format("child %d: stamp %d (%s) not above %s", i, j, key, text(stamps[j - 1])))
+      end
+      if seen[key] then error(string.format("%s handed out to child %d and child %d", key, seen[key], i)) end
+      seen[key] = i
     end
     ranges[i] = { stamps[1], stamps[#stamps] }
   end
@@ -116,6 +122,24 @@ describe("a shared state file", function()
     end
   end)
 
+  it("joins two frozen manual clocks of one process into one sequence, one ns apart", function()
+    local path = helper.tmpdir() .. "/state"
+    -- Unbounded: frozen at 0, they lead their source by the file's decades.
+    local a = assert(monostamp.clock { shared = path, source = "manual", start_ns = 0, max_lead_ns = 0 })
+    local b = assert(monostamp.clock { shared = path, source = "manual", start_ns = 0, max_lead_ns = 0 })
+    assert.is_true(a:is_shared())
+    assert.matches(", shared%)", tostring(a))
+    local first = a:time_ns()
+    local last = first
+    for i = 1, 1000 do
+      local t = (i % 2 == 0 and a or b):time_ns()
+      assert.is_true(t > last)
+      last = t
+    end
+    -- Frozen manual readings below the file's sequence: each stamp the next ns.
+    assert.equal(int(1000), last - first)
+  end)
+
   it("carries the sequence to a clock opened later", function()
     local path = helper.tmpdir() .. "/state"
     local a = assert(monostamp.clock{ shared = path })
@@ -125,6 +149,29 @@ describe("a shared state file", function()
     local b = assert(monostamp.clock{ shared = path, source = "manual", max_lead_ns = 0 })
     -- A manual reading of 0 is far below the last stamp: forced past it.
     assert.equal(last + 1, b:time_ns())
+  end)
+
+  it("is joined by the default clock of a child through MONOSTAMP_SHARED", function()
+    local path = helper.tmpdir() .. "/state"
+    -- A manual clock 0.8 s ahead (the child's default clock is bounded at
+    -- 1 s; this one's 100 ms bound makes the file it creates start 100 ms
+    -- ahead, below that, and leaves room for the few ms a newcomer on a
+    -- leading file raises it by: docs/clock-core.md), frozen there.
+    local ahead = monostamp.time_ns() + 800000000
+    local c = assert(monostamp.clock { shared = path, source = "manual", start_ns = ahead,
+                                       max_lead_ns = 100000000 })
+    assert.equal(ahead, c:time_ns())
+    local out, ok = helper.sh("MONOSTAMP_SHARED=" .. helper.q(path) .. " " .. helper.interpreter
+      .. " -e 'local m = require \"" .. helper.module_name .. "\"; io.write(tostring(m.time_ns()))' 2>&1")
+    assert.is_true(ok, out)
+    assert.matches("^%d+" .. (helper.ffi and "LL" or "") .. "$", out)
+    local child = int(out)  -- exact, past 2^53
+    -- The child's stamp is above this one's (the file's sequence; its own
+    -- reading too, should it have started later than 0.8 s), and this
+    -- frozen clock's next stamp comes right after the child's: the child
+    -- wrote it into the file.
+    assert.is_true(child > ahead, out)
+    assert.equal(text(child + 1), text((assert(c:time_ns()))))
   end)
 
   it("gives no stamp twice to three Lua processes", function()

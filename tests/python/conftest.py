@@ -1,7 +1,7 @@
 """Shared helpers for the Python binding's tests.
 
 MONOSTAMP_TEST_SCALE (default 1) scales the loops of the tests marked
-`heavy` (threads, leak check): tools/test-pythons.sh runs every other
+`heavy` (threads, leak check): tools/checks/test-pythons.sh runs every other
 interpreter at a tenth of the work.
 """
 import contextlib
@@ -200,17 +200,25 @@ LUA_MEET = str(REPO / "tests" / "lua" / "meet.lua")
 
 
 def read_vectors(name):
-    """The rows of tests/vectors/<name> as lists of str, or skip if absent.
+    """The rows of tests/vectors/<name> (or of an absolute path) as lists of str.
 
     Lines starting with '#' are comments; fields are separated by one TAB.
+    A file that is missing or holds no row fails the test, naming it: the
+    shared vectors are part of the suite, and a test that read none would
+    pass having checked nothing (tests/c/vectors.h and tests/lua/helper.lua
+    refuse them alike).
     """
     path = VECTORS / name
-    if not path.exists():
-        pytest.skip("%s not there yet" % path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        pytest.fail("shared vectors missing: %s (%s)" % (path, e.strerror or e), pytrace=False)
     rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in text.splitlines():
         if line and not line.startswith("#"):
             rows.append(line.split("\t"))
+    if not rows:
+        pytest.fail("shared vectors empty: %s holds no row" % path, pytrace=False)
     return rows
 
 

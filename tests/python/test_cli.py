@@ -301,10 +301,11 @@ def test_help_says_the_name_it_was_called_by_and_lists_the_commands(name, comman
     assert lines[0].startswith("usage: %s [-h] " % name), done.stdout
     # Each command in the usage, under the name, and in a list with what it does.
     assert "       %s run [OPTIONS] [--] CMD [ARGS...]" % name in lines, done.stdout
+    assert "       %s stats PATH" % name in lines, done.stdout
     assert "       %s preload-path" % name in lines, done.stdout
     listed = lines[lines.index("commands:") + 1:]
     assert [line.split()[0] for line in listed if line.startswith("  ") and
-            not line.startswith("   ")] == ["run", "preload-path"], done.stdout
+            not line.startswith("   ")] == ["run", "stats", "preload-path"], done.stdout
     other = "python -m monostamp" if name == "monostamp" else "usage: monostamp"
     assert other not in done.stdout, done.stdout
 

@@ -2,7 +2,7 @@
 
 Point 9 (mypy catches typos) is in test_typing.py, point 11 (beside
 time-machine 2.x) in test_old_tools.py, and the Lua side of points 2 and 5
-in tests/lua/zone_spec.lua and tests/luajit/parity_spec.lua.
+in tests/lua/zone_spec.lua and tests/lua/ffi_parity_spec.lua.
 """
 import datetime
 import inspect
@@ -24,7 +24,7 @@ NO_DIRECTORY_CHECK = posix_only(
     "error (WinError 3, path not found) unchanged")
 NO_SUGGESTIONS = posix_only("the zone database is not walked for suggestions on Windows")
 
-DASH = " \u2014 "
+DASH = " -- "
 
 
 def one_shape(message, call):
@@ -145,7 +145,7 @@ def test_a_policy_member_name_is_taken_wherever_a_policy_string_is():
 @pytest.mark.parametrize("mistake, error, call", [
     (lambda: monostamp.Clock(source="manual").advance(1.5), TypeError, "Clock.advance(): ns"),
     (lambda: monostamp.now().isoformat(digits=12), ValueError, "Stamp.isoformat(): digits=12"),
-    (lambda: monostamp.Clock().advance(1), ValueError, "Clock.advance(): this clock's source"),
+    (lambda: monostamp.Clock().advance(1), ValueError, "Clock.advance(): advance needs a clock"),
     (lambda: monostamp.Clock(source="manual").step_back(-1), ValueError,
      "Clock.step_back(): ns=-1"),
     (lambda: monostamp.Stamp(0, 86400), ValueError, "Stamp(): offset=86400"),
@@ -192,7 +192,7 @@ def test_a_marker_typo_is_one_message_without_the_plugins_frames(pytester):
     result.stdout.fnmatch_lines([
         "*@pytest.mark.monostamp(): unknown option 'strat': did you mean 'start'?*",
         "*@pytest.mark.monostamp(): zone='Europe/Berln' is not a zone this machine knows "
-        "\u2014 did you mean 'Europe/Berlin'?*",
+        "-- did you mean 'Europe/Berlin'?*",
     ])
 
 

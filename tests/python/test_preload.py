@@ -317,3 +317,22 @@ def test_run_native(tmp_path):
                           script], check=True, capture_output=True, text=True).stdout.split()
     assert len(set(out)) == 1000
     assert abs(int(out[-1]) - time.time_ns()) < 10**9
+
+
+@needs_library
+@pytest.mark.parametrize("grain", ["ns", "us"])
+def test_a_preloaded_process_counts_into_the_state_file(stamper, preloaded, tmp_path, grain):
+    # The preload's sequence is the core's clock: it adds what it counted to
+    # the file's counts at exit, which monostamp stats reads.  At the µs
+    # grain a tight loop reads the same µs over and over: most of its
+    # stamps would have repeated without monostamp.
+    from monostamp import _report
+    out = str(tmp_path / "out")
+    env = dict(preloaded, MONOSTAMP_GRAIN=grain)
+    subprocess.run([stamper, "clock_gettime", "20000", out], env=env, check=True)
+    counts = _report.read(env["MONOSTAMP_SHARED"])
+    assert counts.stamps == 20000
+    assert_increasing(grain, read_ns(out))
+    if grain == "us":
+        assert counts.repeats > 10000
+        assert counts.largest_lead_ns >= 1000

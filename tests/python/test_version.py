@@ -41,7 +41,8 @@ def test_the_rockspec_is_named_and_tagged_for_the_header_version():
 
 
 def test_the_changelog_starts_with_the_header_version():
+    # "## Unreleased" may come first: the changes made since that release.
     text = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
-    first = re.search(r"^## (\S+)", text, re.M)
+    first = re.search(r"^## (?!Unreleased$)(\S+)", text, re.M)
     assert first is not None, "CHANGELOG.md has no ## <version> entry"
     assert first.group(1) == VERSION

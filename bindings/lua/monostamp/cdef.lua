@@ -1,9 +1,10 @@
--- monostamp/cdef.lua: the declarations of csrc/monostamp.h that the FFI
--- bindings use, the one copy that LuaJIT's monostamp.ffi (ffi.cdef) and
--- PyPy's cffi build (tools/cffi_build.py) both read.  Held to the header by
--- tests/luajit/cdef_spec.lua, and by cffi's API mode, which compiles them
--- against it.  Keep it to what a binding calls: a declaration here is a
--- promise both bindings keep.
+-- monostamp/cdef.lua: the declarations of csrc/monostamp.h and
+-- csrc/monostamp_host.h that the FFI bindings use, the one copy that
+-- LuaJIT's monostamp.ffi (ffi.cdef) and PyPy's cffi build
+-- (tools/cffi_build.py) both read.  Held to the headers by
+-- tests/lua/ffi_cdef_spec.lua, and by cffi's API mode, which compiles them
+-- against them.  Keep it to what a binding calls: a declaration here is a
+-- promise both bindings keep.  First LuaJIT's, then what PyPy's adds.
 return [[
 typedef enum monostamp_policy {
     MONOSTAMP_ACCEPT_PLATFORM_TIME = 0,
@@ -107,15 +108,16 @@ typedef struct monostamp_sleep_plan {
   int64_t until_ns;
   int64_t until_tolerance_ns;
   int last_nap;
-  int band_;
-  int stage_;
-  int64_t target_ns_;
-  int64_t target_tolerance_ns_;
+  int64_t core_[4];
 } monostamp_sleep_plan;
 enum { MONOSTAMP_SLEEP_DONE = 0, MONOSTAMP_SLEEP_NAP = 1, MONOSTAMP_SLEEP_SPIN = 2, MONOSTAMP_SLEEP_WARM = 3 };
 int monostamp_sleep_begin(monostamp_sleep_plan *plan, int64_t deadline_ns, int64_t tolerance_ns, int64_t now_ns, int finish);
 int monostamp_sleep_step(monostamp_sleep_plan *plan, int64_t now_ns);
 const char *monostamp_error_name(int code);
+int monostamp_error_code(int i);
+int monostamp_state_file_fault(int code);
+int monostamp_option_unknown(const char *name, char *buf, size_t size);
+int monostamp_state_file_text(int code, const char *what, const char *path, char *buf, size_t size);
 int monostamp_clock_describe(const monostamp_clock *clock, char *buf, size_t size);
 int monostamp_zone_unknown(const char *name, char *buf, size_t size);
 int monostamp_default_context(int code, char *buf, size_t size);
@@ -130,12 +132,11 @@ typedef struct monostamp_state_info {
     int64_t joins;
 } monostamp_state_info;
 int monostamp_state_file_info(const char *path, monostamp_state_info *out);
+int monostamp_state_file_create(const char *path, int trust_group);
 int monostamp_default_share(const char *path);
-int monostamp_state_file_fault(int code);
-const char *monostamp_state_file_hint(int code, const char *path);
 int monostamp_option_names(const char *field, char *buf, size_t size);
+const char *monostamp_policy_constant(int policy);
 int monostamp_zone_open(const char *name, monostamp_zone **out);
-int monostamp_zone_suggest(const char *name, char *buf, size_t size);
 void monostamp_zone_close(monostamp_zone *zone);
 int monostamp_zone_offset(monostamp_zone *zone, int64_t utc_ns, int32_t *out_offset_s);
 int monostamp_zone_fold(monostamp_zone *zone, int64_t utc_ns, int *out_fold);
@@ -143,6 +144,4 @@ int monostamp_offset_check(int64_t offset_s);
 int monostamp_ns_from_double(double s, int round_up, int64_t *out_ns);
 int monostamp_iso8601_timespec(const char *name, int64_t utc_ns, int *out_digits);
 int monostamp_draw(monostamp_clock *clock, unsigned flags, int64_t max_lead_ns, monostamp_stamp *out);
-int monostamp_state_file_create(const char *path, int trust_group);
-const char *monostamp_policy_constant(int policy);
 ]]

@@ -95,9 +95,13 @@ do
 end
 
 -- The core's own codes, returned third by runtime failures.
-for code = -1, -999, -1 do
-  local name = C.monostamp_error_name(code)
-  if name ~= nil then M[ffi.string(name)] = code end
+do
+  local i, code = 0, C.monostamp_error_code(0)
+  while code ~= 0 do
+    M[ffi.string(C.monostamp_error_name(code))] = code
+    i = i + 1
+    code = C.monostamp_error_code(i)
+  end
 end
 
 -- ---- errors and converters ----
@@ -118,10 +122,12 @@ local function argerror(arg, fname, msg, level)
 end
 
 -- nil, "context: reason", code: the OS's errno if the core carried one.
+-- A context in a table is the core's whole sentence, said as it is.
 local function failure(rc, context, why)
-  why = why or ffi.string(C.monostamp_strerror(rc))
   local os_errno = C.monostamp_errno_of(rc)
-  return nil, context .. ": " .. why, os_errno ~= 0 and os_errno or rc
+  local msg = type(context) == "table" and context[1]
+    or context .. ": " .. (why or ffi.string(C.monostamp_strerror(rc)))
+  return nil, msg, os_errno ~= 0 and os_errno or rc
 end
 
 -- Scratch for out-parameters: nothing here yields, and a LuaJIT state runs
@@ -133,11 +139,11 @@ local int_out = ffi.new("int[1]")
 local text_buf = ffi.new("char[?]", 4352)
 local uuid_bytes = ffi.new("uint8_t[16]")
 
--- A default-clock failure names MONOSTAMP_SHARED=path when the file is to
--- blame (the core says when), else the call.
+-- A default-clock failure is the core's sentence for MONOSTAMP_SHARED='path'
+-- when the file is to blame (the core says when), else names the call.
 local function default_context(rc, call)
   local n = C.monostamp_default_context(rc, text_buf, 4352)
-  return n > 0 and ffi.string(text_buf, n) or call
+  return n > 0 and { ffi.string(text_buf, n) } or call
 end
 
 local int64_t = ffi.typeof("int64_t")

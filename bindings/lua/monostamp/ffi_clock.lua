@@ -51,7 +51,7 @@ return function(M, I)
       if type(k) ~= "string" then
         argerror(1, "clock", "option names are strings, got " .. type(k), 1)
       elseif not OPTIONS[k] then
-        argerror(1, "clock", "unknown option '" .. k .. "'", 1)
+        argerror(1, "clock", str(buf, C.monostamp_option_unknown(k, buf, 256)), 1)
       end
     end
     for _, field in ipairs { "policy", "source", "on_lead", "zone", "shared" } do
@@ -93,8 +93,10 @@ return function(M, I)
     if rc == M.EINVAL then argerror(1, "clock", str(C.monostamp_strerror(rc))) end
     if rc == M.ENOZONE and t and t.zone then
       return nil, str(buf, C.monostamp_zone_unknown(t.zone, buf, 768)), rc
+    elseif rc ~= 0 and t and t.shared and C.monostamp_state_file_fault(rc) ~= 0 then
+      return failure(rc, { str(buf, C.monostamp_state_file_text(rc, "shared", t.shared, buf, 4352)) })
     elseif rc ~= 0 then
-      return failure(rc, rc == M.ENOZONE and "local zone" or t and t.shared or "clock")
+      return failure(rc, rc == M.ENOZONE and "local zone" or "clock")
     end
     return setmetatable({ _p = ffi.gc(out[0], C.monostamp_clock_free) }, Clock)
   end
@@ -121,7 +123,7 @@ return function(M, I)
   -- take, set and advance refused: the core's sentence, and the argument it
   -- blames (1: the clock, 2: the value); `arg` as for the bodies below.
   local function clock_fault(p, rc, context, call, arg, value)
-    local blamed = C.monostamp_clock_fault(p, call, rc, value, buf, 160)
+    local blamed = C.monostamp_clock_fault(p, call, rc, value, buf, 256)
     if blamed > 0 then argerror(blamed + arg - 2, call, str(buf), 1) end  -- tail-called
     return failure(rc, context, buf[0] ~= 0 and str(buf) or nil)
   end

@@ -8,7 +8,7 @@
 -- reading at or past the deadline.
 local M = {}
 
--- monostamp.h's MONOSTAMP_SLEEP_* (tests/luajit/sleep_spec.lua checks).
+-- monostamp.h's MONOSTAMP_SLEEP_* (tests/lua/ffi_sleep_spec.lua checks).
 M.DONE, M.NAP, M.SPIN, M.WARM = 0, 1, 2, 3
 
 local JIT = rawget(_G, "jit")  -- LuaJIT's jit library, else nil

@@ -71,8 +71,11 @@ function testing.strict_clock(...)
     local err
     c, err = monostamp.clock{ policy = STRICT, shared = path }
     if c == nil then
-      local what = (path and err:sub(1, #path + 1) == path .. ":") and "MONOSTAMP_SHARED=" or ""
-      error("monostamp.testing.strict_clock: " .. what .. err, 2)
+      -- The core's sentence names the option ("shared='path': why"); the
+      -- path came from MONOSTAMP_SHARED, so the message names that.
+      local prefix = path and "shared='" .. path .. "': "
+      if prefix and err:sub(1, #prefix) == prefix then err = "MONOSTAMP_SHARED" .. err:sub(7) end
+      error("monostamp.testing.strict_clock: " .. err, 2)
     end
     strict_clocks[key] = c
   elseif c:policy() ~= STRICT then

@@ -9,7 +9,7 @@ Every public name is a plain attribute of this module, bound at import: the
 extension's objects re-exported unwrapped (the hot path).  No module
 __getattr__ (PEP 562): CPython does not specialise attribute reads on a module
 whose namespace holds one, which made every monostamp.now() cost a third more
-than time.time_ns().  See docs/python.md.
+than time.time_ns().  See "monostamp for Python" in the monostamp docs.
 
 PYTEST_DONT_REWRITE: pytest marks the plugin's package for assertion
 rewriting as it starts, and warns that it cannot when the package is already
@@ -41,7 +41,7 @@ __all__ = [
     "Clock", "LeadError", "Policy", "Stamp", "clock_info", "create_state_file", "get_policy",
     "monotonic_ns", "now", "now_datetime", "patch", "patched", "patching", "set_policy", "sleep",
     "sleep_until_ns", "take", "time", "time_ns", "uuid7", "uuid7_ns", "zone_changed",
-    "json_default", "register_sqlite",
+    "json_default", "register_sqlite", "get_include",
 ]
 
 
@@ -54,9 +54,19 @@ def clock_info(source="realtime"):
     return types.SimpleNamespace(**_monostamp.clock_info(source))
 
 
+def get_include():
+    """The directory of monostamp_capi.h, the C API for other extensions
+    (``include_dirs=[monostamp.get_include()]``; docs/patch.md): the
+    package's own."""
+    import os
+
+    return os.path.dirname(os.path.abspath(__file__))
+
+
 def json_default(obj):
     """A Stamp as its isoformat() text, for json.dumps(..., default=json_default);
-    anything else is TypeError, as json.dumps raises (docs/python.md)."""
+    anything else is TypeError, as json.dumps raises (see "monostamp for
+    Python" in the monostamp docs)."""
     if isinstance(obj, Stamp):
         return obj.isoformat()
     raise TypeError("Object of type %s is not JSON serializable" % type(obj).__name__)
@@ -65,7 +75,8 @@ def json_default(obj):
 def register_sqlite(typename="stamp", classes=(Stamp,)):
     """Registers Stamp (and the subclasses in `classes`) with sqlite3,
     process-wide: stored as isoformat() text, a column declared `typename`
-    read back as a Stamp under detect_types (docs/python.md)."""
+    read back as a Stamp under detect_types (see "monostamp for Python" in
+    the monostamp docs)."""
     import sqlite3  # not at import time: monostamp does not need it
 
     if not isinstance(typename, str) or not typename:

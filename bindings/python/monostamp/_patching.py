@@ -79,7 +79,9 @@ def _set_engaged(on):
 def _step_aside():
     """A travel or freeze is about to start: give it the real functions."""
     with _lock:
-        if _c._installed():
+        # Another interpreter's calls may draw from the main one's patch
+        # (_installed() says so there), which only the main one stops.
+        if _stack and _c._installed():
             _set_engaged(False)
 
 
@@ -119,7 +121,8 @@ class patch:
     ``clock`` is a ``monostamp.Clock``, an object whose ``_clock`` holds one,
     or None for the process's default clock.  Use it as a context manager, a
     decorator (of plain and ``async def`` functions), or by ``start()`` and
-    ``stop()``.  Patches nest: the innermost clock wins.  See docs/patch.md.
+    ``stop()``.  Patches nest: the innermost clock wins.  See "Unique time for
+    code that calls the standard library" in the monostamp docs.
     """
 
     def __init__(self, clock=None):
@@ -142,6 +145,7 @@ class patch:
         time-machine and freezegun has replaced the functions.  While a
         travel or freeze is active, it is started but waits for its end.
         """
+        _c._check_start()  # only in the main interpreter
         with _lock:
             _compose.watch(_step_aside, _resume, _loaded)
             if self in _stack:
@@ -196,8 +200,9 @@ class patch:
 
 
 def patching():
-    """The innermost started monostamp.patch, or None (docs/patch.md: it stays
-    started while a travel or freeze has precedence; patched() says that)."""
+    """The innermost started monostamp.patch, or None; it stays started while
+    a travel or freeze has precedence, and patched() says that (see "Unique
+    time for code that calls the standard library" in the monostamp docs)."""
     with _lock:
         return _stack[-1] if _stack else None
 

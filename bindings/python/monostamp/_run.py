@@ -1,4 +1,4 @@
-"""monostamp run [--shared PATH] [--no-patch] [--native [--grain us]] -- CMD ARGS...
+"""monostamp run [--shared PATH] [--no-patch] [--native [--grain us]] [--report] -- CMD ARGS...
 
 Exports MONOSTAMP_SHARED (a private state file, or the one given) and
 MONOSTAMP_PATCH=1, runs CMD and exits as env(1) does (HELP, docs/patch.md).
@@ -19,9 +19,11 @@ import sys
 import tempfile
 from typing import Dict, List, Mapping, NamedTuple, Optional
 
+from . import _report
+
 PROG = "monostamp run"
-USAGE = ("usage: monostamp run [--shared PATH] [--no-patch] [--native [--grain us]] [--] "
-         "CMD [ARGS...]")
+USAGE = ("usage: monostamp run [--shared PATH] [--no-patch] [--native [--grain us]] "
+         "[--report] [--] CMD [ARGS...]")
 HELP = USAGE + """
 
 Runs CMD with MONOSTAMP_SHARED pointing at one state file and
@@ -43,6 +45,11 @@ options:
   --grain us     with --native: the preloaded clock_gettime and timespec_get
                  answer whole microseconds (MONOSTAMP_GRAIN=us), for readers
                  that cut to microseconds; ns (the default) keeps nanoseconds
+  --report       when CMD ends, print on stderr one line of what the clocks
+                 of its processes counted on the state file (as
+                 monostamp stats PATH): stamps handed out, how many would
+                 have repeated without monostamp, backward steps, the
+                 largest lead
   -h, --help     this text
 
 When CMD ends and none of its processes joined the state file (monostamp
@@ -84,13 +91,14 @@ class Options(NamedTuple):
     command: List[str]     # CMD ARGS...
     native: bool = False   # --native: the preload library too
     grain: Optional[str] = None  # --grain: exported as MONOSTAMP_GRAIN, or None: not set
+    report: bool = False   # --report: the counts' line when CMD ends
 
 
 def parse_args(argv: List[str]) -> Options:
     """The runner's flags, up to "--" or the first word that is not one."""
     shared: Optional[str] = None
     grain: Optional[str] = None
-    patch, native = True, False
+    patch, native, report = True, False, False
     i = 0
     while i < len(argv):
         arg = argv[i]
@@ -101,6 +109,8 @@ def parse_args(argv: List[str]) -> Options:
             patch = False
         elif arg == "--native":
             native = True
+        elif arg == "--report":
+            report = True
         elif arg == "--shared" or arg.startswith("--shared="):
             if arg == "--shared":
                 if i + 1 >= len(argv):
@@ -133,7 +143,7 @@ def parse_args(argv: List[str]) -> Options:
         # Only the preload library reads it: Python's patched calls choose
         # their grain per call (docs/patch.md), so alone it would do nothing.
         raise UsageError("--grain {} is the preload library's grain: add --native".format(grain))
-    return Options(shared, patch, command, native, grain)
+    return Options(shared, patch, command, native, grain, report)
 
 
 def child_environment(options: Options, state_path: str,
@@ -157,7 +167,7 @@ def library_path() -> str:
     there is none, NativeUnavailable saying why in one line."""
     package = os.path.dirname(os.path.abspath(__file__))
     # In a directory without __init__.py, where no module finder takes it
-    # for a module (setup.py, tools/pack_wheel.py).
+    # for a module (setup.py, tools/dist/pack_wheel.py).
     places = [os.path.join(package, NATIVE_DIR, LIBRARY)]
     found = [path for path in places if os.path.isfile(path)]
     if not found:
@@ -295,6 +305,25 @@ def _joins(state: str) -> Optional[int]:
         return None
 
 
+def _counts(state: str) -> "Optional[_report.Counts]":
+    """The state file's counts, or None if it cannot be read."""
+    try:
+        return _report.read(state)
+    except (OSError, ValueError):
+        return None
+
+
+def _say_counts(state: str, before: "_report.Counts") -> None:
+    """--report: what CMD's processes counted (the file's counts since CMD
+    started: a file shared with others counts theirs too), on stderr."""
+    after = _counts(state)
+    if after is None:
+        print("{}: --report: the state file {} cannot be read any more".format(PROG, state),
+              file=sys.stderr)
+    else:
+        print(_report.line(_report.since(before, after)), file=sys.stderr)
+
+
 def _python_of(command: List[str]) -> Optional[str]:
     """The Python that CMD runs, if it is one: `python3 ...`, or a script
     whose #! line names a Python (pytest, manage.py).  None otherwise."""
@@ -410,6 +439,7 @@ def run(options: Options) -> int:
         # Counted as CMD starts: the runner's own joins (an outer run's
         # file, the check above) are before it.
         joins = _joins(state)
+        counted = _counts(state) if options.report else None
         try:
             child = subprocess.Popen(options.command, env=env)
         except FileNotFoundError:
@@ -423,6 +453,8 @@ def run(options: Options) -> int:
         # new one may have joined it; unreadable: nothing to say.
         if joins is not None and after == joins:
             _fail(nothing_joined(options), status)
+        if counted is not None:
+            _say_counts(state, counted)
         return status
     finally:
         for signum, handler in saved.items():

@@ -64,10 +64,11 @@ def main():
     try:
         monostamp.time_ns()
     except (OSError, ValueError) as e:
-        # The cause alone, without the path the default clock's text repeats.
+        # The core's sentence ("MONOSTAMP_SHARED='path': why"), the one every
+        # binding shows, without the default clock's own prefix.
         reason = (e.strerror if isinstance(e, OSError) else None) or str(e)
-        _fail("MONOSTAMP_PATCH=1, but MONOSTAMP_SHARED={} cannot be joined: {}".format(
-            os.environ.get("MONOSTAMP_SHARED", ""), reason.split("): ", 1)[-1]))
+        _fail("MONOSTAMP_PATCH=1, but the default clock cannot join its state file: {}".format(
+            reason.split("the default clock is unusable: ", 1)[-1]))
     except Exception as e:
         _fail("MONOSTAMP_PATCH=1, but the default clock cannot stamp: {}".format(_cause(e)))
     try:

@@ -3,7 +3,8 @@
 Fixtures monostamp_clock (one sequence across tests, xdist workers and
 subprocesses, through a state file in MONOSTAMP_SHARED), manual_clock and
 monostamp_patch; @pytest.mark.monostamp(...); --monostamp-patch and
---monostamp-no-share.  See docs/pytest.md.
+--monostamp-no-share; a summary line of what monostamp did, at the end of
+a run that used it.  See "Testing with monostamp" in the monostamp docs.
 """
 import contextlib
 import datetime as _datetime
@@ -19,6 +20,7 @@ from typing import Any, Callable, Generator, Iterator, List, Optional
 import pytest
 
 import monostamp
+from monostamp import _report
 
 ENV = "MONOSTAMP_SHARED"
 PATCH_ENV = "MONOSTAMP_PATCH"  # "1": each Python child patches itself at startup
@@ -51,6 +53,14 @@ _REFUSED: "pytest.StashKey[str]" = pytest.StashKey()
 
 #: The session's state file, or None when not sharing.
 _path: Optional[str] = None
+#: Where the session's clocks publish their counts (the summary line): the
+#: state file, or with sharing off a file of the session's made for them.
+_report_path: Optional[str] = None
+#: The counts the file held when the session began (an outer run's file).
+_report_before = _report.NONE
+#: Whether this process handed out a clock of the plugin's, or patched a
+#: test: the summary is printed only for a run that used monostamp.
+_active = False
 #: What pytest_unconfigure undoes, last first (the controller's changes).
 _undo: List[Callable[[], object]] = []
 
@@ -81,8 +91,9 @@ def _patch_run(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    global _path, _undo
+    global _path, _undo, _report_path, _report_before, _active
     _path, _undo = None, []  # this session's (pytester runs one inside another)
+    _report_path, _report_before, _active = None, _report.NONE, False
     config.addinivalue_line(
         "markers",
         "monostamp(start=None, zone='UTC', policy=None, patch=False): configure the "
@@ -90,6 +101,7 @@ def pytest_configure(config: pytest.Config) -> None:
         "datetime; patch=True runs the test inside monostamp.patch(manual_clock)",
     )
     _configure_sharing(config)
+    _configure_report(config)
     # --monostamp-patch: every child of the session patches itself at
     # startup, beside MONOSTAMP_SHARED.  Not in an xdist worker: the
     # controller exported it already, for the whole tree.
@@ -144,6 +156,45 @@ def _configure_sharing(config: pytest.Config) -> None:
     _remove_on_sigterm(directory)
 
 
+def _configure_report(config: pytest.Config) -> None:
+    """Where the counts go: the session's state file; with sharing off, a
+    file made for them alone (a worker is told by the controller)."""
+    global _report_path, _report_before
+    workerinput: Optional[Any] = getattr(config, "workerinput", None)
+    if workerinput is not None:
+        _report_path = workerinput.get("monostamp_report")
+        return
+    if _path is not None:
+        _report_path = _path
+    else:
+        directory = tempfile.mkdtemp(prefix="monostamp-pytest-counts-")
+        try:
+            monostamp.create_state_file(os.path.join(directory, "counts"))
+        except (OSError, ValueError):
+            shutil.rmtree(directory, ignore_errors=True)
+            return  # no summary, rather than no run
+        _report_path = os.path.join(directory, "counts")
+        _undo.append(lambda: shutil.rmtree(directory, ignore_errors=True))
+    try:
+        _report_before = _report.read(_report_path)
+    except (OSError, ValueError):
+        _report_path = None
+
+
+def _publish(clock: Optional[monostamp.Clock] = None) -> None:
+    """What `clock` (None: the process's default clock) counted and did not
+    publish yet, into the session's counts."""
+    if _report_path is None:
+        return
+    try:
+        if clock is None:
+            _ext._publish_default(_report_path)
+        else:
+            clock._publish(_report_path)  # type: ignore[attr-defined]
+    except (OSError, ValueError):
+        pass  # the file went (a test removed it): the summary counts less
+
+
 def _remove_on_sigterm(directory: str) -> None:
     """A CI timeout's SIGTERM runs no unconfigure: the handler removes the
     directory, then lets the signal do what it did before.  Only from the
@@ -174,13 +225,47 @@ def _remove_on_sigterm(directory: str) -> None:
 def pytest_configure_node(node: Any) -> None:
     """xdist: hand the state file to each worker explicitly too."""
     node.workerinput["monostamp_shared"] = _path
+    node.workerinput["monostamp_report"] = _report_path
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    """xdist: a worker that used monostamp makes the controller's run one."""
+    global _active
+    if getattr(node, "workeroutput", {}).get("monostamp_active"):
+        _active = True
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # Every process's default clock (patched calls draw from it), before an
+    # xdist worker says it is done, so the controller reads all of it.
+    _publish()
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:
+        workeroutput["monostamp_active"] = _active
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
+                            config: pytest.Config) -> None:
+    """One line, by the controller alone, also under -q: what the session's
+    clocks counted in all its processes."""
+    if getattr(config, "workerinput", None) is not None or _report_path is None:
+        return
+    if not (_active or _patch_run(config)):
+        return
+    try:
+        counts = _report.since(_report_before, _report.read(_report_path))
+    except (OSError, ValueError) as e:
+        terminalreporter.write_line("monostamp: no summary: {}".format(e))
+        return
+    terminalreporter.write_line(_report.line(counts))
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    global _path, _undo
+    global _path, _undo, _report_path
     for undo in reversed(_undo):
         undo()
-    _path, _undo = None, []
+    _path, _undo, _report_path = None, [], None
 
 
 def pytest_report_header(config: pytest.Config) -> List[str]:
@@ -238,7 +323,9 @@ def _patched(item: pytest.Item, clock: Optional[monostamp.Clock]) -> Iterator[No
 def pytest_runtest_setup(item: pytest.Item) -> Generator[None, object, object]:
     # --monostamp-patch: started before any fixture of the test is set up
     # (session and module ones too), stopped after the last is torn down.
+    global _active
     if _patch_run(item.config):
+        _active = True
         item.stash[_RUN_PATCH] = _start_patch(item)
     return (yield)
 
@@ -268,11 +355,18 @@ def monostamp_patch(request: pytest.FixtureRequest) -> Iterator[monostamp.Clock]
 
     The clock yielded is a strict Clock on the session's state file, so its
     stamps and time.time(), datetime.now() & co. are one sequence; with
-    sharing off, the test's own strict Clock (docs/pytest.md).
+    sharing off, the test's own strict Clock (see "Testing with monostamp" in
+    the monostamp docs).
     """
+    global _active
+    _active = True
     clock = monostamp.Clock(policy=STRICT, shared=_path)
-    with _patched(request.node, None if _path is not None else clock):
-        yield clock
+    try:
+        with _patched(request.node, None if _path is not None else clock):
+            yield clock
+    finally:
+        _publish(clock)
+        _publish()  # the patched calls' clock, with sharing on
 
 
 @pytest.fixture(autouse=True)
@@ -294,12 +388,17 @@ def _monostamp_marker_patch(request: pytest.FixtureRequest) -> Iterator[None]:
     # session's clock (unique beside the test's values, but real time).
     with _patched(request.node, request.getfixturevalue("manual_clock")):
         yield
+    # Published by manual_clock's teardown, which follows this one.
 
 
 @pytest.fixture
-def monostamp_clock() -> monostamp.Clock:
+def monostamp_clock() -> Iterator[monostamp.Clock]:
     """A strict clock, unique across the whole session when sharing is on."""
-    return monostamp.Clock(policy=STRICT, shared=_path)
+    global _active
+    _active = True
+    clock = monostamp.Clock(policy=STRICT, shared=_path)
+    yield clock
+    _publish(clock)
 
 
 def _start_ns(start: object) -> int:
@@ -319,12 +418,18 @@ def _start_ns(start: object) -> int:
 
 
 @pytest.fixture
-def manual_clock(request: pytest.FixtureRequest) -> monostamp.Clock:
+def manual_clock(request: pytest.FixtureRequest) -> Iterator[monostamp.Clock]:
     """A manual clock (default 2000-01-01T00:00:00Z, zone UTC, strict policy)."""
+    global _active
+    _active = True
     try:
-        return _marker_clock(request)
+        clock = _marker_clock(request)
     except (TypeError, ValueError) as e:
         message = str(e)
+    else:
+        yield clock
+        _publish(clock)
+        return
     # The marker is the user's mistake: its message alone, once, without the
     # plugin's frames (failed outside the except block, so that no
     # "During handling of the above exception" repeats it).

@@ -1,0 +1,304 @@
+/* host.c: the kit for bindings (monostamp_host.h), written once here so
+ * that the Python extension, the Lua C module and the FFI module (and any
+ * host) say the same: the codes by name, the rules at a binding's edge
+ * (an option's names, a UTC offset's range, the instant of a wall time,
+ * the arguments of a sleep, of isoformat and of uuid7_ns) and the
+ * sentences of its faults (an unknown zone or option, a refused take or
+ * manual move, a state file's failure, a clock's summary).  The sleep plan
+ * is sleep_finish.c's. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calendar.h"
+#include "os.h"
+#include "suggest.h"
+
+/* snprintf's result as the core's: the length, or MONOSTAMP_ERANGE when it
+ * was cut short (or could not be written). */
+static int written(char *buf, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    if (buf == NULL || size == 0)
+        return MONOSTAMP_EINVAL;
+    va_start(ap, fmt);
+    n = vsnprintf(buf, size, fmt, ap);
+    va_end(ap);
+    return n < 0 || (size_t)n >= size ? MONOSTAMP_ERANGE : n;
+}
+
+/* MONOSTAMP_ERRNO_MAP's codes and names, in its order. */
+#define CODE(name, value, message) MONOSTAMP_##name,
+static const int codes[] = {MONOSTAMP_ERRNO_MAP(CODE)};
+#undef CODE
+#define NAME(name, value, message) #name,
+static const char *const code_names[] = {MONOSTAMP_ERRNO_MAP(NAME)};
+#undef NAME
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+const char *monostamp_error_name(int code)
+{
+    for (int i = 0; i < COUNT(codes); i++)
+        if (codes[i] == code)
+            return code_names[i];
+    return NULL;
+}
+
+int monostamp_error_code(int i)
+{
+    return i >= 0 && i < COUNT(codes) ? codes[i] : 0;
+}
+
+int monostamp_clock_describe(const monostamp_clock *clock, char *buf, size_t size)
+{
+    const char *zone = monostamp_zone_name(monostamp_clock_zone(clock));
+    int64_t lead = monostamp_clock_max_lead_ns(clock);
+    char bound[64] = "";
+    if (lead > 0)  /* the bound only when there is one */
+        snprintf(bound, sizeof bound, ", max_lead_ns %lld %s", (long long)lead,
+                 monostamp_on_lead_name(monostamp_clock_on_lead(clock)));
+    return written(buf, size, "%s, %s, zone '%s'%s%s",
+                   monostamp_source_name(monostamp_clock_source(clock)),
+                   monostamp_policy_name(monostamp_clock_policy(clock)),
+                   zone[0] != '\0' ? zone : "local", bound,
+                   monostamp_clock_is_shared(clock) ? ", shared" : "");
+}
+
+int monostamp_clock_fault(const monostamp_clock *clock, const char *call, int code,
+                          int64_t value, char *buf, size_t size)
+{
+    int take = call != NULL && strcmp(call, "take") == 0, blamed = 0;
+    if (clock == NULL || call == NULL || buf == NULL || size == 0)
+        return MONOSTAMP_EINVAL;
+    buf[0] = '\0';
+    if (take && code == MONOSTAMP_EINVAL)
+        blamed = 2, written(buf, size, "n=%lld must be >= 1", (long long)value);
+    else if (take && code == MONOSTAMP_ERANGE)
+        blamed = 2, written(buf, size, "n=%lld stamps would pass the int64 range", (long long)value);
+    else if (take && code == MONOSTAMP_EPOLICY)
+        written(buf, size, "the clock's policy %s allows equal stamps, so it has no blocks; "
+                "take needs monotonicForceNanosecondIncrement or "
+                "monotonicForceMicrosecondIncrement",
+                monostamp_policy_name(monostamp_clock_policy(clock)));
+    else if (!take && code == MONOSTAMP_ENOTSUP)
+        blamed = 1, written(buf, size, "%s needs a clock with source 'manual', this one's is "
+                            "'%s' -- make the clock with source='manual'", call,
+                            monostamp_source_name(monostamp_clock_source(clock)));
+    else if (!take && code == MONOSTAMP_ERANGE)
+        blamed = 2, written(buf, size, "ns=%lld would move the reading past the int64 "
+                            "nanosecond range (years 1677..2262) -- give a smaller step",
+                            (long long)value);
+    else if (!take && code == MONOSTAMP_EINVAL)
+        blamed = 2, written(buf, size, "ns=%lld is negative -- give ns >= 0", (long long)value);
+    return blamed;
+}
+
+int monostamp_option_names(const char *field, char *buf, size_t size)
+{
+    int used = written(buf, size, "%s", "");
+    if (used < 0 || monostamp_option_name(field, 0) == NULL)
+        return used < 0 ? used : MONOSTAMP_EINVAL;
+    for (int v = 0; monostamp_option_name(field, v) != NULL; v++) {
+        int n = written(buf + used, size - (size_t)used, "%s'%s'", v > 0 ? ", " : "",
+                        monostamp_option_name(field, v));
+        if (n < 0)
+            return n;
+        used += n;
+    }
+    return used;
+}
+
+int monostamp_zone_unknown(const char *name, char *buf, size_t size)
+{
+    char near[MONOSTAMP_ZONE_NAME_MAX + 1];
+    if (name == NULL)
+        return MONOSTAMP_EINVAL;
+    if (monostamp_zone_suggest(name, near, sizeof near) == MONOSTAMP_OK)
+        return written(buf, size, "zone='%s' is not a zone this machine knows -- did you mean "
+                       "'%s'?", name, near);
+    return written(buf, size, "zone='%s' is not a zone this machine knows -- give 'UTC', an "
+                   "IANA name such as 'Europe/Berlin' (from TZDIR, else the system's database) "
+                   "or a POSIX TZ string such as 'CET-1CEST,M3.5.0,M10.5.0/3'", name);
+}
+
+int monostamp_default_context(int code, char *buf, size_t size)
+{
+    /* The variable as the environment holds it now: what the core read at
+     * load, unless the host has changed its environment since. */
+    const char *path = getenv("MONOSTAMP_SHARED");
+    if (buf == NULL || size == 0)
+        return MONOSTAMP_EINVAL;
+    buf[0] = '\0';
+    if (path == NULL || path[0] == '\0' || !monostamp_state_file_fault(code))
+        return 0;
+    return monostamp_state_file_text(code, "MONOSTAMP_SHARED", path, buf, size);
+}
+
+const char *monostamp_option_name(const char *field, int value)
+{
+    if (field == NULL)
+        return NULL;
+    if (strcmp(field, "policy") == 0)
+        return monostamp_policy_name(value);
+    if (strcmp(field, "source") == 0)
+        return monostamp_source_name(value);
+    if (strcmp(field, "on_lead") == 0)
+        return monostamp_on_lead_name(value);
+    return NULL;
+}
+
+int monostamp_option_from_name(const char *field, const char *name, int *out)
+{
+    if (name == NULL || out == NULL)
+        return MONOSTAMP_EINVAL;
+    int policy = field != NULL && strcmp(field, "policy") == 0;
+    for (int v = 0; monostamp_option_name(field, v) != NULL; v++) {
+        if (strcmp(monostamp_option_name(field, v), name) == 0 ||
+            (policy && strcmp(monostamp_policy_constant(v), name) == 0)) {
+            *out = v;
+            return MONOSTAMP_OK;
+        }
+    }
+    return MONOSTAMP_EINVAL;
+}
+
+int monostamp_offset_check(int64_t offset_s)
+{
+    return offset_s > -MONOSTAMP__S_PER_DAY && offset_s < MONOSTAMP__S_PER_DAY ? MONOSTAMP_OK
+                                                                             : MONOSTAMP_ERANGE;
+}
+
+int monostamp_wall_offset(const monostamp_wall *local, const monostamp_wall *utc,
+                          int32_t *out_offset_s)
+{
+    if (local == NULL || utc == NULL || out_offset_s == NULL)
+        return MONOSTAMP_EINVAL;
+    int64_t offset = monostamp_wall_seconds(local) - monostamp_wall_seconds(utc);
+    if (local->nanosecond != utc->nanosecond || monostamp_offset_check(offset) != MONOSTAMP_OK)
+        return MONOSTAMP_EINVAL;
+    *out_offset_s = (int32_t)offset;
+    return MONOSTAMP_OK;
+}
+
+int monostamp_wall_instant(const monostamp_wall *w, int32_t offset_s, int64_t *out_ns)
+{
+    if (w == NULL)
+        return MONOSTAMP_EINVAL;
+    return monostamp_ns_from_seconds(monostamp_wall_seconds(w) - offset_s, w->nanosecond, out_ns);
+}
+
+int monostamp_sleep_deadline(int64_t now_ns, int64_t ns, int is_duration, int64_t tolerance_ns,
+                             int64_t *out_deadline_ns, int *bad_arg, char *why, size_t size)
+{
+    int rc = MONOSTAMP_EINVAL, arg = 1;
+    const char *fmt;
+    if (is_duration && ns < 0)
+        fmt = "ns must be >= 0, not %lld";
+    else if (tolerance_ns < 0)
+        arg = 2, ns = tolerance_ns, fmt = "tolerance_ns must be >= 0, not %lld";
+    else if (is_duration && now_ns > 0 && ns > INT64_MAX - now_ns)
+        rc = MONOSTAMP_ERANGE, fmt = "a sleep of %lld ns ends past the monotonic clock's range";
+    else {  /* any deadline is valid */
+        if (out_deadline_ns != NULL)
+            *out_deadline_ns = is_duration ? now_ns + ns : ns;
+        return MONOSTAMP_OK;
+    }
+    if (bad_arg != NULL)
+        *bad_arg = arg;
+    if (why != NULL && size > 0)
+        snprintf(why, size, fmt, (long long)ns);
+    return rc;
+}
+
+int monostamp_isoformat(char *buf, size_t size, int64_t utc_ns, int64_t offset_s, int64_t digits,
+                        int use_z, int *bad_arg, char *why, size_t why_size)
+{
+    long long offset = offset_s;
+    int n, arg = 2;
+    if (why == NULL)
+        why_size = 0;  /* snprintf then writes nothing */
+    if (offset_s < INT32_MIN || offset_s > INT32_MAX) {  /* no offset at all */
+        n = MONOSTAMP_ERANGE;
+        snprintf(why, why_size, "offset %lld s out of range", offset);
+    } else if (digits < 0 || digits > 9) {
+        n = MONOSTAMP_EINVAL, arg = 3;
+        snprintf(why, why_size, "digits=%lld is out of range -- give 0..9, the digits of the "
+                 "fraction of a second", (long long)digits);
+    } else {
+        n = monostamp_format_iso8601(buf, size, utc_ns, (int32_t)offset_s, (int)digits, use_z);
+        if (n == MONOSTAMP_EINVAL)
+            snprintf(why, why_size, "offset %lld s cannot be written as +hh:mm", offset);
+        else if (n == MONOSTAMP_ERANGE && size > MONOSTAMP_ISO8601_MAX)
+            arg = 1, snprintf(why, why_size, "%lld ns at offset %lld s is outside the years "
+                              "1..9999", (long long)utc_ns, offset);
+        else
+            arg = 0;  /* done, or no room in `buf`: the code says it */
+    }
+    if (bad_arg != NULL)
+        *bad_arg = arg;
+    return n;
+}
+
+int monostamp_uuid7_text_ns(const char *text, size_t len, int64_t *out_ns, char *why,
+                             size_t size)
+{
+    enum { SHOWN = 40 };  /* long junk is shown cut short */
+    uint8_t id[16];
+    int rc = text != NULL ? monostamp_uuid_parse(text, len, id) : MONOSTAMP_EINVAL;
+    if (rc == MONOSTAMP_OK && (rc = monostamp_uuid7_ns(id, out_ns)) == MONOSTAMP_OK)
+        return rc;
+    int unparsed = rc == MONOSTAMP_EINVAL;
+    if (why != NULL && size > 0 && text != NULL)
+        snprintf(why, size, "'%.*s%s'%s%s", (int)(len > SHOWN ? SHOWN : len), text,
+                 len > SHOWN ? "..." : "", unparsed ? " " : ": ",
+                 unparsed ? "is not a UUID in canonical 8-4-4-4-12 form" : monostamp_strerror(rc));
+    return rc;
+}
+
+const char *monostamp_state_file_hint(int code, const char *path)
+{
+    /* The state file is created if absent; its directory is not. */
+    return monostamp_errno_of(code) == ENOENT && monostamp__os_dir_missing(path)
+               ? "its directory does not exist -- create the directory first; the state "
+                 "file itself is created if absent"
+               : NULL;
+}
+
+int monostamp_state_file_text(int code, const char *what, const char *path, char *buf,
+                              size_t size)
+{
+    const char *hint = monostamp_state_file_hint(code, path);
+    if (what == NULL || path == NULL)
+        return MONOSTAMP_EINVAL;
+    return written(buf, size, "%s='%s': %s", what, path,
+                   hint != NULL ? hint : monostamp_strerror(code));
+}
+
+/* The options of a clock, as every binding names them. */
+static const char *const clock_options[] = {
+    "policy", "source", "zone", "max_lead_ns", "on_lead", "shared", "start_ns", "trust_group",
+};
+
+int monostamp_option_unknown(const char *name, char *buf, size_t size)
+{
+    monostamp__near near;
+    char list[160] = "";
+    if (name == NULL)
+        return MONOSTAMP_EINVAL;
+    monostamp__near_init(&near, name);
+    for (int i = 0; i < COUNT(clock_options); i++) {
+        if (near.name_len <= MONOSTAMP_ZONE_NAME_MAX)
+            monostamp__near_consider(&near, clock_options[i]);
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i > 0 ? ", " : "",
+                 clock_options[i]);
+    }
+    if (near.best[0] != '\0')
+        return written(buf, size, "unknown option '%.*s' -- did you mean '%s'?", 64, name,
+                       near.best);
+    return written(buf, size, "unknown option '%.*s' -- the options are %s", 64, name, list);
+}

@@ -1,0 +1,236 @@
+"""What a run says it did: the pytest plugin's summary line (serial and
+xdist), `monostamp stats PATH` and `monostamp run --report`.  Each checks
+the line's counts against what the run's own tests counted themselves: a
+manual clock held still repeats every stamp after its first, and a clock on
+the session's file reports its own counters (Clock.stats())."""
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import monostamp
+from monostamp import _report
+
+from conftest import lua_env, needs_xdist
+
+ENV = "MONOSTAMP_SHARED"
+LINE = re.compile(r"^monostamp: ([\d,]+) stamps? handed out, ([\d,]+) would have repeated "
+                  r"without monostamp, ([\d,]+) backward steps? met, largest lead (.+)$")
+S = 10**9
+
+#: Tests that draw from the plugin's clocks and write what they counted to
+#: COUNTS_DIR, one JSON file each: stamps, repeats, backward steps, lead.
+SUITE = """
+import json, os, pytest
+
+def record(name, stamps, repeats, backward, lead):
+    path = os.path.join(os.environ["COUNTS_DIR"], name)
+    with open(path, "w") as f:
+        json.dump([stamps, repeats, backward, lead], f)
+
+@pytest.mark.parametrize("n", [1, 7, 250])
+def test_a_manual_clock_held_still(manual_clock, n):
+    # Its first stamp is its reading's; every later one would repeat it.
+    for _ in range(n):
+        manual_clock.time_ns()
+    record("held-%d" % n, n, n - 1, 0, n - 1)
+
+@pytest.mark.monostamp(start="2030-01-01T00:00:00Z")
+def test_a_manual_clock_stepped_back(manual_clock):
+    for _ in range(10):
+        manual_clock.time_ns()
+    manual_clock.step_back(1_000_000_000)
+    for _ in range(3):
+        manual_clock.time_ns()
+    # After the step each stamp leads its reading by 1 s and 10, 11, 12 ns.
+    record("stepped", 13, 12, 1, 1_000_000_012)
+
+def test_a_tight_loop_on_the_session_clock(monostamp_clock):
+    for _ in range(20000):
+        monostamp_clock.time()
+    s = monostamp_clock.stats()
+    record("loop", s["readings"], s["duplicates"], s["backward_steps"], s["max_lead_ns"])
+
+def test_nothing_drawn():
+    pass
+"""
+
+
+def expected(directory):
+    """The sums (and the largest lead) of what the tests recorded."""
+    rows = [json.loads((directory / name).read_text()) for name in os.listdir(directory)]
+    assert len(rows) == 5
+    return (sum(r[0] for r in rows), sum(r[1] for r in rows), sum(r[2] for r in rows),
+            max(r[3] for r in rows))
+
+
+def summary(lines):
+    """The summary line's four values; exactly one such line."""
+    found = [LINE.match(line) for line in lines]
+    found = [m for m in found if m]
+    assert len(found) == 1, "\n".join(lines)
+    m = found[0]
+    return tuple(int(g.replace(",", "")) for g in m.groups()[:3]) + (m.group(4),)
+
+
+@pytest.fixture
+def counted(pytester, monkeypatch, tmp_path):
+    """The suite, in a session of its own (no outer run's state file)."""
+    monkeypatch.delenv(ENV, raising=False)
+    monkeypatch.delenv("MONOSTAMP_PATCH", raising=False)
+    out = tmp_path / "counts"
+    out.mkdir()
+    monkeypatch.setenv("COUNTS_DIR", str(out))
+    pytester.makepyfile(SUITE)
+    return out
+
+
+@pytest.mark.parametrize("share", [True, False], ids=["shared", "no-share"])
+def test_the_serial_summary_is_what_the_tests_counted(pytester, counted, share):
+    args = ["-p", "no:cacheprovider", "-q"] + ([] if share else ["--monostamp-no-share"])
+    result = pytester.runpytest_subprocess(*args)
+    result.assert_outcomes(passed=6)
+    stamps, repeats, backward, lead = expected(counted)
+    assert summary(result.outlines) == (stamps, repeats, backward, _report.duration(lead))
+    assert stamps > 20000 and repeats >= 258  # the held clocks' 0 + 6 + 249, the step's 12
+
+
+@needs_xdist
+@pytest.mark.parametrize("share", [True, False], ids=["shared", "no-share"])
+def test_the_xdist_controller_prints_the_workers_counts_once(pytester, counted, share):
+    args = ["-p", "no:cacheprovider", "-q", "-n", "2"] + ([] if share else
+                                                          ["--monostamp-no-share"])
+    result = pytester.runpytest_subprocess(*args)
+    result.assert_outcomes(passed=6)
+    stamps, repeats, backward, lead = expected(counted)
+    assert summary(result.outlines + result.errlines) == (stamps, repeats, backward,
+                                                            _report.duration(lead))
+
+
+def test_no_summary_for_a_run_that_did_not_use_monostamp(pytester, monkeypatch):
+    monkeypatch.delenv(ENV, raising=False)
+    monkeypatch.delenv("MONOSTAMP_PATCH", raising=False)
+    pytester.makepyfile("def test_plain():\n    assert 1\n")
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert not [line for line in result.outlines if LINE.match(line)]
+
+
+def test_a_patched_run_counts_the_patched_calls(pytester, monkeypatch, tmp_path):
+    # The patched time.time_ns() draws from the session's clock; pytest's
+    # own calls while a test runs are patched too, so: at least these.
+    monkeypatch.delenv(ENV, raising=False)
+    monkeypatch.delenv("MONOSTAMP_PATCH", raising=False)
+    pytester.makepyfile("""
+        import time
+
+        def test_draws():
+            for _ in range(3000):
+                time.time_ns()
+        """)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-q", "--monostamp-patch")
+    result.assert_outcomes(passed=1)
+    stamps, repeats, backward, lead = summary(result.outlines)
+    assert stamps >= 3000
+
+
+def test_duration_is_exact_in_its_unit():
+    assert _report.duration(0) == "0 ns"
+    assert _report.duration(999) == "999 ns"
+    assert _report.duration(1500) == "1.500 us"
+    assert _report.duration(2_000_001) == "2.000001 ms"
+    assert _report.duration(S + 12) == "1.000000012 s"
+
+
+def test_a_sum_that_went_down_reads_as_wrapped():
+    # Counts any process on the file may write: numbers, never an error.
+    before = _report.Counts(10, 5, 0, 3)
+    after = _report.Counts(4, 5, 0, 3)
+    assert _report.since(before, after).stamps == 2**64 - 6
+    assert _report.since(before, before) == _report.Counts(0, 0, 0, 0)
+
+
+# ------------------------------------------------------ the command line
+
+#: A child that draws N stamps from a coarse clock on MONOSTAMP_SHARED's
+#: file (its reading repeats for a tick, so stamps repeat without monostamp)
+#: and prints what its clock counted, then leaves the file.
+CHILD = textwrap.dedent("""
+    import json, os, sys, monostamp
+    clock = monostamp.Clock(source="realtime_coarse", shared=os.environ["MONOSTAMP_SHARED"])
+    for _ in range(int(sys.argv[1])):
+        clock.time_ns()
+    s = clock.stats()
+    print(json.dumps([s["readings"], s["duplicates"], s["backward_steps"], s["max_lead_ns"]]))
+    del clock
+    """)
+
+
+def cli(*args, **kwargs):
+    return subprocess.run([sys.executable, "-m", "monostamp"] + list(args),
+                          capture_output=True, text=True, **kwargs)
+
+
+def test_stats_prints_what_the_processes_on_a_file_counted(tmp_path, monkeypatch):
+    monkeypatch.delenv("MONOSTAMP_PATCH", raising=False)
+    path = str(tmp_path / "state")
+    monostamp.create_state_file(path)
+    result = cli("stats", path)
+    assert result.returncode == 0, result.stderr
+    assert summary(result.stdout.splitlines()) == (0, 0, 0, "0 ns")
+    env = dict(os.environ, MONOSTAMP_SHARED=path)
+    rows = [json.loads(subprocess.run([sys.executable, "-c", CHILD, str(n)], env=env,
+                                      capture_output=True, text=True, check=True).stdout)
+            for n in (500, 1500)]
+    result = cli("stats", path)
+    assert result.returncode == 0, result.stderr
+    assert summary(result.stdout.splitlines()) == (
+        2000, rows[0][1] + rows[1][1], rows[0][2] + rows[1][2],
+        _report.duration(max(rows[0][3], rows[1][3])))
+    assert rows[0][1] + rows[1][1] > 0
+
+
+def test_stats_refuses_what_it_cannot_read(tmp_path):
+    result = cli("stats", str(tmp_path / "missing"))
+    assert result.returncode == 1
+    assert len(result.stderr.splitlines()) == 1 and "missing" in result.stderr
+    (tmp_path / "text").write_text("not a state file")
+    result = cli("stats", str(tmp_path / "text"))
+    assert result.returncode == 1 and len(result.stderr.splitlines()) == 1
+    assert cli("stats").returncode == 2
+    assert cli("stats", "a", "b").returncode == 2
+    assert cli("stats", "--help").returncode == 0
+
+
+def test_run_report_prints_what_cmd_counted(tmp_path, monkeypatch):
+    monkeypatch.delenv(ENV, raising=False)
+    monkeypatch.delenv("MONOSTAMP_PATCH", raising=False)
+    # --no-patch: a patched child's startup may draw from its default clock
+    # too; unpatched, the child's own clock is all it draws from.
+    result = cli("run", "--no-patch", "--report", "--", sys.executable, "-c", CHILD, "800")
+    assert result.returncode == 0, result.stderr
+    row = json.loads(result.stdout)
+    assert summary(result.stderr.splitlines()) == (800, row[1], row[2],
+                                                   _report.duration(row[3]))
+    # Without --report, no line.
+    result = cli("run", "--no-patch", "--", sys.executable, "-c", CHILD, "10")
+    assert not [line for line in result.stderr.splitlines() if LINE.match(line)]
+
+
+def test_run_report_counts_a_lua_child_on_the_file(tmp_path, monkeypatch):
+    # A Lua process's clocks are the core's: they publish into the file too.
+    lua, env = lua_env()
+    env.pop(ENV, None)
+    env.pop("MONOSTAMP_PATCH", None)
+    script = ('local m = require("monostamp")\n'
+              'local c = assert(m.clock({shared = os.getenv("MONOSTAMP_SHARED")}))\n'
+              'for _ = 1, 300 do assert(c:time_ns()) end\n'
+              'c:close()\n')
+    result = subprocess.run([sys.executable, "-m", "monostamp", "run", "--no-patch", "--report",
+                             "--", lua, "-e", script], env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert summary(result.stderr.splitlines())[0] == 300
