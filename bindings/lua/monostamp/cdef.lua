@@ -133,6 +133,14 @@ typedef struct monostamp_state_info {
 } monostamp_state_info;
 int monostamp_state_file_info(const char *path, monostamp_state_info *out);
 int monostamp_state_file_create(const char *path, int trust_group);
+typedef struct monostamp_counts {
+    uint64_t stamps;
+    uint64_t repeats;
+    uint64_t backward_steps;
+    int64_t largest_lead_ns;
+} monostamp_counts;
+int monostamp_state_file_counts(const char *path, monostamp_counts *out);
+int monostamp_clock_publish(monostamp_clock *clock, const char *path);
 int monostamp_default_share(const char *path);
 int monostamp_option_names(const char *field, char *buf, size_t size);
 const char *monostamp_policy_constant(int policy);
@@ -144,4 +152,5 @@ int monostamp_offset_check(int64_t offset_s);
 int monostamp_ns_from_double(double s, int round_up, int64_t *out_ns);
 int monostamp_iso8601_timespec(const char *name, int64_t utc_ns, int *out_digits);
 int monostamp_draw(monostamp_clock *clock, unsigned flags, int64_t max_lead_ns, monostamp_stamp *out);
+const char *monostamp_state_file_hint(int code, const char *path);
 ]]

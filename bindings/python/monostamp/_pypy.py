@@ -12,10 +12,11 @@ from operator import index as _index
 from . import _pypy_patch
 from ._pypy_base import (  # noqa: F401  (the extension's names, re-exported)
     DEFAULT_SLEEP_TOLERANCE_NS, PATCH_MAX_LEAD_NS, LeadError, _EPOCH_NAIVE, _MIN, _OFFSET,
-    _POLICIES, _US, __version__, _bool, _core_error, _draw_c, _Immutable, _int, _option, _path,
-    _shared_error, _timezone, _utf8, _zone_error, _zone_name, ffi, lib)
+    _POLICIES, _US, __version__, E, _bool, _core_error, _core_text, _draw_c, _Immutable, _int,
+    _option, _path, _state_file_error, _timezone, _utf8, _zone_error, _zone_name, ffi, lib)
 from ._pypy_stamp import Stamp
-from ._pypy_patch import _activate, _adopt, _deactivate, _foreign, _installed  # noqa: F401
+from ._pypy_patch import (  # noqa: F401
+    _activate, _adopt, _check_start, _deactivate, _foreign, _installed)
 
 
 # ------------------------------------------------------------------ Clock
@@ -33,7 +34,10 @@ class Clock(metaclass=_Immutable):
 
     def __init__(self, policy="monotonicForceNanosecondIncrement", *, source="realtime",
                  zone=None, max_lead_ns=1000000000, on_lead="wait", shared=None, start_ns=None,
-                 trust_group=False):
+                 trust_group=False, **unknown):
+        for name in unknown:  # a keyword's slip gets the core's "did you mean"
+            raise TypeError(_core_text("Clock()", 256, lambda buf, size: lib.monostamp_option_unknown(
+                name.encode("utf-8", "surrogatepass"), buf, size)))
         o = ffi.new("monostamp_options *")
         lib.monostamp_options_init(o)
         keep = []  # the option strings, alive until the clock is made
@@ -61,33 +65,28 @@ class Clock(metaclass=_Immutable):
                 ffi.string(lib.monostamp_options_rule(field.encode())).decode()))
         out = ffi.new("monostamp_clock **")
         rc = lib.monostamp_clock_new(o, out)
-        if rc == lib.MONOSTAMP_ENOZONE:
-            raise _zone_error("Clock()", zone, o.zone)
+        if rc == E.ENOZONE:
+            raise _zone_error("Clock()", o.zone)
+        if rc != 0 and shared is not None and lib.monostamp_state_file_fault(rc):
+            raise _state_file_error(rc, "Clock()", "shared", shared, o.shared_path)
         if rc != 0:
-            raise _shared_error(rc, "Clock(): shared", shared, o.shared_path) or _core_error(
-                rc, "Clock(shared=%r)" % (shared,) if shared is not None and
-                lib.monostamp_state_file_fault(rc) else "Clock()", shared)
+            raise _core_error(rc, "Clock()")
         self._c = ffi.gc(out[0], lib.monostamp_clock_free)
         self._shared, self._zone = shared, zone_name
 
     def __init_subclass__(cls, **kwargs):
         raise TypeError("type 'monostamp.Clock' is not an acceptable base type")
 
-    def _fault(self, call, rc, value=0):
-        text = ffi.new("char[]", 4352)
-        n = lib.monostamp_clock_fault(self._c, call.encode(), rc, value, text, 4352)
-        if n > 0 and rc != lib.MONOSTAMP_ELEAD:
-            return ValueError(ffi.string(text, n).decode())
-        return _core_error(rc, ffi.string(text, n).decode() if n > 0 else call)
-
     policy = property(lambda self: _policy_member(lib.monostamp_clock_policy(self._c)))
 
     @policy.setter
     def policy(self, value):
-        rc = lib.monostamp_clock_set_policy(
-            self._c, _option("policy", value, "Clock.policy", "a Policy or str"))
+        default = self is default_clock
+        rc = lib.monostamp_clock_set_policy(self._c, _option(
+            "policy", value, "set_policy(): policy" if default else "Clock.policy",
+            "a Policy or str"))
         if rc != 0:
-            raise self._fault("policy", rc)
+            raise _core_error(rc, ("set_policy(%r)" if default else "policy=%r") % (value,))
 
     source = property(lambda self: ffi.string(lib.monostamp_source_name(
         lib.monostamp_clock_source(self._c))).decode())
@@ -105,9 +104,9 @@ class Clock(metaclass=_Immutable):
         """After a draw returned INT64_MIN: the core's error, if it was one."""
         rc = lib.monostamp_pypy_code()
         call = call if self is default_clock else "Clock." + call
-        if rc == lib.MONOSTAMP_ELEAD:
+        if rc == E.ELEAD:
             call += " with max_lead_ns=%d" % lib.monostamp_clock_max_lead_ns(self._c)
-        elif rc == lib.MONOSTAMP_ERANGE:
+        elif rc == E.ERANGE:
             call += ": the next stamp would pass the largest int64 nanosecond" + (
                 " (shared=%r)" % (self._shared,) if self._shared is not None else "")
         if rc != 0:
@@ -142,26 +141,20 @@ class Clock(metaclass=_Immutable):
         if name == "set":
             ns = _instant(arg, what)
         elif isinstance(arg, float):  # a step is a count of ns; 1.5 most likely meant seconds
-            raise TypeError("%s must be an int of nanoseconds, not float (%r) \u2014 give whole "
+            raise TypeError("%s must be an int of nanoseconds, not float (%r) -- give whole "
                             "nanoseconds: 1 s is 1_000_000_000" % (what, arg))
         else:
             ns = _int(arg, what)
         if name == "step_back" and ns < 0:
-            rc = lib.MONOSTAMP_EINVAL
+            rc = E.EINVAL
         else:
             rc = move(self._c, ns)
         if rc == 0:
             return
-        if rc == lib.MONOSTAMP_ENOTSUP:
-            raise ValueError("Clock.%s(): this clock's source is '%s', which cannot be moved "
-                             "\u2014 make the clock with Clock(source='manual')"
-                             % (name, self.source))
-        if rc == lib.MONOSTAMP_ERANGE:
-            raise ValueError("Clock.%s(): ns=%r would move the reading past the int64 nanosecond "
-                             "range (years 1677..2262) \u2014 give a smaller step" % (name, arg))
-        if rc == lib.MONOSTAMP_EINVAL:
-            raise ValueError("Clock.%s(): ns=%r is negative \u2014 give ns >= 0, or advance() to "
-                             "move forward" % (name, arg))
+        # The core's sentence for a refused move, after "Clock.set(): ".
+        why = ffi.new("char[]", 256)
+        if lib.monostamp_clock_fault(self._c, name.encode(), rc, ns, why, 256) > 0:
+            raise ValueError("Clock.%s(): %s" % (name, ffi.string(why).decode()))
         raise _core_error(rc, "Clock.%s(%r)" % (name, arg))
 
     def set(self, ns, /):
@@ -172,6 +165,12 @@ class Clock(metaclass=_Immutable):
 
     def step_back(self, ns, /):
         self._manual("step_back", ns, lambda c, n: lib.monostamp_manual_advance(c, -n))
+
+    def _publish(self, path=None, /):
+        """Adds what the clock counted and has not published yet to the counts of
+        the state file at path (None: the file it shares): True; False if it
+        shares none and no path was given (the pytest plugin's summary)."""
+        return _publish(self._c, path, "Clock._publish(): path")
 
     def stats(self):
         s = ffi.new("monostamp_stats *")
@@ -192,17 +191,15 @@ class Clock(metaclass=_Immutable):
         if isinstance(n, bool) or not hasattr(type(n), "__index__"):
             raise TypeError("%s: n must be an int, not %s" % (fname, type(n).__name__))
         count = _index(n)
-        if not 1 <= count < 1 << 63:
-            raise ValueError("%s: n=%r must be between 1 and 2**63-1" % (fname, n))
+        if not -(1 << 63) <= count < 1 << 63:  # within int64, the core's rule says the rest
+            raise ValueError("%s: n=%r is out of range for int64" % (fname, n))
         first, step = ffi.new("int64_t *"), ffi.new("int64_t *")
         rc = lib.monostamp_clock_take(self._c, count, first, step)
-        if rc == lib.MONOSTAMP_EPOLICY:
-            raise ValueError(
-                "%s: the clock's policy %s allows equal stamps, so it has no blocks; take() "
-                "needs monotonicForceNanosecondIncrement or monotonicForceMicrosecondIncrement"
-                % (fname, self.policy))
-        if rc == lib.MONOSTAMP_ERANGE:
-            raise ValueError("%s: n=%r stamps would pass the int64 range" % (fname, n))
+        # The core's sentence: n at fault, or the clock's policy.
+        why = ffi.new("char[]", 256)
+        if rc != 0 and (lib.monostamp_clock_fault(self._c, b"take", rc, count, why, 256) > 0
+                        or rc == E.EPOLICY):
+            raise ValueError("%s: %s" % (fname, ffi.string(why).decode()))
         if rc != 0:
             raise _core_error(rc, fname)
         return range(first[0], first[0] + count * step[0], step[0])
@@ -225,10 +222,10 @@ def _instant(value, what):
     if not isinstance(value, _dt.datetime):
         raise TypeError("%s must be int nanoseconds since the epoch, an aware datetime or a "
                         "Stamp, not %s%s" % (what, type(value).__name__, (
-                            " \u2014 for seconds, give datetime.fromtimestamp(s, timezone.utc)"
+                            " -- for seconds, give datetime.fromtimestamp(s, timezone.utc)"
                             if isinstance(value, float) else "")))
     if value.utcoffset() is None:
-        raise ValueError("%s=%r is a naive datetime, which names no instant \u2014 attach its "
+        raise ValueError("%s=%r is a naive datetime, which names no instant -- attach its "
                          "zone (dt.replace(tzinfo=timezone.utc))" % (what, value))
     return Stamp.fromdatetime(value).utc_ns
 
@@ -260,13 +257,17 @@ def _default():
 
 
 def _unusable(*args, **kwargs):
-    """The core's error of the default clock, which it returns on every call."""
+    """The core's error of the default clock, which it returns on every call:
+    the core's sentence when the state file MONOSTAMP_SHARED names is to
+    blame, else the call named."""
     import os
 
     rc = lib.monostamp_default_clock(ffi.new("monostamp_clock **"))
-    path = os.environ.get("MONOSTAMP_SHARED")
-    raise _core_error(rc, "the default clock is unusable (MONOSTAMP_SHARED=%r)" % (path,),
-                      path or None)
+    path = os.environ.get("MONOSTAMP_SHARED") or None
+    if path is not None and lib.monostamp_state_file_fault(rc):
+        raise _state_file_error(rc, "the default clock is unusable", "MONOSTAMP_SHARED", path,
+                                os.fsencode(path))
+    raise _core_error(rc, "the default clock is unusable")
 
 
 default_clock = _default()
@@ -296,7 +297,7 @@ def set_policy(policy, /):
     number = _option("policy", policy, "set_policy(): policy", "a Policy or str")
     rc = _unusable() if _D is None else lib.monostamp_clock_set_policy(_D, number)
     if rc != 0:
-        raise default_clock._fault("set_policy", rc)
+        raise _core_error(rc, "set_policy(%r)" % (policy,))
 
 
 def _share_default(path):
@@ -345,9 +346,43 @@ def create_state_file(path, /, *, trust_group=False):
     trust = _bool(trust_group, "create_state_file(): trust_group")
     raw = _path(path, "create_state_file(): path")
     rc = lib.monostamp_state_file_create(raw, trust)
+    if rc != 0 and lib.monostamp_state_file_fault(rc):
+        raise _state_file_error(rc, "create_state_file()", "path", path, raw)
     if rc != 0:
-        raise _shared_error(rc, "create_state_file(): path", path, raw) or _core_error(
-            rc, "create_state_file(%r)" % (path,), path)
+        raise _core_error(rc, "create_state_file(%r)" % (path,), path)
+
+
+def _publish(clock, path, what):
+    """monostamp_clock_publish of clock to path (None: its own file): True,
+    False for a clock that shares no file and was given none."""
+    rc = lib.monostamp_clock_publish(clock, ffi.NULL if path is None else _path(path, what))
+    if rc == E.ENOTSUP and path is None:
+        return False
+    if rc != 0:
+        raise _core_error(rc, "%s: %r" % (what, path), path)
+    return True
+
+
+def _publish_default(path=None, /):
+    """Adds what the default clock counted and has not published yet to the
+    counts of the state file at path (None: the file it shares); False if it
+    shares none and no path was given."""
+    out = ffi.new("monostamp_clock **")
+    rc = lib.monostamp_default_clock(out)
+    if rc != 0:
+        raise _core_error(rc, "the default clock")
+    return _publish(out[0], path, "_publish_default(): path")
+
+
+def _state_counts(path, /):
+    """(stamps, repeats, backward_steps, largest_lead_ns) the clocks on the
+    state file at path counted and published, read without changing it
+    (the pytest plugin's summary, monostamp stats, monostamp run --report)."""
+    counts = ffi.new("monostamp_counts *")
+    rc = lib.monostamp_state_file_counts(_path(path, "_state_counts(): path"), counts)
+    if rc != 0:
+        raise _core_error(rc, "_state_counts(%r)" % (path,), path)
+    return counts.stamps, counts.repeats, counts.backward_steps, counts.largest_lead_ns
 
 
 def _state_file_info(path):
@@ -401,16 +436,19 @@ def sleep(seconds, tolerance=_DEFAULT_TOLERANCE):
         given = None if tolerance is _DEFAULT_TOLERANCE else tolerance
         raise ValueError("sleep(%r, tolerance=%r): seconds and tolerance must be >= 0: %s"
                          % (seconds, given, ffi.string(lib.monostamp_strerror(
-                             lib.MONOSTAMP_EINVAL)).decode()))
+                             E.EINVAL)).decode()))
     _sleep("sleep(%r)" % (seconds,), now_ns, ns, 1, tol)
 
 
 def sleep_until_ns(deadline_ns, tolerance_ns=DEFAULT_SLEEP_TOLERANCE_NS):
     deadline = _int(deadline_ns, "deadline_ns")
     tol = _int(tolerance_ns, "tolerance_ns")
-    if tol < 0:
-        raise ValueError("sleep_until_ns(): tolerance_ns=%r must be >= 0" % (tolerance_ns,))
-    _sleep("sleep_until_ns()", lib.monostamp_monotonic_ns(), deadline, 0, tol)
+    now = lib.monostamp_monotonic_ns()
+    why = ffi.new("char[]", 96)
+    if lib.monostamp_sleep_deadline(now, deadline, 0, tol, ffi.new("int64_t *"), ffi.NULL, why,
+                                    96) != 0:
+        raise ValueError("sleep_until_ns(): " + ffi.string(why).decode())
+    _sleep("sleep_until_ns()", now, deadline, 0, tol)
 
 
 def _sleep_finish(finish):

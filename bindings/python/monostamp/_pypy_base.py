@@ -3,6 +3,7 @@
 and errors the binding's modules share, worded as the C extension words them.
 """
 import datetime as _dt
+import types as _types
 
 from ._monostamp_cffi import ffi, lib
 
@@ -20,6 +21,17 @@ def _names(of):
     return out
 
 
+def _codes():
+    """The core's error codes by name (E.EINVAL, ...), from its one list."""
+    out, i = {}, 0
+    while lib.monostamp_error_code(i) != 0:
+        code = lib.monostamp_error_code(i)
+        out[ffi.string(lib.monostamp_error_name(code)).decode()] = code
+        i += 1
+    return _types.SimpleNamespace(**out)
+
+
+E = _codes()
 _POLICIES = tuple((ffi.string(lib.monostamp_policy_constant(p)).decode(),
                    ffi.string(lib.monostamp_policy_name(p)).decode())
                   for p in _names(lib.monostamp_policy_name))
@@ -37,22 +49,24 @@ _draw_c, _MIN = lib.monostamp_pypy_draw, -(1 << 63)
 _US, _OFFSET = lib.MONOSTAMP_DRAW_US, lib.MONOSTAMP_DRAW_OFFSET
 
 
-def _core_error(code, context, filename=None):
-    """The exception the CPython binding's raise_core makes of a core code."""
+def _core_error(code, context, filename=None, message=None):
+    """The exception the CPython binding's raise_core makes of a core code
+    (its message "context: " and the core's reason, unless given)."""
     import errno
 
-    message = "%s: %s" % (context, ffi.string(lib.monostamp_strerror(code)).decode(
-        "utf-8", "replace"))
+    if message is None:
+        message = "%s: %s" % (context, ffi.string(lib.monostamp_strerror(code)).decode(
+            "utf-8", "replace"))
     err = lib.monostamp_os_errno(code)
-    if err == 0 and code in (lib.MONOSTAMP_EUNSAFE, lib.MONOSTAMP_EEXIST):
-        err = errno.EACCES if code == lib.MONOSTAMP_EUNSAFE else errno.EEXIST
+    if err == 0 and code in (E.EUNSAFE, E.EEXIST):
+        err = errno.EACCES if code == E.EUNSAFE else errno.EEXIST
     if err:
         return OSError(err, message, filename) if filename is not None else OSError(err, message)
-    if code == lib.MONOSTAMP_ELEAD:
+    if code == E.ELEAD:
         return LeadError(message)
-    if code == lib.MONOSTAMP_ENOMEM:
+    if code == E.ENOMEM:
         return MemoryError(message)
-    if code == lib.MONOSTAMP_EINTR or lib.monostamp_error_name(code) == ffi.NULL:
+    if code == E.EINTR or lib.monostamp_error_name(code) == ffi.NULL:
         return RuntimeError(message)
     return ValueError(message)
 
@@ -101,19 +115,24 @@ def _zone_name(zone):
         return key
     raise TypeError("Clock(): zone must be a zone name (str), a zoneinfo.ZoneInfo or "
                     "datetime.timezone.utc, not %s%s" % (type(zone).__name__, (
-                        " \u2014 a fixed offset or other tzinfo has no name the clock could "
+                        " -- a fixed offset or other tzinfo has no name the clock could "
                         "follow: give its IANA name ('Europe/Berlin') or a POSIX TZ string")
                         if isinstance(zone, _dt.tzinfo) else ""))
 
 
-def _zone_error(call, zone, name):
-    near = ffi.new("char[]", 256)
-    if name != ffi.NULL and name is not None and lib.monostamp_zone_suggest(name, near, 256) == 0:
-        hint = "did you mean '%s'?" % ffi.string(near).decode()
-    else:
-        hint = ("give 'UTC', an IANA name such as 'Europe/Berlin' (from TZDIR, else the system's "
-                "database) or a POSIX TZ string such as 'CET-1CEST,M3.5.0,M10.5.0/3'")
-    return ValueError("%s: zone=%r is not a zone this machine knows \u2014 %s" % (call, zone, hint))
+def _core_text(call, size, write):
+    """The core's sentence, written by write(buf, size), after "call: "."""
+    import os
+
+    buf = ffi.new("char[]", size)
+    write(buf, size)
+    return "%s: %s" % (call, os.fsdecode(ffi.string(buf)))
+
+
+def _zone_error(call, name):
+    """The core's sentence for a zone name it does not know."""
+    return ValueError(_core_text(call, 2 * 256 + 256, lambda buf, size: lib.monostamp_zone_unknown(
+        b"" if name is None or name == ffi.NULL else name, buf, size)))
 
 
 def _option(field, value, what, expected="str"):
@@ -123,20 +142,21 @@ def _option(field, value, what, expected="str"):
     out = ffi.new("int *")
     raw = value.encode("utf-8", "surrogatepass")
     if b"\0" in raw or lib.monostamp_option_from_name(field.encode(), raw, out) != 0:
-        names = ffi.new("char[]", 256)
-        lib.monostamp_option_names(field.encode(), names, 256)
-        raise ValueError("%s=%r must be one of %s" % (what, value, ffi.string(names).decode()))
+        raise ValueError("%s=%r %s" % (what, value, ffi.string(
+            lib.monostamp_options_rule(field.encode())).decode()))
     return out[0]
 
 
-def _shared_error(rc, what, path, path_bytes):
-    """The core's hint for a state file it could not open (a missing
-    directory), as FileNotFoundError; else None."""
-    hint = lib.monostamp_state_file_hint(rc, path_bytes) if path is not None else ffi.NULL
-    if hint == ffi.NULL:
-        return None
-    return FileNotFoundError(2, "%s=%r: %s" % (what, path, ffi.string(hint).decode().replace(
-        " -- ", " \u2014 ", 1)))
+def _state_file_error(rc, call, what, path, path_bytes):
+    """The core's sentence for a state file to blame
+    (monostamp_state_file_fault): "what='path': why" after "call: ", raised
+    as the code calls for; a missing directory's FileNotFoundError has no
+    filename, the path being in the message once."""
+    message = _core_text(call, 4096 + 256, lambda buf, size: lib.monostamp_state_file_text(
+        rc, what.encode(), path_bytes, buf, size))
+    if lib.monostamp_state_file_hint(rc, path_bytes) != ffi.NULL:
+        return FileNotFoundError(2, message)
+    return _core_error(rc, None, path, message)
 
 
 # ------------------------------------------------------------------ Stamp
@@ -162,8 +182,8 @@ def _offset_in(zone, utc_ns, what):
         name = ffi.NULL if zone is None else _utf8(zone, "zone")
         out = ffi.new("monostamp_zone **")
         rc = lib.monostamp_zone_open(name, out)
-        if rc == lib.MONOSTAMP_ENOZONE:
-            raise _zone_error(what, zone, name)
+        if rc == E.ENOZONE:
+            raise _zone_error(what, name)
         if rc != 0:
             raise _core_error(rc, "zone=%r" % (zone,))
         try:

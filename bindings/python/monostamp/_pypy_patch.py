@@ -7,7 +7,7 @@ datetime's own now(), utcnow(), today()) reads; a name bound earlier by
 import datetime as _dt
 import time as _time
 
-from ._pypy_base import (PATCH_MAX_LEAD_NS, _MIN, _OFFSET, _US, _EPOCH_NAIVE, _core_error,
+from ._pypy_base import (PATCH_MAX_LEAD_NS, _MIN, _OFFSET, _US, _EPOCH_NAIVE, E, _core_error,
                          _draw_c, ffi, lib)
 
 # Set by _pypy.py at import: the default clock's core pointer (None if the
@@ -37,7 +37,7 @@ def _draw(flags, call):
     c = _D if clock is None else clock._c
     ns = _draw_c(c, flags, PATCH_MAX_LEAD_NS if clock is None else 0)
     rc = lib.monostamp_pypy_code() if ns == _MIN else 0
-    if rc == lib.MONOSTAMP_ELEAD:
+    if rc == E.ELEAD:
         call += " with max_lead_ns=%d" % lib.monostamp_clock_max_lead_ns(c)
     if rc != 0:
         raise _core_error(rc, call)
@@ -131,6 +131,11 @@ _REAL = {(owner, name): vars(owner)[name] for owner, name, _ in _TARGETS}
 def _label(owner, name):
     return "%s.%s" % ("time" if owner is _time else owner.__module__ + "." + owner.__name__,
                       name)
+
+
+def _check_start():
+    """RuntimeError saying why if a patch cannot start here, else None: PyPy
+    has one interpreter, where a patch may always start."""
 
 
 def _activate(clock):

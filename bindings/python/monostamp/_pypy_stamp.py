@@ -19,7 +19,7 @@ class Stamp(metaclass=_Immutable):
         self._ns = _int(utc_ns, "utc_ns")
         offset = _int(offset, "offset")
         if lib.monostamp_offset_check(offset) != 0:
-            raise ValueError("Stamp(): offset=%r is out of range \u2014 give seconds east of UTC "
+            raise ValueError("Stamp(): offset=%r is out of range -- give seconds east of UTC "
                              "within +-86399" % (offset,))
         self._off = offset
         return self
@@ -56,9 +56,13 @@ class Stamp(metaclass=_Immutable):
             digits = 9
         elif isinstance(digits, bool) or not isinstance(digits, int):
             raise TypeError("Stamp.isoformat(): digits must be int, not " + type(digits).__name__)
-        elif not 0 <= digits <= 9:
-            raise ValueError("Stamp.isoformat(): digits=%r is out of range \u2014 give 0..9, the "
+        elif not -(1 << 63) <= digits < 1 << 63:
+            raise ValueError("Stamp.isoformat(): digits=%r is out of range -- give 0..9, the "
                              "digits of the fraction of a second" % (digits,))
+        elif not 0 <= digits <= 9:  # the core's sentence, as Lua's isoformat says it
+            why = ffi.new("char[]", 128)
+            lib.monostamp_isoformat(ffi.NULL, 0, 0, 0, digits, 0, ffi.new("int *"), why, 128)
+            raise ValueError("Stamp.isoformat(): " + ffi.string(why).decode())
         if not isinstance(sep, str):
             raise TypeError("sep must be str, not " + type(sep).__name__)
         if len(sep) != 1:
