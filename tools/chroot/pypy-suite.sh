@@ -12,7 +12,9 @@ VENV=/opt/monostamp-venvs/pypy3
 # The test dependencies as wheels (a newer sdist may be all the index has
 # for PyPy, and building one may need the network); Django pinned as
 # tools/install-deps.sh pins it for 3.11.  time-machine refuses PyPy.
-DEPS="pytest hypothesis pytest-xdist freezegun django==5.2.20"
+# setuptools builds the tree without build isolation, as make test-python
+# does: the metadata test compares what it writes with tools/dist's.
+DEPS="setuptools>=77 pytest hypothesis pytest-xdist freezegun django==5.2.20"
 if [ "$(cat "$VENV/.complete" 2>/dev/null)" != "$DEPS" ]; then
     rm -rf "$VENV"
     pypy3 -m venv "$VENV"
@@ -23,7 +25,7 @@ fi
 "$VENV/bin/python" -VV
 make --no-print-directory lua BUILD=build-pypy >/dev/null
 "$VENV/bin/pip" uninstall --yes --quiet monostamp 2>/dev/null || true
-"$VENV/bin/pip" install --quiet .
+"$VENV/bin/pip" install --quiet --no-build-isolation .
 # A CPython beside it (the C extension of the same tree), for the test of
 # one state file shared by PyPy, CPython and Lua (test_pypy_shared.py).
 CPYTHON=${PYPY_SUITE_CPYTHON:-python3.14}

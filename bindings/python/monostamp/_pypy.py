@@ -4,9 +4,12 @@ shares: the rules and their wording are the core's, as in LuaJIT's
 monostamp.ffi; this file converts types and errors.  The package imports
 it in place of the C extension (docs/python.md, PyPy).
 """
+import atexit as _atexit
 import datetime as _dt
+import inspect as _inspect
 import sys
 import time as _time
+import weakref as _weakref
 from operator import index as _index
 
 from . import _pypy_patch
@@ -73,6 +76,13 @@ class Clock(metaclass=_Immutable):
             raise _core_error(rc, "Clock()")
         self._c = ffi.gc(out[0], lib.monostamp_clock_free)
         self._shared, self._zone = shared, zone_name
+        if shared is not None:
+            _shared_clocks.add(self)
+
+    # The signature as the extension's: **unknown only catches a slip.
+    __init__.__signature__ = _inspect.signature(__init__).replace(parameters=[
+        p for p in _inspect.signature(__init__).parameters.values()
+        if p.kind is not p.VAR_KEYWORD])
 
     def __init_subclass__(cls, **kwargs):
         raise TypeError("type 'monostamp.Clock' is not an acceptable base type")
@@ -211,6 +221,18 @@ class Clock(metaclass=_Immutable):
             "<monostamp default clock " if default else "monostamp.Clock", str(self.policy),
             self.source, repr(zone) if zone else "None", self.max_lead_ns, self.on_lead,
             self._shared, ">" if default else "")
+
+
+# CPython frees a clock with its last reference, and the core publishes what
+# it counted to its state file then; PyPy's GC may not free it before exit:
+# the shared clocks still alive publish at exit instead.
+_shared_clocks = _weakref.WeakSet()
+
+
+@_atexit.register
+def _publish_at_exit():
+    for clock in list(_shared_clocks):
+        lib.monostamp_clock_publish(clock._c, ffi.NULL)
 
 
 def _instant(value, what):
