@@ -6,7 +6,6 @@ it in place of the C extension (docs/python.md, PyPy).
 """
 import atexit as _atexit
 import datetime as _dt
-import inspect as _inspect
 import sys
 import time as _time
 import weakref as _weakref
@@ -79,10 +78,13 @@ class Clock(metaclass=_Immutable):
         if shared is not None:
             _shared_clocks.add(self)
 
-    # The signature as the extension's: **unknown only catches a slip.
-    __init__.__signature__ = _inspect.signature(__init__).replace(parameters=[
-        p for p in _inspect.signature(__init__).parameters.values()
-        if p.kind is not p.VAR_KEYWORD])
+    @staticmethod
+    def _signature():
+        """The signature as the extension's: **unknown only catches a slip."""
+        import inspect
+
+        params = list(inspect.signature(Clock.__init__).parameters.values())[1:]
+        return inspect.Signature([p for p in params if p.kind is not p.VAR_KEYWORD])
 
     def __init_subclass__(cls, **kwargs):
         raise TypeError("type 'monostamp.Clock' is not an acceptable base type")
