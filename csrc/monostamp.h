@@ -58,23 +58,12 @@ extern "C" {
 
 /* The core's own codes, one table: XX(name, value, message), in libuv's
  * UV_ERRNO_MAP manner.  The enum below, monostamp_strerror's sentences and
- * the names a binding shows (monostamp_host.h) are all made from it.  -5 is
- * retired: OS failures are MONOSTAMP_EOS(err) below.
- *   EINVAL    an argument is outside its domain
- *   ERANGE    a result would not fit in int64 ns or years 1..9999
- *   ENOTSUP   the operation does not apply to this clock's source
- *   ELEAD     the stamp would lead its source by more than max_lead_ns
- *   EFOREIGN  a shared state file that is not monostamp's, or truncated
- *   EVERSION  a shared state file of another layout version
- *   ENOZONE   an unknown, unreadable or malformed time zone
- *   EUNSAFE   a state file another user could write: a symbolic link,
- *             owned by someone else, or writable by group or others
- *   EINTR     a wait for the lead bound cut short by the clock's waiter
- *             (monostamp_clock_set_waiter)
- *   EPOLICY   the clock's policy does not make stamps unique, and the
- *             operation needs it (monostamp_clock_take)
- *   ENOTV7    16 bytes or text that are not a UUIDv7 monostamp made
- *   EEXIST    monostamp_state_file_create found a file at the path */
+ * the names a binding shows (monostamp_host.h) are all made from it; each
+ * message says what the code means.  -5 is retired: OS failures are
+ * MONOSTAMP_EOS(err) below.  ERANGE: a result past int64 ns or years
+ * 1..9999.  EINTR: the clock's waiter cut the wait short
+ * (monostamp_clock_set_waiter).  EPOLICY: an operation that needs unique
+ * stamps (monostamp_clock_take).  EEXIST: monostamp_state_file_create. */
 #define MONOSTAMP_ERRNO_MAP(XX) \
     XX(EINVAL, -1, "invalid argument") \
     XX(ERANGE, -2, "value out of range") \
@@ -183,12 +172,13 @@ typedef struct monostamp_zone monostamp_zone;
 #define MONOSTAMP_ZONE_NAME_MAX 255
 
 /* Opens a zone by name: NULL or "" for the process's local zone (TZ, else
- * /etc/localtime), "UTC" (in any case: "utc"; the zone is named "UTC"), an IANA name such as "Europe/Berlin" (read from
- * TZDIR, else the system tz database), or a POSIX TZ string such as
- * "CET-1CEST,M3.5.0,M10.5.0/3".  A name never reaches outside the zone
- * database: an absolute name or one with a ".." component is no zone, and
- * only regular files are read (a FIFO is refused, never waited on); TZ,
- * set by the process owner, may still name any file.  The local zone
+ * /etc/localtime), "UTC" (in any case; named "UTC"), an IANA name such as
+ * "Europe/Berlin" (read from TZDIR, else the system tz database), or a
+ * POSIX TZ string such as "CET-1CEST,M3.5.0,M10.5.0/3".  A name never
+ * reaches outside the zone database: an absolute name or one with a ".."
+ * component is no zone, and only regular files are read (a FIFO is
+ * refused, never waited on); TZ, set by the process owner, may still name
+ * any file.  The local zone
  * follows TZ and /etc/localtime changes; named zones are fixed.
  * MONOSTAMP_ENOZONE if the name is unknown or the data malformed,
  * MONOSTAMP_EINVAL if the name is longer than MONOSTAMP_ZONE_NAME_MAX.
@@ -201,17 +191,15 @@ MONOSTAMP_API int monostamp_zone_open(const char *name, monostamp_zone **out);
  * (TZDIR, else the system's; none on Windows), if it is within a slip of
  * `name`: an edit for every four characters, one at least, three at most.
  * Ties go to the name first in byte order.  Writes it NUL-terminated into
- * `buf` and returns MONOSTAMP_OK; MONOSTAMP_ENOZONE when no name is that
- * near; MONOSTAMP_ERANGE if it does not fit `size` (MONOSTAMP_ZONE_NAME_MAX
- * + 1 always does); MONOSTAMP_EINVAL for NULL or a `size` of 0.  Walks
- * the database (a few ms): for error messages, not a hot path.
- * Thread-safe. */
+ * `buf`: MONOSTAMP_OK; ENOZONE when no name is that near; ERANGE if it
+ * does not fit `size` (MONOSTAMP_ZONE_NAME_MAX + 1 always does); EINVAL
+ * for NULL or a `size` of 0.  Walks the database (a few ms): for error
+ * messages, not a hot path.  Thread-safe. */
 MONOSTAMP_API int monostamp_zone_suggest(const char *name, char *buf, size_t size);
-/* Releases a zone from monostamp_zone_open (NULL is fine; the local zone
- * is never freed).  Must be the last call on the zone. */
+/* Releases a zone from monostamp_zone_open; NULL is fine.  The last call on it. */
 MONOSTAMP_API void monostamp_zone_close(monostamp_zone *zone);
-/* The name the zone was opened with ("" for the local zone).  Valid until
- * the zone is closed.  Thread-safe. */
+/* The name the zone was opened with ("" for the local zone), valid until
+ * it is closed.  Thread-safe. */
 MONOSTAMP_API const char *monostamp_zone_name(const monostamp_zone *zone);
 /* The offset, in seconds east of UTC, in force at `utc_ns`.  Steady state:
  * one range compare against a cached window; readers never write shared
@@ -220,22 +208,19 @@ MONOSTAMP_API int monostamp_zone_offset(monostamp_zone *zone, int64_t utc_ns,
                                         int32_t *out_offset_s);
 /* The fold of the local wall time of `utc_ns` in `zone` (Python's
  * datetime.fold, PEP 495): 1 in *out_fold if that wall time is the second
- * of two, because the offset in force at `utc_ns` began at a change that
- * set the clocks back by d seconds less than d seconds before it (the
- * same wall times came first at the old offset), else 0.  As CPython's
- * zoneinfo reads its transition table; for a local zone the engine must
- * ask the C library about, as the standard library's naive
- * datetime.fromtimestamp() reads it (the offset a day before, and where it
- * changed).  Steady state: as monostamp_zone_offset, a range compare
- * against the cached window.  0, or MONOSTAMP_EINVAL for a NULL argument.
+ * of two (the offset in force began at a change that set the clocks back
+ * by d seconds, less than d seconds before), else 0; as CPython's zoneinfo
+ * reads it, or for a local zone only the C library knows, as the naive
+ * datetime.fromtimestamp() does.  Steady state: a range compare against
+ * the cached window.  0, or MONOSTAMP_EINVAL for a NULL argument.
  * Thread-safe. */
 MONOSTAMP_API int monostamp_zone_fold(monostamp_zone *zone, int64_t utc_ns, int *out_fold);
 /* Says that TZ or the local zone file changed: the next offset of every
  * local zone re-reads its source.  Without this call a change is noticed
  * within the re-check interval.  Thread-safe, async-signal-unsafe. */
 MONOSTAMP_API void monostamp_zone_changed(void);
-/* Sets how often (ns, > 0) the local zone's source is re-checked; default
- * 1 s.  MONOSTAMP_EINVAL if not positive.  Thread-safe. */
+/* How often (ns, default 1 s) the local zone's source is re-checked;
+ * MONOSTAMP_EINVAL if not positive.  Thread-safe. */
 MONOSTAMP_API int monostamp_zone_set_recheck_ns(int64_t interval_ns);
 
 /* ------------------------------------------------------------ the clock */
@@ -416,13 +401,11 @@ MONOSTAMP_API int monostamp_time_us(monostamp_clock *clock, int64_t *out_ns);
  * 1 under monotonicForceNanosecondIncrement and 1000 (whole µs) under
  * monotonicForceMicrosecondIncrement; it is given back because the policy
  * may change between calls (step_ns may be NULL).  The block obeys the lead
- * bound as a single stamp does, judged by its last stamp.
- * MONOSTAMP_EINVAL if n < 1; MONOSTAMP_ERANGE if the block would pass
- * INT64_MAX; MONOSTAMP_ELEAD if it is longer than max_lead_ns allows (it
- * never could fit, so no wait is tried);
- * MONOSTAMP_EPOLICY under the two policies that do not make stamps unique;
- * otherwise errors as for monostamp_now.  On any error the state is
- * unchanged.  Thread-safe. */
+ * bound as a single stamp does, judged by its last stamp.  EINVAL if
+ * n < 1; ERANGE if the block would pass INT64_MAX; ELEAD if it is longer
+ * than max_lead_ns allows (no wait is tried); EPOLICY under the two
+ * policies that do not make stamps unique; otherwise errors as for
+ * monostamp_now.  On any error the state is unchanged.  Thread-safe. */
 MONOSTAMP_API int monostamp_clock_take(monostamp_clock *clock, int64_t n,
                                        int64_t *first_ns, int64_t *step_ns);
 
@@ -430,8 +413,7 @@ MONOSTAMP_API int monostamp_clock_take(monostamp_clock *clock, int64_t n,
  * MONOSTAMP_EINVAL if `policy` is not a policy).  Thread-safe: a stamp
  * under way uses the old or the new policy, whole. */
 MONOSTAMP_API monostamp_policy monostamp_clock_policy(const monostamp_clock *clock);
-MONOSTAMP_API int monostamp_clock_set_policy(monostamp_clock *clock,
-                                             int policy);
+MONOSTAMP_API int monostamp_clock_set_policy(monostamp_clock *clock, int policy);
 /* What the clock was built with; they never change after init, so these
  * are thread-safe.  The zone is never NULL and lives as long as the
  * clock. */
@@ -527,17 +509,15 @@ typedef struct monostamp_counts {
     int64_t largest_lead_ns; /* the largest lead of a stamp over its reading (>= 0) */
 } monostamp_counts;
 /* Reads the counts of the state file at `path`, with the errors of
- * monostamp_state_file_info; they are numbers any process on the file may
- * have written, not checked further.  Thread-safe. */
+ * monostamp_state_file_info: numbers any process on the file may have
+ * written, not checked further.  Thread-safe. */
 MONOSTAMP_API int monostamp_state_file_counts(const char *path, monostamp_counts *out);
-/* Adds what `clock` counted and has not published yet to the counts of the
- * state file at `path` (NULL: the file the clock shares), so each count is
- * published once; a shared clock also does so itself at its checkpoints
- * (every few ms of readings), when it leaves its file and, the default
- * clock, at exit; what a clock counted before it joined its file is not
- * published there.  MONOSTAMP_ENOTSUP for NULL on a clock that shares no
- * file, MONOSTAMP_EINVAL for an empty path or a destroyed clock, else the
- * errors of a clock's shared_path (a missing file is not created).
+/* Adds what `clock` counted and has not published yet (not what it counted
+ * before it joined its file) to the counts of the state file at `path`
+ * (NULL: its own).  A shared clock publishes itself at its checkpoints,
+ * when it leaves its file and, the default clock, at exit.  ENOTSUP for
+ * NULL on a clock that shares no file, EINVAL for an empty path or a
+ * destroyed clock, else a shared_path's errors (nothing is created).
  * Thread-safe. */
 MONOSTAMP_API int monostamp_clock_publish(monostamp_clock *clock, const char *path);
 
