@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # pypy-suite.sh: run by tools/chroot/test-forky.sh (make test-pypy) inside
-# its Debian testing chroot, from the copy of the checkout in /src/monostamp.  `pip install .` of the tree into a PyPy venv (the
-# cffi binding: setup.py picks it on PyPy), then tests/python there, with the
-# Lua module built for the tests that start a Lua child.
+# its Debian testing chroot, from the copy of the checkout in /src/monostamp.
+# `pip install .` of the tree into a PyPy venv (the cffi binding: setup.py
+# picks it on PyPy), then tests/python there, with the Lua module built for
+# the tests that start a Lua child.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 # The chroot holds what the targets need (FORKY_PACKAGES): their own
@@ -26,6 +27,13 @@ fi
 make --no-print-directory lua BUILD=build-pypy >/dev/null
 "$VENV/bin/pip" uninstall --yes --quiet monostamp 2>/dev/null || true
 "$VENV/bin/pip" install --quiet --no-build-isolation .
+# FORKY_RUN="command": instead of the suite, the command run by bash with PY
+# naming the PyPy venv's python, as forky-suites.sh does for each CPython
+# (FORKY_RUN='$PY bench/python/bench_pypy.py' make test-pypy: the benchmark).
+if [ -n "${FORKY_RUN:-}" ]; then
+    PY="$VENV/bin/python" bash -c "$FORKY_RUN"
+    exit
+fi
 # A CPython beside it (the C extension of the same tree), for the test of
 # one state file shared by PyPy, CPython and Lua (test_pypy_shared.py).
 CPYTHON=${PYPY_SUITE_CPYTHON:-python3.14}
