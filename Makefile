@@ -69,7 +69,7 @@ DEPS := tools/install-deps.sh
         test test-all test-release test-c test-asan test-tsan test-header test-cxx test-exports \
         test-python test-lua test-luajit test-preload test-perf \
         test-install test-pythons test-python-tsan test-lua53 test-lua-asan test-preload-asan \
-        test-preload-tsan test-fuzz test-windows test-soak test-forky test-nginx \
+        test-preload-tsan test-fuzz test-windows test-soak test-forky test-pypy test-nginx \
         test-real-time-machine \
         test-tzrule-full test-real-suites soak windows-wheel dist test-dist docs test-markdown \
         bench bench-sleep bench-nginx bench-preload bench-real-suites fuzz
@@ -101,7 +101,7 @@ TEST_NATIVE := test-c test-asan test-tsan test-header test-cxx test-install \
 # (docs/testing.md has the figures).  make test-pythons stays, by hand.
 TEST_ALL_MORE := test-python-tsan test-lua53 test-lua-asan \
                  test-preload-asan test-preload-tsan test-fuzz test-windows test-soak \
-                 test-forky dist test-dist test-nginx test-real-time-machine docs
+                 test-forky test-pypy dist test-dist test-nginx test-real-time-machine docs
 
 # TEST_JOBS (2) suites at once, each one's output printed whole when it ends.
 # Its own deps-test installs what they all need, once, before they start
@@ -449,6 +449,12 @@ test-lua53: $(PY_UNPACKED)/done ## the Lua module built against Lua 5.3: its smo
 # LUA=lua5.5.  Not in `make test`: it needs root, and the cache.
 test-forky: ## CPython 3.14/3.15 and Lua 5.5 suites in a cached Debian testing chroot (root)
 	@tools/chroot/test-forky.sh
+
+# PyPy 3.11 (forky's pypy3) in the same chroot: tools/chroot/pypy-suite.sh
+# pip-installs the tree (the cffi binding) into a PyPy venv there and runs
+# tests/python on it.
+test-pypy: ## the Python suite on PyPy 3.11 (the cffi binding) in the forky chroot (root)
+	@tools/chroot/test-forky.sh pypy-suite.sh
 
 # Real projects' own suites (their sdists fetched with pip into a cache),
 # plain and with --monostamp-patch: the same failing tests

@@ -53,6 +53,7 @@ build = {
          monostamp = "bindings/lua/monostamp.lua",
          -- LuaJIT / OpenResty: require "monostamp.ffi" (docs/lua.md).
          ["monostamp.ffi"] = "bindings/lua/monostamp/ffi.lua",
+         ["monostamp.cdef"] = "bindings/lua/monostamp/cdef.lua",
          ["monostamp.ffi_clock"] = "bindings/lua/monostamp/ffi_clock.lua",
          ["monostamp.testing"] = "bindings/lua/monostamp/testing.lua",
          -- The Lua spin that ends every sleep, for monostamp and monostamp.ffi.

@@ -11,6 +11,7 @@ C API and free-threaded builds, which have no stable ABI.  See
 docs/python.md.
 """
 import os
+import platform
 import shutil
 import sys
 
@@ -28,14 +29,22 @@ if sys.platform == "win32":
 else:
     cflags, libraries = ext_build.POSIX_CFLAGS, ext_build.POSIX_LIBRARIES
 
-ext = Extension(
-    ext_build.NAME,
-    sources=ext_build.sources(),
-    depends=ext_build.headers(),
-    include_dirs=ext_build.INCLUDE_DIRS,
-    extra_compile_args=cflags,
-    libraries=libraries,
-)
+PYPY = platform.python_implementation() == "PyPy"
+if PYPY:
+    # PyPy: a cffi module over the core (tools/cffi_build.py; cffi comes
+    # with PyPy) and the pure-Python monostamp/_pypy.py, not the extension.
+    import cffi_build  # noqa: E402
+
+    ext = cffi_build.extension(Extension, os.path.join("build-python", "cffi"), cflags, libraries)
+else:
+    ext = Extension(
+        ext_build.NAME,
+        sources=ext_build.sources(),
+        depends=ext_build.headers(),
+        include_dirs=ext_build.INCLUDE_DIRS,
+        extra_compile_args=cflags,
+        libraries=libraries,
+    )
 
 
 
@@ -96,6 +105,12 @@ class BuildPyWithPth(build_py):
         if not getattr(self, "editable_mode", False):
             self.copy_file(PTH_SOURCE, os.path.join(self.build_lib, PTH), preserve_mode=False)
 
+    def find_package_modules(self, package, package_dir):
+        """The package's modules, less PyPy's binding (monostamp/_pypy*.py)
+        off PyPy: a CPython wheel has the extension in its place."""
+        modules = super().find_package_modules(package, package_dir)
+        return [m for m in modules if PYPY or not m[1].startswith("_pypy")]
+
     def drop_removed_modules(self):
         """build_py only copies, so a module deleted from the package would
         stay in build-python/ from an earlier build and go into every later
@@ -105,7 +120,9 @@ class BuildPyWithPth(build_py):
         if not os.path.isdir(built):
             return
         for name in os.listdir(built):
-            if name.endswith((".py", ".pyi")) and not os.path.exists(os.path.join(source, name)):
+            gone = not os.path.exists(os.path.join(source, name))
+            foreign = name.startswith("_pypy") and not PYPY  # from a build on PyPy
+            if name.endswith((".py", ".pyi")) and (gone or foreign):
                 os.remove(os.path.join(built, name))
 
     def get_outputs(self, include_bytecode=True):

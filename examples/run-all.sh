@@ -54,7 +54,7 @@ if [ -f examples/openresty/nginx.conf ]; then
         mkdir -p "$ng/logs" "$ng/tmp" "$ng/lua" "$ng/share/lua/5.4/monostamp" "$ng/lib/lua/5.4/monostamp"
         cp examples/openresty/nginx.conf "$ng/"
         cp examples/openresty/lua/*.lua "$ng/lua/"
-        cp bindings/lua/monostamp/ffi.lua bindings/lua/monostamp/ffi_clock.lua \
+        cp bindings/lua/monostamp/ffi.lua bindings/lua/monostamp/ffi_clock.lua bindings/lua/monostamp/cdef.lua \
             bindings/lua/monostamp/sleep_finish.lua "$ng/share/lua/5.4/monostamp/"
         cp -L "$prefix/lib/libmonostamp.so" "$ng/lib/lua/5.4/monostamp/"
         chmod -R a+rX "$ng"

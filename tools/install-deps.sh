@@ -161,7 +161,7 @@ target_jobs() {
         windows-wheel) echo "mingw setuptools" ;;
         dist) echo "dist" ;;
         test-dist) echo "chroot qemu" ;;
-        test-forky) echo "chroot" ;;
+        test-forky | test-pypy) echo "chroot" ;;
         test-nginx) echo "c python nginx" ;;
         bench-nginx) echo "c" ;;  # it skips, saying so, without nginx (make test-nginx installs it)
         test-real-suites | bench-real-suites | test-real-time-machine) echo "python" ;;

@@ -7,7 +7,7 @@
 -- figure is the median of the paired new/old ratios (< 1: the new tree is
 -- faster), ns each side's best round.  Benchmark only.
 local function load_tree(dir)
-  for _, k in ipairs{ "monostamp.ffi", "monostamp.ffi_clock", "monostamp.sleep_finish" } do
+  for _, k in ipairs{ "monostamp.ffi", "monostamp.ffi_clock", "monostamp.cdef", "monostamp.sleep_finish" } do
     package.loaded[k] = nil
   end
   local saved = package.path

@@ -1,9 +1,9 @@
--- ffi_cdef_spec.lua (LuaJIT only): the declarations monostamp/ffi.lua copies from
--- csrc/monostamp.h and csrc/monostamp_host.h stay true to them.  Every
+-- ffi_cdef_spec.lua (LuaJIT only): the declarations monostamp/cdef.lua copies
+-- from csrc/monostamp.h and csrc/monostamp_host.h stay true to them.  Every
 -- function prototype must be the header's, token for token; every enum
 -- constant its value; every struct the size and field offsets a C compiler
 -- gives the header's.  So a change
--- to the header that ffi.lua has not followed fails here, not at run time.
+-- to the header that cdef.lua has not followed fails here, not at run time.
 local ffi = require "ffi"
 require "monostamp.ffi"  -- runs the cdef
 local helper = dofile(debug.getinfo(1, "S").source:match("^@(.*/)") .. "helper.lua")
@@ -22,13 +22,13 @@ local function norm(s)
   return (s:gsub("^ ", ""):gsub(" $", ""))
 end
 
-local cdef = read(helper.root .. "/bindings/lua/monostamp/ffi.lua"):match("local CDEF = %[%[(.-)%]%]")
+local cdef = read(helper.root .. "/bindings/lua/monostamp/cdef.lua"):match("return %[%[(.-)%]%]")
 local header = (read(helper.root .. "/csrc/monostamp.h") .. "\n"
                 .. read(helper.root .. "/csrc/monostamp_host.h")):gsub("/%*.-%*/", "")
 
-describe("ffi.lua's cdef", function()
+describe("cdef.lua's declarations", function()
   it("declares each function exactly as csrc/monostamp.h or monostamp_host.h does", function()
-    assert(cdef, "no CDEF = [[...]] block found in ffi.lua")
+    assert(cdef, "no return [[...]] block found in cdef.lua")
     local protos = {}
     for name, decl in header:gmatch("MONOSTAMP_API%s+[^;]-(monostamp_[%w_]+)%s*(%b())%s*;") do
       protos[name] = true

@@ -65,7 +65,7 @@ describe("monostamp.ffi finds libmonostamp", function()
     local tree = helper.tmpdir()
     local share, lib = tree .. "/share/lua/5.1/monostamp", tree .. "/lib/lua/5.1/monostamp"
     local _, ok = helper.sh("mkdir -p " .. helper.q(share) .. " " .. helper.q(lib) .. " && cp "
-      .. helper.q(helper.root .. "/bindings/lua/monostamp/") .. "ffi*.lua "
+      .. helper.q(helper.root .. "/bindings/lua/monostamp/") .. "ffi*.lua " .. helper.q(helper.root .. "/bindings/lua/monostamp/cdef.lua") .. " "
       .. helper.q(helper.root .. "/bindings/lua/monostamp/sleep_finish.lua") .. " " .. helper.q(share)
       .. " && cp " .. helper.q(helper.library) .. " " .. helper.q(lib .. "/libmonostamp.so"))
     assert.is_true(ok)

@@ -83,6 +83,23 @@ def posix_only(why):
     return pytest.mark.skipif(WINDOWS, reason="POSIX only: " + why)
 
 
+PYPY = sys.implementation.name == "pypy"
+
+
+def cpython_only(feature):
+    """Skips the test on PyPy, naming the CPython feature it tests, which
+    PyPy's binding (the cffi module and monostamp/_pypy.py) has not."""
+    return pytest.mark.skipif(PYPY, reason="CPython only: " + feature)
+
+
+#: The features PyPy's binding lacks that several tests name.
+EARLY_NAMES = ("the patch reaching names bound before it started (from time import time), "
+               "a swap in CPython's method tables")
+SUBINTERPRETERS = "subinterpreters (concurrent.interpreters)"
+SLEEP_FINISH = ("the C extension's sleep plan and its Python finish (monostamp/_sleep.py); "
+                "PyPy sleeps in the core")
+
+
 # pytest-xdist is in the test extra (pip install "monostamp[test]"); a suite
 # run without it (an sdist's tests in a bare venv) skips what needs -n.
 HAVE_XDIST = importlib.util.find_spec("xdist") is not None

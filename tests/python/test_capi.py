@@ -13,8 +13,9 @@ import textwrap
 import pytest
 
 import monostamp
-from conftest import REPO
+from conftest import REPO, cpython_only
 
+pytestmark = cpython_only("the C API for other extensions (monostamp_capi.h's capsule)")
 pytest.importorskip("setuptools")
 EXAMPLE = REPO / "examples" / "capi"
 

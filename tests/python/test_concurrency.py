@@ -9,7 +9,7 @@ import pytest
 
 import monostamp
 from monostamp import Clock
-from conftest import assert_overlapping, meet_halfway, scaled
+from conftest import cpython_only, assert_overlapping, meet_halfway, scaled
 
 posix_only = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
 
@@ -191,8 +191,7 @@ def hold_the_gil_for(seconds):
         ctypes.PyDLL("kernel32").Sleep(int(seconds * 1000))
     else:
         ctypes.PyDLL(None).usleep(int(seconds * 1_000_000))
-
-
+@cpython_only('ctypes.PyDLL holding the GIL from C')
 def test_a_lead_wait_outlasts_the_gil_held_elsewhere(tmp_path):
     # A waiting stamp lets the GIL go while it naps and takes it back
     # after; held elsewhere for longer than one call may wait (0.2 s bound

@@ -16,7 +16,7 @@ import zoneinfo
 import pytest
 
 import monostamp
-from conftest import posix_only
+from conftest import cpython_only, posix_only
 
 #: Windows gaps, each said in docs/windows.md.
 NO_DIRECTORY_CHECK = posix_only(
@@ -157,8 +157,7 @@ def test_messages_have_one_shape(mistake, error, call):
     # The value once, and no reason repeated after it.
     assert "invalid argument" not in str(e.value)
     assert "not supported by this clock's source" not in str(e.value)
-
-
+@cpython_only("the interpreter's own message for a C function given keywords")
 def test_the_interpreter_names_public_functions():
     with pytest.raises(TypeError) as e:
         monostamp.now(zone="UTC")

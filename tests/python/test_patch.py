@@ -24,7 +24,8 @@ import pytest
 import monostamp
 from monostamp import _monostamp
 from monostamp import Clock, Policy
-from conftest import PY_MEET, assert_overlapping, scaled
+from conftest import (EARLY_NAMES, PY_MEET, SUBINTERPRETERS, assert_overlapping, cpython_only,
+                      scaled)
 
 STRICT = Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT
 EPOCH = DT(1970, 1, 1)
@@ -81,8 +82,7 @@ def test_import_and_a_patch_cycle_warn_nothing():
     r = subprocess.run([sys.executable, "-X", "dev", "-W", "error", "-c", code],
                        capture_output=True, text=True, env=env)
     assert (r.returncode, r.stderr) == (0, "")
-
-
+@cpython_only(SUBINTERPRETERS)
 def test_a_subinterpreter_keeps_real_time_and_cannot_start_a_patch(tmp_path):
     """The method tables are the process's: a patch starts in the main
     interpreter only, and while one is active there, a subinterpreter (one
@@ -141,7 +141,7 @@ def test_lead_error_reaches_the_caller():
 
 
 # ------------------------------------------------------------------ reach
-
+@cpython_only(EARLY_NAMES)
 def test_every_function_reached_also_through_early_imports():
     c = manual(zone="UTC")
     start_us = BERLIN_SPRING_S * 10**6
@@ -169,8 +169,7 @@ def test_every_function_reached_also_through_early_imports():
     assert all(start_us <= v < start_us + 100 for v in values), values
     assert values == sorted(values)
     assert is_real_time()
-
-
+@cpython_only(EARLY_NAMES)
 def test_values_are_unique_and_increasing_across_all_functions_in_4_threads():
     n = scaled(50_000, 500)
     c = Clock(STRICT, zone="UTC")
@@ -326,7 +325,7 @@ def test_calls_with_a_time_argument_and_monotonic_clocks_are_untouched():
 
 
 # --------------------------------------------------- start, stop, nesting
-
+@cpython_only(EARLY_NAMES)
 def test_real_time_again_after_stop_and_after_an_exception():
     with monostamp.patch(manual(start_s=946684800)):
         assert DT.now().year == 2000

@@ -18,6 +18,7 @@ from time import time as imported_time
 import pytest
 
 import monostamp
+from conftest import cpython_only
 from monostamp import Clock, Policy, _monostamp
 
 STRICT = Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT
@@ -146,8 +147,7 @@ def test_a_patch_inside_freezegun_waits_for_the_freeze_to_end(freezegun):
     freezer.stop()
     assert on_manual()
     p.stop()
-
-
+@cpython_only("freezegun's tick=True, which freezegun refuses elsewhere")
 def test_freezegun_ticking_and_decorators_on_a_patch(freezegun):
     @freezegun.freeze_time("2000-01-01")
     def decorated():

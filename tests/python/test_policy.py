@@ -10,6 +10,7 @@ import sys
 import pytest
 
 import monostamp
+from conftest import SUBINTERPRETERS, cpython_only
 from monostamp import Clock, Policy
 
 SQUEAK = [
@@ -213,8 +214,7 @@ def test_first_use_from_many_threads_gives_one_set_of_members():
             "print(len(got), all(p is monostamp.Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT"
             " for p in got))\n")
     assert run_python(code) == ["8", "True"]
-
-
+@cpython_only("the C extension's check of _policy._MEMBERS against the core")
 def test_the_extension_refuses_members_out_of_the_cores_order():
     # The extension checks what _policy made against the core's names
     # before handing members out.
@@ -225,8 +225,7 @@ def test_the_extension_refuses_members_out_of_the_cores_order():
             "except SystemError as e:\n"
             "    print('SystemError', 'order' in str(e))\n")
     assert run_python(code) == ["SystemError", "True"]
-
-
+@cpython_only(SUBINTERPRETERS)
 def test_a_subinterpreter_gets_members_of_its_own(tmp_path):
     # The members are cached in the module's state, one per interpreter:
     # a subinterpreter's getters return its own Policy's members.

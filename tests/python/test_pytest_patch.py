@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 import monostamp
-from conftest import native_speed_only, needs_xdist, scaled
+from conftest import EARLY_NAMES, cpython_only, native_speed_only, needs_xdist, scaled
 
 ENV = "MONOSTAMP_SHARED"
 
@@ -28,8 +28,7 @@ def from_session(read=time.time_ns):
                              shared=os.environ["MONOSTAMP_SHARED"])
     return frozen.time_ns() == t + 1
 """
-
-
+@cpython_only(EARLY_NAMES)
 def test_fixture_patches_one_test_from_the_session_file(pytester, monkeypatch):
     monkeypatch.delenv(ENV, raising=False)
     pytester.makeconftest(FROM_SESSION + """
@@ -158,6 +157,7 @@ def test_the_marker_nests_inside(manual_clock):
 """
 
 
+@cpython_only(EARLY_NAMES)
 @pytest.mark.parametrize("how", ["option", "ini"])
 def test_whole_run_patches_every_test_around_its_fixtures(pytester, monkeypatch, how):
     monkeypatch.delenv(ENV, raising=False)

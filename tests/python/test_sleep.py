@@ -14,6 +14,7 @@ import threading
 import pytest
 
 import monostamp
+from conftest import SLEEP_FINISH, cpython_only
 from monostamp import _monostamp, _sleep
 
 MS = 1_000_000
@@ -53,8 +54,7 @@ def spins(monkeypatch):
     monkeypatch.setattr(_sleep, "_warm", warm)
     monkeypatch.setattr(_sleep, "monotonic_ns", now)
     return seen
-
-
+@cpython_only(SLEEP_FINISH)
 def test_the_public_functions_are_the_extensions_and_go_through_the_finish(finishes):
     assert monostamp.sleep is _monostamp.sleep
     assert monostamp.sleep_until_ns is _monostamp.sleep_until_ns
@@ -104,8 +104,7 @@ def test_never_early_from_threads_at_once():
     for t in threads:
         t.join()
     assert early == []
-
-
+@cpython_only(SLEEP_FINISH)
 def test_tight_tolerance_sleeps_in_the_core_then_warms_and_spins(spins):
     deadline = monostamp.monotonic_ns() + 3 * MS
     monostamp.sleep_until_ns(deadline, 0)
@@ -114,8 +113,7 @@ def test_tight_tolerance_sleeps_in_the_core_then_warms_and_spins(spins):
     # own finish reads once: past), then the spin's.
     assert spins[:3] == ["read", "warm", "read"]
     assert spins.count("warm") == 1 and len(spins) >= 4
-
-
+@cpython_only(SLEEP_FINISH)
 def test_a_tolerance_that_covers_the_lead_is_the_cores_alone(spins, finishes):
     deadline = monostamp.monotonic_ns() + 3 * MS
     monostamp.sleep_until_ns(deadline, LEAD_MAX_NS + 7_000)
@@ -123,22 +121,19 @@ def test_a_tolerance_that_covers_the_lead_is_the_cores_alone(spins, finishes):
     assert spins == ["read"] and finishes[0][1] is not None
     monostamp.sleep(0.003, tolerance=2 * LEAD_MAX_NS / 1e9)
     assert spins == ["read"] * 2
-
-
+@cpython_only(SLEEP_FINISH)
 def test_a_sleep_shorter_than_any_lead_is_the_spin_alone(spins, finishes):
     monostamp.sleep_until_ns(monostamp.monotonic_ns() + 5_000, 0)
     monostamp.sleep(1e-6, 0)
     assert [plan for _, plan in finishes] == [None, None] and "warm" not in spins
-
-
+@cpython_only(SLEEP_FINISH)
 def test_a_past_deadline_returns_at_once(spins, finishes):
     monostamp.sleep_until_ns(-2**63, 0)
     monostamp.sleep_until_ns(monostamp.monotonic_ns() - 1, 0)
     monostamp.sleep(0, 0)
     # Each: the spin's first reading, past the deadline.
     assert spins == ["read"] * 3 and [plan for _, plan in finishes] == [None] * 3
-
-
+@cpython_only(SLEEP_FINISH)
 def test_the_plan_is_the_cores_and_private(finishes):
     monostamp.sleep(0.001, 0)
     plan = finishes[0][1]
@@ -178,7 +173,8 @@ except KeyboardInterrupt:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="os.kill(pid, SIGINT) terminates a process "
                     "on Windows; Ctrl-C there is a console event")
-@pytest.mark.parametrize("part", ["spin", "core"])
+@pytest.mark.parametrize("part", ["spin", pytest.param("core", marks=cpython_only(
+    "the C half's naps, interrupted with no Python frame of their own"))])
 def test_ctrl_c_interrupts_the_sleep(part, tmp_path):
     # A child, so that SIGINT hits nothing but it; no SIGALRM (pytest's
     # own timeouts may use it).  "spin": SIGINT during the Python spin;
@@ -236,8 +232,7 @@ def test_bad_arguments_name_the_value():
         monostamp.sleep()
     with pytest.raises(TypeError, match="finish must be callable, not int"):
         _monostamp._sleep_finish(5)
-
-
+@cpython_only(SLEEP_FINISH)
 def test_an_error_in_the_finish_reaches_the_caller(monkeypatch):
     def broken(deadline_ns, plan):
         raise RuntimeError("finish %d %s" % (deadline_ns > 0, type(plan).__name__))

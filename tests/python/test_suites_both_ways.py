@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import PYPY
+
 SUITES = Path(__file__).resolve().parent / "suites"
 CASES = [("humanize_style", "freezegun", "test_known_failure_singular_month"),
          ("structlog_style", "time_machine", "test_known_failure_key_is_not_renamed")]
@@ -40,5 +42,8 @@ def test_same_failures_plain_and_patched(suite, tool, known):
     assert patched_failed == plain_failed, (plain_out, patched_out)
     assert (patched_passed, plain_passed) == (plain_passed, patched_passed)
     # The comparison can see a failure: each suite has one on purpose.
-    assert {f.split("::")[-1] for f in plain_failed} == {known}
+    # freezegun refuses tick=True on PyPy ("only compatible with CPython"),
+    # plainly and patched alike: one more failure there, of freezegun's.
+    pypy_too = {"test_context_manager_and_tick"} if PYPY and tool == "freezegun" else set()
+    assert {f.split("::")[-1] for f in plain_failed} == {known} | pypy_too
     assert plain_passed >= 10

@@ -281,10 +281,11 @@ chroot_ready() {
 # ---------------------------------------------------------------- the chroots
 # make test-forky's: Debian testing's CPython 3.14 and 3.15 and Lua 5.5 with
 # what make test-python and make test-lua need (pkgconf: the Makefile finds
-# each Lua's headers with pkg-config).  "tests-forky", not "forky": the
-# debootstrap-made chroots of earlier trees are named forky-*, and each
-# kind removes only its own stale ones.
+# each Lua's headers with pkg-config); PyPy 3.11 for make test-pypy.
+# "tests-forky", not "forky": the debootstrap-made chroots of earlier trees
+# are named forky-*, and each kind removes only its own stale ones.
 FORKY_PACKAGES="python3.14 python3.14-dev python3.14-venv python3.15 python3.15-dev python3.15-venv
+pypy3 pypy3-dev pypy3-venv
 lua5.5 liblua5.5-dev lua5.4 liblua5.4-dev luarocks lua-busted lua-socket
 gcc libc6-dev make pkgconf git tzdata ca-certificates libfaketime"
 forky_tests_chroot() {

@@ -14,6 +14,8 @@
 #   3. Inside, tools/chroot/forky-suites.sh runs `make test-python` on each
 #      CPython and `make test-lua LUA=lua5.5`, and says which passed
 #      (FORKY_PYTHONS and FORKY_LUAS choose others among those installed).
+#      Or the script of tools/chroot/ named as the argument: make test-pypy
+#      runs pypy-suite.sh, the Python suite on PyPy, in the same chroot.
 #
 # /proc, /sys, /dev, /dev/pts and /dev/shm are mounted for the run and
 # unmounted on every exit, Ctrl-C included.  One run at a time uses the
@@ -22,6 +24,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
+SUITES=${1:-forky-suites.sh}
+[ -f "tools/chroot/$SUITES" ] || { echo "test-forky: no tools/chroot/$SUITES" >&2; exit 2; }
 
 say() { echo "test-forky: $*"; }
 die() { echo "test-forky: $*" >&2; exit 1; }
@@ -102,7 +106,7 @@ chroot "$CHROOT" /usr/bin/env -i HOME=/root PATH=/usr/local/bin:/usr/bin:/bin:/u
     LANG=C.UTF-8 TERM="${TERM:-dumb}" "${pip_env[@]}" \
     FORKY_PYTHONS="${FORKY_PYTHONS-3.14 3.15}" FORKY_LUAS="${FORKY_LUAS-lua5.5}" \
     FORKY_RUN="${FORKY_RUN-}" \
-    /bin/bash /src/monostamp/tools/chroot/forky-suites.sh
+    /bin/bash "/src/monostamp/tools/chroot/$SUITES"
 rc=$?
 set -e
 say "the tree and its build logs stay in $SRC until the next run"

@@ -18,7 +18,13 @@ of `pytest --monostamp-patch -n N` and `monostamp run -- pytest`.  This
 marker tells pytest the package's own asserts are not to be rewritten, so it
 has nothing to warn about; test modules are rewritten as before.
 """
-from . import _monostamp
+import sys as _sys
+
+if _sys.implementation.name == "pypy":  # the cffi binding in its place (_pypy.py)
+    from . import _pypy as _monostamp
+    _sys.modules[__name__ + "._monostamp"] = _monostamp
+else:
+    from . import _monostamp
 from ._monostamp import (  # noqa: F401  (re-exported, unwrapped: the hot path)
     DEFAULT_SLEEP_TOLERANCE_NS, PATCH_MAX_LEAD_NS, Clock, LeadError, Stamp, __version__,
     create_state_file, get_policy, monotonic_ns, now, now_datetime, set_policy, sleep,
