@@ -69,8 +69,11 @@ def main(extension, tag, outdir, *libraries):
         info, files = setuptools_metadata(tmp)
     name, version = info[:-len(".dist-info")].split("-")
     for entry in sorted(os.listdir(PACKAGE)):
-        # The package's modules, its stub, py.typed and the C API's header
+        # The package's modules (less PyPy's binding, as setup.py leaves it
+        # out of a CPython wheel), its stub, py.typed and the C API's header
         # (monostamp_capi.h, found by monostamp.get_include()).
+        if entry.startswith("_pypy"):
+            continue
         if entry.endswith((".py", ".pyi", ".h")) or entry == "py.typed":
             with open(os.path.join(PACKAGE, entry), "rb") as f:
                 files["monostamp/" + entry] = f.read()
