@@ -31,7 +31,7 @@ import textwrap
 
 import pytest
 
-from conftest import PYPY, REPO, lua_env
+from conftest import REPO, lua_env
 
 FENCE = re.compile(r"^( *)```(\w*)((?: [\w-]+)*)[ \t]*$")
 NOT_RUN = re.compile(r"^\s*<!-- not run: (.*\S) -->\s*$")
@@ -130,11 +130,11 @@ def shell_bin(tmp_path, env):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     for name in ("python", "python3"):
-        if PYPY:  # PyPy run through a link finds its prefix, not the venv the link points to
-            (bin_dir / name).write_text('#!/bin/sh\nexec "%s" "$@"\n' % sys.executable)
-            (bin_dir / name).chmod(0o755)
-        else:
-            (bin_dir / name).symlink_to(sys.executable)
+        # A script, not a link: an interpreter started through a link in
+        # another folder looks for its venv's pyvenv.cfg beside the link and
+        # runs without the venv (CPython's in a venv, PyPy's).
+        (bin_dir / name).write_text('#!/bin/sh\nexec "%s" "$@"\n' % sys.executable)
+        (bin_dir / name).chmod(0o755)
     script = shutil.which("monostamp", path=os.path.dirname(sys.executable))
     if script is not None:
         (bin_dir / "monostamp").symlink_to(script)
