@@ -14,7 +14,7 @@
 # why it is whole).  As in tools/checks/test-python-tsan.sh, tools/checks/tsan-python.supp
 # may list CPython's reports only.
 set -eu
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 ROOT=$(pwd)
 BUILD=${1:-build}
 case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
