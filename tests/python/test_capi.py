@@ -5,9 +5,11 @@ sequence.  Each scenario runs in a child with the built example on its path.
 """
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
+import sysconfig
 import textwrap
 
 import pytest
@@ -24,8 +26,13 @@ EXAMPLE = REPO / "examples" / "capi"
 def built(tmp_path_factory):
     """The example's folder copied and built (setup.py build_ext), as a user
     of the installed monostamp would: the directory holding `stamps`."""
-    if shutil.which(os.environ.get("CC", "cc")) is None:
-        pytest.skip("no C compiler")
+    # The compiler setuptools will call: CC, else the one CPython was built
+    # with (sysconfig), which a machine may lack although it has a `cc`; a
+    # wheel's suite runs with none (PATH without one, CC=/bin/false).
+    compiler = shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")[0]
+    if shutil.which(compiler) is None or subprocess.run(
+            [compiler, "--version"], capture_output=True).returncode != 0:
+        pytest.skip("no C compiler (%s) to build the example with" % compiler)
     src = tmp_path_factory.mktemp("capi") / "capi"
     shutil.copytree(EXAMPLE, src)
     proc = subprocess.run(
