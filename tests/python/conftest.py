@@ -199,6 +199,17 @@ def meet(prefix, phase, my_id, total):
 #: tests/lua/meet.lua, for Lua children: dofile(LUA_MEET)(prefix, id, total, sleep).
 LUA_MEET = str(REPO / "tests" / "lua" / "meet.lua")
 
+#: Lua's end of a child: its n stamps `v` written to `out` as native int64s
+#: (in blocks: table.unpack of the whole list would pass Lua's C stack).
+LUA_WRITE_STAMPS = """
+local f = assert(io.open(out, "wb"))
+for i = 1, n, 512 do
+  local j = math.min(i + 511, n)
+  f:write(string.pack(string.rep("=i8", j - i + 1), table.unpack(v, i, j)))
+end
+f:close()
+"""
+
 
 def read_vectors(name):
     """The rows of tests/vectors/<name> (or of an absolute path) as lists of str.

@@ -29,8 +29,8 @@ import time
 import pytest
 
 from monostamp import _run
-from conftest import (LUA_MEET, PRELOAD_LIBRARY as LIBRARY, PY_MEET, REPO, lua_env,
-                      native_speed_only, needs_preload as needs_library, require_cc)
+from conftest import (LUA_MEET, LUA_WRITE_STAMPS, PRELOAD_LIBRARY as LIBRARY, PY_MEET, REPO,
+                      lua_env, native_speed_only, needs_preload as needs_library, require_cc)
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"),
                                 reason="the preload is built on Linux only")
@@ -171,15 +171,6 @@ PY_DRAWER = textwrap.dedent("""
         v.tofile(f)
 """ % US_POLICY)
 
-#: Lua's end of a child: its n stamps `v` written to `out` as native int64s.
-LUA_WRITE_STAMPS = textwrap.dedent("""
-    local f = assert(io.open(out, "wb"))
-    for i = 1, n, 512 do
-      local j = math.min(i + 511, n)
-      f:write(string.pack(string.rep("=i8", j - i + 1), table.unpack(v, i, j)))
-    end
-    f:close()
-""")
 #: The same in Lua.
 LUA_DRAWER = textwrap.dedent("""
     local monostamp = require "monostamp"

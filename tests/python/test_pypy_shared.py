@@ -15,7 +15,7 @@ import textwrap
 
 import pytest
 
-from conftest import LUA_MEET, PY_MEET, assert_overlapping, lua_env, scaled
+from conftest import LUA_MEET, LUA_WRITE_STAMPS, PY_MEET, assert_overlapping, lua_env, scaled
 
 N = scaled(200000)
 DRAWER = PY_MEET + textwrap.dedent("""
@@ -43,13 +43,7 @@ LUA_DRAWER = textwrap.dedent("""
     for i = 1, n // 2 do v[i] = c:time_ns() end
     meet(prefix .. "b", my_id, 3, nap)
     for i = n // 2 + 1, n do v[i] = c:time_ns() end
-    local f = assert(io.open(out, "wb"))
-    for i = 1, n, 512 do
-      local j = math.min(i + 511, n)
-      f:write(string.pack(string.rep("=i8", j - i + 1), table.unpack(v, i, j)))
-    end
-    f:close()
-""" % LUA_MEET)
+""" % LUA_MEET) + LUA_WRITE_STAMPS
 
 
 def other_python():
