@@ -290,6 +290,9 @@ int monostamp_option_unknown(const char *name, char *buf, size_t size)
     char list[160] = "";
     if (name == NULL)
         return MONOSTAMP_EINVAL;
+    for (int i = 0; i < COUNT(clock_options); i++)
+        if (strcmp(name, clock_options[i]) == 0)
+            return written(buf, size, "%s", "");
     monostamp__near_init(&near, name);
     for (int i = 0; i < COUNT(clock_options); i++) {
         if (near.name_len <= MONOSTAMP_ZONE_NAME_MAX)
@@ -301,4 +304,41 @@ int monostamp_option_unknown(const char *name, char *buf, size_t size)
         return written(buf, size, "unknown option '%.*s' -- did you mean '%s'?", 64, name,
                        near.best);
     return written(buf, size, "unknown option '%.*s' -- the options are %s", 64, name, list);
+}
+
+/* A string as a fault shows it: quoted, and past 40 bytes cut short with its
+ * length, so that a 300-byte zone does not fill the message. */
+#define SHOWN_MAX 40
+
+int monostamp_options_fault(const monostamp_options *options, char *buf, size_t size)
+{
+    const char *field = NULL, *text = NULL, *rule;
+    int rc = monostamp_options_check(options, &field);
+    long long value = 0;
+    if (written(buf, size, "%s", "") < 0)
+        return MONOSTAMP_EINVAL;
+    if (rc == MONOSTAMP_OK)
+        return rc;
+    rule = monostamp_options_rule(field);
+    if (options == NULL) {
+        written(buf, size, "options %s", rule);
+        return rc;
+    }
+    if (strcmp(field, "zone") == 0)
+        text = options->zone;
+    else if (strcmp(field, "shared_path") == 0)
+        text = options->shared_path, field = "shared";  /* as the bindings name it */
+    else if (strcmp(field, "max_lead_ns") == 0 || strcmp(field, "start_ns") == 0)
+        value = field[0] == 'm' ? options->max_lead_ns : options->start_ns;
+    else  /* an int field: policy, source, on_lead, trust_group */
+        value = field[0] == 'p' ? options->policy : field[0] == 's' ? options->source
+              : field[0] == 'o' ? options->on_lead : options->trust_group;
+    if (text == NULL)
+        written(buf, size, "%s=%lld %s", field, value, rule);
+    else if (strlen(text) <= SHOWN_MAX)
+        written(buf, size, "%s='%s' %s", field, text, rule);
+    else
+        written(buf, size, "%s='%.*s...' (%zu bytes) %s", field, SHOWN_MAX, text, strlen(text),
+                rule);
+    return rc;
 }

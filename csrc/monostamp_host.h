@@ -177,9 +177,22 @@ MONOSTAMP_API int monostamp_zone_unknown(const char *name, char *buf, size_t siz
  * with the nearest of the options (policy, source, zone, max_lead_ns,
  * on_lead, shared, start_ns, trust_group) within a slip of it, else
  * "unknown option 'x' -- the options are policy, source, ...".  Returns the
- * length; MONOSTAMP_ERANGE if cut short (256 bytes always fit),
+ * length, 0 (and "") when `name` is one of the options, so that a binding
+ * checks a name with this call alone; MONOSTAMP_ERANGE if cut short (256
+ * bytes always fit),
  * MONOSTAMP_EINVAL for a NULL argument or a `size` of 0.  Thread-safe. */
 MONOSTAMP_API int monostamp_option_unknown(const char *name, char *buf, size_t size);
+/* Checks `options` as monostamp_options_check() does, and writes the
+ * sentence for the field it refuses: the field as the bindings name it
+ * ("shared" for shared_path), its value (a string quoted, one past 40
+ * bytes cut short with its length after it) and its rule:
+ * "max_lead_ns=-1 must be >= 0", "zone='xxx...' (300 bytes) must be a zone
+ * name of at most 255 bytes", "shared='' must be a non-empty path".
+ * Returns options_check's code, with "" in `buf` when it is 0; cut short to
+ * fit `size` (256 bytes always fit); MONOSTAMP_EINVAL for a NULL `buf` or a
+ * `size` of 0.  Thread-safe. */
+MONOSTAMP_API int monostamp_options_fault(const monostamp_options *options, char *buf,
+                                          size_t size);
 /* Writes the sentence for `code`, a failure of `call` on `clock`:
  * "take" (monostamp_clock_take, `value` its n) or a manual move ("set",
  * "advance" or the binding's name for one; `value` its ns), and returns the

@@ -44,11 +44,6 @@ static monostamp_clock *toclock (lua_State *L) {
 
 /* ---- The constructor ---- */
 
-static const char *const clock_options[] = {
-  "max_lead_ns", "on_lead", "policy", "shared", "source", "start_ns", "trust_group",
-  "zone", NULL
-};
-
 /* Pushes a field of the table at 1; 0 when absent.  Of type 't' unless
 ** LUA_TNONE, else an argument error: no conversion, not even to string. */
 static int getoption (lua_State *L, const char *field, int t) {
@@ -73,64 +68,22 @@ static const char *opt_string (lua_State *L, const char *field) {
   return s;
 }
 
-/* A typo ("polcy") would otherwise build a clock with the default. */
+/* A typo ("polcy") would otherwise build a clock with the default: the
+** core names a key that is no option, with its "did you mean". */
 static void check_option_names (lua_State *L) {
+  char why[256];
   lua_pushnil(L);
   while (lua_next(L, 1)) {
-    int i = 0;
     lua_pop(L, 1);  /* the value */
-    if (lua_type(L, -1) == LUA_TSTRING) {
-      const char *key = lua_tostring(L, -1);
-      while (clock_options[i] && strcmp(clock_options[i], key) != 0)
-        i++;
-      if (clock_options[i])
-        continue;
-      {
-        char why[256];  /* the core's sentence, with its "did you mean" */
-        monostamp_option_unknown(key, why, sizeof why);
-        luaL_argerror(L, 1, lua_pushstring(L, why));
-      }
-    }
-    luaL_argerror(L, 1, lua_pushfstring(L, "option names are strings, got %s",
-                                        luaL_typename(L, -1)));
+    if (lua_type(L, -1) != LUA_TSTRING)
+      luaL_argerror(L, 1, lua_pushfstring(L, "option names are strings, got %s",
+                                          luaL_typename(L, -1)));
+    if (monostamp_option_unknown(lua_tostring(L, -1), why, sizeof why) != 0)
+      luaL_argerror(L, 1, why);
   }
 }
 
-/* The value at 'idx' as a message shows it: strings quoted (a long one cut
-** short, with its length), anything else as tostring does. */
-static const char *pushshown (lua_State *L, int idx) {
-  enum { SHOWN = 40 };
-  size_t len;
-  idx = lua_absindex(L, idx);
-  if (lua_type(L, idx) != LUA_TSTRING)
-    return luaL_tolstring(L, idx, NULL);
-  lua_tolstring(L, idx, &len);
-  if (len <= SHOWN)
-    return lua_pushfstring(L, "'%s'", lua_tostring(L, idx));
-  lua_pushlstring(L, lua_tostring(L, idx), SHOWN);
-  return lua_pushfstring(L, "'%s...' (%I bytes)", lua_tostring(L, -1),
-                         (lua_Integer)len);
-}
-
-/* The field monostamp_options_check() refused, with the caller's value and
-** the core's rule for it.  Lua's option 'shared' is the core's 'shared_path'. */
-static const char *options_fault (lua_State *L, const char *field) {
-  const char *option = field, *rule;
-  if (field == NULL)
-    return NULL;  /* the core's own sentence will do */
-  rule = monostamp_options_rule(field);
-  if (strcmp(field, "shared_path") == 0)
-    option = "shared";
-  if (lua_istable(L, 1))
-    lua_getfield(L, 1, option);
-  else  /* no table: defaults, which the core never refuses */
-    lua_pushnil(L);
-  return lua_pushfstring(L, "%s=%s %s", option, pushshown(L, -1),
-                         rule != NULL ? rule : "is not accepted");
-}
-
-/* Types here, values by the core: a name it does not know becomes -1,
-** which monostamp_options_check() then names. */
+/* Types here, values by the core. */
 static void tooptions (lua_State *L, monostamp_options *o) {
   static const char *const named[] = {"policy", "source", "on_lead"};
   int *field[] = {&o->policy, &o->source, &o->on_lead};
@@ -139,9 +92,8 @@ static void tooptions (lua_State *L, monostamp_options *o) {
   luaL_checktype(L, 1, LUA_TTABLE);
   check_option_names(L);
   for (i = 0; i < 3; i++)
-    if ((s = opt_string(L, named[i])) != NULL &&
-        monostamp_option_from_name(named[i], s, field[i]) != MONOSTAMP_OK)
-      *field[i] = -1;
+    if ((s = opt_string(L, named[i])) != NULL)
+      *field[i] = lms_option(L, 1, named[i], s);
   o->zone = opt_string(L, "zone");
   o->shared_path = opt_string(L, "shared");
   if (getoption(L, "trust_group", LUA_TBOOLEAN))
@@ -155,15 +107,15 @@ static void tooptions (lua_State *L, monostamp_options *o) {
 
 int lms_clock_new (lua_State *L) {
   monostamp_options options;
-  const char *bad = NULL;
+  char fault[256];
   LClock *p;
   int rc;
   monostamp_options_init(&options);
   if (!lua_isnoneornil(L, 1))
     tooptions(L, &options);
-  rc = monostamp_options_check(&options, &bad);
+  rc = monostamp_options_fault(&options, fault, sizeof fault);
   if (rc != MONOSTAMP_OK)
-    return lms_result(L, rc, 0, 1, NULL, options_fault(L, bad));
+    return lms_result(L, rc, 0, 1, NULL, fault);
   lua_settop(L, 1);  /* keep the table, and with it the strings in 'options' */
   p = (LClock *)lms_newuserdata(L, sizeof(LClock));
   memset(p, 0, sizeof *p);  /* no metatable yet: no __gc on failure */

@@ -71,13 +71,11 @@ const char *lms_checkname (lua_State *L, int arg) {
   return s;
 }
 
-int lms_checkoption (lua_State *L, int arg, const char *field) {
-  const char *name = lms_checkname(L, arg);
+int lms_option (lua_State *L, int arg, const char *field, const char *name) {
   int value = 0;
-  int rc = monostamp_option_from_name(field, name, &value);
-  if (rc != MONOSTAMP_OK)
-    lms_result(L, rc, 0, arg, NULL, lua_pushfstring(L, "%s='%s' %s", field, name,
-               monostamp_options_rule(field)));
+  if (monostamp_option_from_name(field, name, &value) != MONOSTAMP_OK)
+    luaL_argerror(L, arg, lua_pushfstring(L, "%s='%s' %s", field, name,
+                                          monostamp_options_rule(field)));
   return value;
 }
 

@@ -58,9 +58,11 @@ LMS_FUNC int64_t lms_tons (lua_State *L, int idx, int arg, const char *field);
 #define lms_checkns(L, arg)	lms_tons(L, arg, arg, NULL)
 /* A string for the core: one with an embedded NUL is refused, never cut. */
 LMS_FUNC const char *lms_checkname (lua_State *L, int arg);
-/* The value the core gives the name at 'arg' for the option 'field'
-** ("policy", "source", "on_lead"), else an argument error with its rule. */
-LMS_FUNC int lms_checkoption (lua_State *L, int arg, const char *field);
+/* The value the core gives 'name' for the option 'field' ("policy",
+** "source", "on_lead"), else an argument error of 'arg' with its rule;
+** lms_checkoption: the name at 'arg'. */
+LMS_FUNC int lms_option (lua_State *L, int arg, const char *field, const char *name);
+#define lms_checkoption(L, arg, field)	lms_option(L, arg, field, lms_checkname(L, arg))
 
 /* lsleep.c: the sleeps, and the plan's nap, step and finish for
 ** monostamp/sleep_finish.lua. */

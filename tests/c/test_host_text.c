@@ -201,6 +201,42 @@ static void test_option_unknown(void)
                       "max_lead_ns, on_lead, shared, start_ns, trust_group");
     CHECK_RC(monostamp_option_unknown("colour", small, sizeof small), MONOSTAMP_ERANGE);
     CHECK_RC(monostamp_option_unknown(NULL, buf, sizeof buf), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_option_unknown("trust_group", buf, sizeof buf), 0);  /* known */
+    CHECK_STR_EQ(buf, "");
+}
+
+/* The refused field as the bindings name it, its value shown, its rule. */
+static void test_options_fault(void)
+{
+    char buf[256], zone[301];
+    monostamp_options o;
+    monostamp_options_init(&o);
+    CHECK_RC(monostamp_options_fault(&o, buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "");
+    o.max_lead_ns = -1;
+    CHECK_RC(monostamp_options_fault(&o, buf, sizeof buf), MONOSTAMP_EINVAL);
+    CHECK_STR_EQ(buf, "max_lead_ns=-1 must be >= 0");
+    monostamp_options_init(&o);
+    o.has_start_ns = 1, o.start_ns = 5;
+    CHECK_RC(monostamp_options_fault(&o, buf, sizeof buf), MONOSTAMP_EINVAL);
+    CHECK_STR_EQ(buf, "start_ns=5 is only for the manual source");
+    monostamp_options_init(&o);
+    o.shared_path = "";
+    CHECK_RC(monostamp_options_fault(&o, buf, sizeof buf), MONOSTAMP_EINVAL);
+    CHECK_STR_EQ(buf, "shared='' must be a non-empty path");
+    monostamp_options_init(&o);
+    memset(zone, 'x', 300), zone[300] = '\0';
+    o.zone = zone;
+    CHECK_RC(monostamp_options_fault(&o, buf, sizeof buf), MONOSTAMP_EINVAL);
+    CHECK_STR_EQ(buf, "zone='xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' (300 bytes) must be a "
+                      "zone name of at most 255 bytes");
+    monostamp_options_init(&o);
+    o.on_lead = 7;
+    CHECK_RC(monostamp_options_fault(&o, buf, sizeof buf), MONOSTAMP_EINVAL);
+    CHECK_STR_EQ(buf, "on_lead=7 must be one of 'wait', 'error'");
+    CHECK_RC(monostamp_options_fault(NULL, buf, sizeof buf), MONOSTAMP_EINVAL);
+    CHECK_STR_EQ(buf, "options must not be NULL");
+    CHECK_RC(monostamp_options_fault(&o, NULL, 0), MONOSTAMP_EINVAL);
 }
 
 static void test_state_file_text(void)
@@ -250,6 +286,7 @@ int main(void)
     RUN(test_default_context);
     RUN(test_option_names);
     RUN(test_option_unknown);
+    RUN(test_options_fault);
     RUN(test_state_file_text);
     return check_summary();
 }

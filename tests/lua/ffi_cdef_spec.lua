@@ -68,7 +68,6 @@ describe("cdef.lua's declarations", function()
         jit_lines[#jit_lines + 1] = string.format("%s.%s %d", name, field, ffi.offsetof(name, field))
       end
     end
-    types[#types + 1] = "monostamp_clock"
     for _, name in ipairs(types) do
       c_lines[#c_lines + 1] = string.format('printf("%s %%zu %%zu\\n", sizeof(%s), _Alignof(%s));',
                                             name, name, name)

@@ -4,7 +4,8 @@
 -- (tools/cffi_build.py) both read.  Held to the headers by
 -- tests/lua/ffi_cdef_spec.lua, and by cffi's API mode, which compiles them
 -- against them.  Keep it to what a binding calls: a declaration here is a
--- promise both bindings keep.  First LuaJIT's, then what PyPy's adds.
+-- promise both bindings keep.  First LuaJIT's, then what PyPy's adds.  A
+-- clock is used by pointer only, so its storage is not declared.
 return [[
 typedef enum monostamp_policy {
     MONOSTAMP_ACCEPT_PLATFORM_TIME = 0,
@@ -55,12 +56,7 @@ typedef struct monostamp_stamp {
     int64_t utc_ns;
     int32_t offset_s;
 } monostamp_stamp;
-typedef union monostamp_clock {
-    unsigned char opaque[512];
-    int64_t align_int64;
-    double align_double;
-    void *align_pointer;
-} monostamp_clock;
+typedef union monostamp_clock monostamp_clock;
 typedef struct monostamp_parse_error {
     size_t position;
     const char *reason;
@@ -117,6 +113,7 @@ const char *monostamp_error_name(int code);
 int monostamp_error_code(int i);
 int monostamp_state_file_fault(int code);
 int monostamp_option_unknown(const char *name, char *buf, size_t size);
+int monostamp_options_fault(const monostamp_options *options, char *buf, size_t size);
 int monostamp_state_file_text(int code, const char *what, const char *path, char *buf, size_t size);
 int monostamp_clock_describe(const monostamp_clock *clock, char *buf, size_t size);
 int monostamp_zone_unknown(const char *name, char *buf, size_t size);
@@ -142,7 +139,6 @@ typedef struct monostamp_counts {
 int monostamp_state_file_counts(const char *path, monostamp_counts *out);
 int monostamp_clock_publish(monostamp_clock *clock, const char *path);
 int monostamp_default_share(const char *path);
-int monostamp_option_names(const char *field, char *buf, size_t size);
 const char *monostamp_policy_constant(int policy);
 int monostamp_zone_open(const char *name, monostamp_zone **out);
 void monostamp_zone_close(monostamp_zone *zone);

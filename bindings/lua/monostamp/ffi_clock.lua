@@ -35,12 +35,7 @@ return function(M, I)
 
   -- ---- the constructor ----
 
-  local OPTIONS = {
-    max_lead_ns = true, on_lead = true, policy = true, shared = true, source = true,
-    start_ns = true, trust_group = true, zone = true,
-  }
   local out = ffi.new("monostamp_clock *[1]")
-  local bad_field = ffi.new("const char *[1]")
 
   -- Types here, values by the core.
   local function tooptions(t, o)
@@ -50,8 +45,8 @@ return function(M, I)
     for k in pairs(t) do
       if type(k) ~= "string" then
         argerror(1, "clock", "option names are strings, got " .. type(k), 1)
-      elseif not OPTIONS[k] then
-        argerror(1, "clock", str(buf, C.monostamp_option_unknown(k, buf, 256)), 1)
+      elseif C.monostamp_option_unknown(k, buf, 256) ~= 0 then
+        argerror(1, "clock", str(buf), 1)
       end
     end
     for _, field in ipairs { "policy", "source", "on_lead", "zone", "shared" } do
@@ -60,11 +55,8 @@ return function(M, I)
     if t.trust_group ~= nil and type(t.trust_group) ~= "boolean" then
       argerror(1, "clock", "trust_group: boolean expected, got " .. type(t.trust_group), 1)
     end
-    -- A name the core does not know becomes -1, which options_check names.
     for _, field in ipairs { "policy", "source", "on_lead" } do
-      if t[field] ~= nil then
-        o[field] = C.monostamp_option_from_name(field, t[field], I.int_out) == 0 and I.int_out[0] or -1
-      end
+      if t[field] ~= nil then o[field] = I.checkoption(field, t[field], 1, "clock", 2) end
     end
     o.zone = t.zone      -- the table keeps the strings alive during the call
     o.shared_path = t.shared
@@ -80,16 +72,8 @@ return function(M, I)
     local o = ffi.new("monostamp_options")
     C.monostamp_options_init(o)
     if t ~= nil then tooptions(t, o) end
-    local rc = C.monostamp_options_check(o, bad_field)
-    if rc ~= 0 then
-      local field = bad_field[0] ~= nil and str(bad_field[0]) or nil
-      if field == nil then argerror(1, "clock", str(C.monostamp_strerror(rc))) end
-      local rule = C.monostamp_options_rule(field)
-      local option = field == "shared_path" and "shared" or field
-      argerror(1, "clock", option .. "=" .. I.shown(t and t[option]) .. " "
-               .. (rule ~= nil and str(rule) or "is not accepted"))
-    end
-    rc = C.monostamp_clock_new(o, out)
+    if C.monostamp_options_fault(o, buf, 256) ~= 0 then argerror(1, "clock", str(buf)) end
+    local rc = C.monostamp_clock_new(o, out)
     if rc == M.EINVAL then argerror(1, "clock", str(C.monostamp_strerror(rc))) end
     if rc == M.ENOZONE and t and t.zone then
       return nil, str(buf, C.monostamp_zone_unknown(t.zone, buf, 768)), rc
