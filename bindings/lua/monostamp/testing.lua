@@ -71,11 +71,9 @@ function testing.strict_clock(...)
     local err
     c, err = monostamp.clock{ policy = STRICT, shared = path }
     if c == nil then
-      -- The core's sentence names the option ("shared='path': why"); the
-      -- path came from MONOSTAMP_SHARED, so the message names that.
-      local prefix = path and "shared='" .. path .. "': "
-      if prefix and err:sub(1, #prefix) == prefix then err = "MONOSTAMP_SHARED" .. err:sub(7) end
-      error("monostamp.testing.strict_clock: " .. err, 2)
+      -- The core's sentence names the option ("shared='path': why"), whose
+      -- value came from MONOSTAMP_SHARED: the message names that.
+      error("monostamp.testing.strict_clock: " .. err:gsub("^shared=", "MONOSTAMP_SHARED="), 2)
     end
     strict_clocks[key] = c
   elseif c:policy() ~= STRICT then
@@ -151,16 +149,11 @@ function testing.manual_clock(options)
                or "option names are strings, got " .. type(key))
     end
   end
-  local start = testing.EPOCH_2000_NS
-  if options.start ~= nil then
-    start = ns_or_raise("manual_clock", "start: ", options.start, true)
-  end
-  local zone = options.zone
-  if zone == nil then zone = testing.DEFAULT_ZONE end
   local c, err = call_raising(1, "manual_clock", monostamp.clock, {
     source = "manual",
-    start_ns = start,
-    zone = zone,
+    start_ns = options.start == nil and testing.EPOCH_2000_NS
+               or ns_or_raise("manual_clock", "start: ", options.start, true),
+    zone = options.zone == nil and testing.DEFAULT_ZONE or options.zone,
     policy = options.policy,
     max_lead_ns = options.max_lead_ns or 0,
     on_lead = options.on_lead,
@@ -249,33 +242,20 @@ local function patch_clock(c)
   return c
 end
 
--- "socket" and "socket.core" (usually one table), each once.
-local function socket_tables()
-  local out, seen = {}, {}
-  for _, name in ipairs{ "socket", "socket.core" } do
-    local t = package.loaded[name]
-    if type(t) == "table" and not seen[t] and type(t.gettime) == "function" then
-      seen[t] = true
-      out[#out + 1] = t
-    end
-  end
+-- Of the tables `a` and `b`, each once (LuaSocket's "socket" and
+-- "socket.core" are usually one), those holding a function `key`.
+local function holders(key, a, b)
+  local out = {}
+  if type(a) == "table" and type(a[key]) == "function" then out[1] = a end
+  if type(b) == "table" and b ~= a and type(b[key]) == "function" then out[#out + 1] = b end
   return out
 end
 
 function testing.patch(clock)
   local c = patch_clock(clock)
   -- The default clock's functions ignore their argument: f(c) for both.
-  local time_ns, now, time_us
-  if c == nil then
-    time_ns, now, time_us = monostamp.time_ns, monostamp.now, monostamp.time_us
-  else
-    time_ns, now, time_us = c.time_ns, c.now, c.time_us
-  end
-
-  local os_tables = { os }
-  if package.loaded.os ~= os and type(package.loaded.os) == "table" then
-    os_tables[2] = package.loaded.os
-  end
+  local from = c or monostamp
+  local time_ns, now, time_us = from.time_ns, from.now, from.time_us
   local time, date = os.time, os.date
 
   local function patched_time(t, ...)
@@ -323,29 +303,25 @@ function testing.patch(clock)
     return r
   end
 
+  -- From a whole-µs stamp: distinct µs stay distinct doubles (~240 ns apart
+  -- today), with one rounding.
+  local function patched_gettime()
+    local ns, msg = time_us(c)
+    if ns == nil then stamp_failed("socket.gettime()", msg) end
+    return (ns // 1000) / 1e6
+  end
+
   local saved = {}
   local function swap(tbl, key, value)
     saved[#saved + 1] = { tbl, key, tbl[key] }
     tbl[key] = value
   end
-
-  for _, tbl in ipairs(os_tables) do
+  for _, tbl in ipairs(holders("time", os, package.loaded.os)) do
     swap(tbl, "time", patched_time)
     swap(tbl, "date", patched_date)
   end
-
-  -- From a whole-µs stamp: distinct µs stay distinct doubles (~240 ns apart
-  -- today), with one rounding.
-  local socks = socket_tables()
-  if #socks > 0 then
-    local function patched_gettime()
-      local ns, msg = time_us(c)
-      if ns == nil then stamp_failed("socket.gettime()", msg) end
-      return (ns // 1000) / 1e6
-    end
-    for _, tbl in ipairs(socks) do
-      swap(tbl, "gettime", patched_gettime)
-    end
+  for _, tbl in ipairs(holders("gettime", package.loaded.socket, package.loaded["socket.core"])) do
+    swap(tbl, "gettime", patched_gettime)
   end
 
   local info = debug.getinfo(2, "Sl")
