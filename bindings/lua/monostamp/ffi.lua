@@ -20,26 +20,18 @@ local M = {
 -- ---- the library ----
 
 -- The rock's copy: this file is <tree>/share/lua/<v>/monostamp/ffi.lua,
--- the library <tree>/lib/lua/<v>/monostamp/libmonostamp.so.
-local function beside_this_file()
-  local found = {}
+-- the library <tree>/lib/lua/<v>/monostamp/libmonostamp.so; else one in a
+-- tree on package.cpath (luarocks path, OpenResty's lua_package_cpath).
+local function rock_copy()
   local source = debug.getinfo(1, "S").source
   local tree, version = source:match("^@(.*)/share/lua/([^/]+)/monostamp/ffi%.lua$")
-  if tree then
-    found[#found + 1] = tree .. "/lib/lua/" .. version .. "/monostamp/libmonostamp.so"
+  local path = tree and tree .. "/lib/lua/" .. version .. "/monostamp/libmonostamp.so"
+  local f = path and io.open(path, "rb")
+  if f then
+    f:close()
+    return path
   end
-  -- A tree on package.cpath (luarocks path, OpenResty's lua_package_cpath).
-  if package.searchpath then
-    local path = package.searchpath("monostamp.libmonostamp", package.cpath)
-    if path then found[#found + 1] = path end
-  end
-  return found
-end
-
-local function exists(path)
-  local f = io.open(path, "rb")
-  if f then f:close() end
-  return f ~= nil
+  return package.searchpath and package.searchpath("monostamp.libmonostamp", package.cpath)
 end
 
 -- The library and the name it was loaded by: MONOSTAMP_LIBRARY (a path,
@@ -47,25 +39,21 @@ end
 -- that says what was tried.
 local function find_library()
   local env = os.getenv("MONOSTAMP_LIBRARY")
-  if env ~= nil and env ~= "" then
-    if not env:find("/", 1, true) then
-      error("monostamp.ffi: MONOSTAMP_LIBRARY=" .. env .. " must be a path to libmonostamp.so"
-            .. " (with a '/'), such as /usr/local/lib/libmonostamp.so", 0)
-    end
-    local ok, lib = pcall(ffi.load, env)
-    if not ok then
-      error("monostamp.ffi: MONOSTAMP_LIBRARY=" .. env .. ": " .. tostring(lib), 0)
-    end
-    return lib, env
+  if env == "" then env = nil end
+  if env and not env:find("/", 1, true) then
+    error("monostamp.ffi: MONOSTAMP_LIBRARY=" .. env .. " must be a path to libmonostamp.so"
+          .. " (with a '/'), such as /usr/local/lib/libmonostamp.so", 0)
   end
-  for _, path in ipairs(beside_this_file()) do
-    if exists(path) then
-      local ok, lib = pcall(ffi.load, path)
-      if not ok then  -- the rock's own copy is broken: say so, try no other
-        error("monostamp.ffi: " .. path .. ": " .. tostring(lib), 0)
-      end
-      return lib, path
+  -- The library named, or the rock's own copy: if it is broken, say so and
+  -- try no other.
+  local path = env or rock_copy()
+  if path then
+    local ok, lib = pcall(ffi.load, path)
+    if not ok then
+      error("monostamp.ffi: " .. (env and "MONOSTAMP_LIBRARY=" or "") .. path .. ": "
+            .. tostring(lib), 0)
     end
+    return lib, path
   end
   local tried = {}
   for _, name in ipairs { "monostamp", "libmonostamp.so.0" } do
@@ -239,24 +227,18 @@ function M.uuid7_ns(text)
 end
 
 -- The core's plan carried out by the Lua finish (monostamp/sleep_finish.lua).
-local function core_sleep(deadline_ns, tolerance_ns)
-  local rc = C.monostamp_sleep_until(deadline_ns, tolerance_ns)
-  if rc ~= 0 then return failure(rc, "sleep_until_ns") end
-  return true
-end
 local sleep_finish = require("monostamp.sleep_finish").new(
   function() return C.monostamp_monotonic_ns() end,
-  function(plan) return core_sleep(plan.until_ns, plan.until_tolerance_ns) end,
+  function(plan)
+    local rc = C.monostamp_sleep_until(plan.until_ns, plan.until_tolerance_ns)
+    if rc ~= 0 then return failure(rc, "sleep_until_ns") end
+    return true
+  end,
   function(plan, now) return C.monostamp_sleep_step(plan, now) end,
   function() M.sleep_until_ns(0) end)
 local plan_t = ffi.typeof("monostamp_sleep_plan")
 local begun = plan_t()  -- copied when it has naps: a plan of its own
 local NAP = C.MONOSTAMP_SLEEP_NAP
-
-local function sleep_to(deadline_ns, tolerance_ns, now)
-  local what = C.monostamp_sleep_begin(begun, deadline_ns, tolerance_ns, now, 1)
-  return sleep_finish(deadline_ns, what == NAP and plan_t(begun) or nil, what)
-end
 
 -- The core checks the arguments.  A tail call: argerror counts no frame.
 local function sleep(fname, is_duration, ns, tolerance_ns)
@@ -266,7 +248,10 @@ local function sleep(fname, is_duration, ns, tolerance_ns)
   if C.monostamp_sleep_deadline(now, ns, is_duration, tol, ns_out, int_out, text_buf, 96) ~= 0 then
     argerror(int_out[0], fname, ffi.string(text_buf))
   end
-  return sleep_to(ns_out[0], tol, is_duration == 1 and now or C.monostamp_monotonic_ns())
+  local deadline = ns_out[0]
+  local what = C.monostamp_sleep_begin(begun, deadline, tol,
+                                       is_duration == 1 and now or C.monostamp_monotonic_ns(), 1)
+  return sleep_finish(deadline, what == NAP and plan_t(begun) or nil, what)
 end
 
 function M.sleep_ns(ns, tolerance_ns)
