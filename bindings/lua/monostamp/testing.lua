@@ -271,17 +271,10 @@ function testing.patch(clock)
   -- Local formats are the stamp's local time formatted as UTC: the clock's
   -- zone decides, not the C library's.
   local function patched_date(fmt, t, ...)
-    if t ~= nil then
+    -- The format as luaL_optstring takes it.
+    local f = fmt == nil and "%c" or type(fmt) == "number" and tostring(fmt) or fmt
+    if t ~= nil or type(f) ~= "string" then  -- the original's result, or its argument error
       local r = call_original("date", date, fmt, t, ...)
-      return r
-    end
-    local f = fmt
-    if f == nil then
-      f = "%c"
-    elseif type(f) == "number" then
-      f = tostring(f)  -- as luaL_optstring converts it
-    elseif type(f) ~= "string" then
-      local r = call_original("date", date, fmt)  -- the original's argument error
       return r
     end
     if f:sub(1, 1) == "!" then
