@@ -215,6 +215,20 @@ int monostamp_sleep_deadline(int64_t now_ns, int64_t ns, int is_duration, int64_
     return rc;
 }
 
+int monostamp_sleep_start(monostamp_sleep_plan *plan, int64_t now_ns, int64_t ns, int is_duration,
+                          int64_t tolerance_ns, int finish, int *bad_arg, char *why, size_t size)
+{
+    int64_t deadline_ns = 0;
+    int rc = monostamp_sleep_deadline(now_ns, ns, is_duration, tolerance_ns, &deadline_ns, bad_arg,
+                                      why, size);
+    if (rc != MONOSTAMP_OK || plan == NULL)
+        return rc != MONOSTAMP_OK ? rc : MONOSTAMP_EINVAL;
+    /* A deadline is planned from a fresh reading: the checks came after the
+     * first, which only a duration counts from. */
+    return monostamp_sleep_begin(plan, deadline_ns, tolerance_ns,
+                                 is_duration ? now_ns : monostamp_monotonic_ns(), finish);
+}
+
 int monostamp_isoformat(char *buf, size_t size, int64_t utc_ns, int64_t offset_s, int64_t digits,
                         int use_z, int *bad_arg, char *why, size_t why_size)
 {

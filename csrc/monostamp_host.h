@@ -291,6 +291,15 @@ MONOSTAMP_API int monostamp_state_file_text(int code, const char *what, const ch
 MONOSTAMP_API int monostamp_sleep_deadline(int64_t now_ns, int64_t ns, int is_duration,
                                            int64_t tolerance_ns, int64_t *out_deadline_ns,
                                            int *bad_arg, char *why, size_t size);
+/* A binding's sleep begun: monostamp_sleep_deadline's checks and deadline
+ * (`now_ns` the binding's first reading), then monostamp_sleep_begin's
+ * plan into `plan` (from a fresh reading for a deadline, from `now_ns` for
+ * a duration), the deadline in plan->deadline_ns.  The first step, or
+ * monostamp_sleep_deadline's code with *bad_arg and `why` as it gives them
+ * (MONOSTAMP_EINVAL for a NULL `plan`).  Thread-safe. */
+MONOSTAMP_API int monostamp_sleep_start(monostamp_sleep_plan *plan, int64_t now_ns, int64_t ns,
+                                        int is_duration, int64_t tolerance_ns, int finish,
+                                        int *bad_arg, char *why, size_t size);
 /* A binding's isoformat(utc_ns, offset_s, digits, use_z):
  * monostamp_format_iso8601 with `offset_s` and `digits` as the host gave
  * them (`digits` 0..9 only).  The length, or the code with *bad_arg the

@@ -22,19 +22,26 @@ static int core_sleep (lua_State *L, int64_t deadline_ns, int64_t tolerance_ns,
   return lms_result(L, rc, 1, 0, context, NULL);
 }
 
-/* A past deadline goes to the finish too, which returns at once: the
-** finish calls sleep_until_ns(0) to warm this path before a sleep's end. */
-static int sleep_to (lua_State *L, int64_t deadline_ns, int64_t tolerance_ns,
-                     int64_t now_ns, const char *context) {
+/* ns, not seconds: a Lua sleep(1) that slept 1 ns would surprise anyone
+** who knows Python's monostamp.sleep().  The core checks the arguments and
+** plans; a past deadline goes to the finish too, which returns at once (the
+** finish calls sleep_until_ns(0) to warm this path before a sleep's end). */
+static int sleep_args (lua_State *L, int is_duration, const char *context) {
+  int64_t now = monostamp_monotonic_ns();  /* first: what runs before is lateness */
+  int64_t ns = lms_checkns(L, 1);
+  int64_t tolerance_ns = lua_isnoneornil(L, 2) ? MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS
+                                               : lms_checkns(L, 2);
+  int finish = lua_rawgetp(L, LUA_REGISTRYINDEX, &finish_key) == LUA_TFUNCTION;
+  int base = lua_gettop(L) - 1, bad = 0, what;
   monostamp_sleep_plan plan;
-  int what, base;
-  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &finish_key) != LUA_TFUNCTION) {
-    lua_pop(L, 1);
-    return core_sleep(L, deadline_ns, tolerance_ns, context);
-  }
-  base = lua_gettop(L) - 1;
-  what = monostamp_sleep_begin(&plan, deadline_ns, tolerance_ns, now_ns, 1);
-  lua_pushinteger(L, (lua_Integer)deadline_ns);
+  char why[96];
+  what = monostamp_sleep_start(&plan, now, ns, is_duration, tolerance_ns, finish, &bad, why,
+                               sizeof why);
+  if (what < 0)
+    return lms_result(L, what, 0, bad, NULL, why);
+  if (!finish)
+    return core_sleep(L, plan.deadline_ns, tolerance_ns, context);
+  lua_pushinteger(L, (lua_Integer)plan.deadline_ns);
   if (what == MONOSTAMP_SLEEP_NAP) {  /* the core has a part: the finish needs the plan */
     *(monostamp_sleep_plan *)lms_newuserdata(L, sizeof plan) = plan;
     luaL_newmetatable(L, PLAN_META);  /* made once, then found */
@@ -45,23 +52,6 @@ static int sleep_to (lua_State *L, int64_t deadline_ns, int64_t tolerance_ns,
   lua_pushinteger(L, what);
   lua_call(L, 3, LUA_MULTRET);
   return lua_gettop(L) - base;
-}
-
-/* ns, not seconds: a Lua sleep(1) that slept 1 ns would surprise anyone
-** who knows Python's monostamp.sleep().  The core checks the arguments. */
-static int sleep_args (lua_State *L, int is_duration, const char *context) {
-  int64_t now = monostamp_monotonic_ns();  /* first: what runs before is lateness */
-  int64_t ns = lms_checkns(L, 1), deadline = 0;
-  int64_t tolerance_ns = lua_isnoneornil(L, 2) ? MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS
-                                               : lms_checkns(L, 2);
-  int bad = 0;
-  char why[96];
-  int rc = monostamp_sleep_deadline(now, ns, is_duration, tolerance_ns, &deadline, &bad,
-                                    why, sizeof why);
-  if (rc != MONOSTAMP_OK)
-    return lms_result(L, rc, 0, bad, NULL, why);
-  return sleep_to(L, deadline, tolerance_ns, is_duration ? now : monostamp_monotonic_ns(),
-                  context);
 }
 
 int lms_sleep_ns (lua_State *L) {

@@ -28,7 +28,9 @@ local function spied()
   end, function(plan, now) return C.monostamp_sleep_step(plan, now) end, function() end)
   local function sleep(deadline, tolerance)
     local plan = ffi.new("monostamp_sleep_plan")
-    return finish(deadline, plan, C.monostamp_sleep_begin(plan, deadline, tolerance, monostamp.monotonic_ns(), 1))
+    local what = C.monostamp_sleep_start(plan, monostamp.monotonic_ns(), deadline, 0, tolerance, 1,
+                                         nil, nil, 0)
+    return finish(deadline, plan, what)
   end
   return sleep, rec
 end

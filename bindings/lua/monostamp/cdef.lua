@@ -107,7 +107,6 @@ typedef struct monostamp_sleep_plan {
   int64_t core_[4];
 } monostamp_sleep_plan;
 enum { MONOSTAMP_SLEEP_DONE = 0, MONOSTAMP_SLEEP_NAP = 1, MONOSTAMP_SLEEP_SPIN = 2, MONOSTAMP_SLEEP_WARM = 3 };
-int monostamp_sleep_begin(monostamp_sleep_plan *plan, int64_t deadline_ns, int64_t tolerance_ns, int64_t now_ns, int finish);
 int monostamp_sleep_step(monostamp_sleep_plan *plan, int64_t now_ns);
 const char *monostamp_error_name(int code);
 int monostamp_error_code(int i);
@@ -123,6 +122,7 @@ int monostamp_isoformat(char *buf, size_t size, int64_t utc_ns, int64_t offset_s
 int monostamp_clock_fault(const monostamp_clock *clock, const char *call, int code, int64_t value, char *buf, size_t size);
 int monostamp_option_from_name(const char *field, const char *name, int *out);
 int monostamp_sleep_deadline(int64_t now_ns, int64_t ns, int is_duration, int64_t tolerance_ns, int64_t *out_deadline_ns, int *bad_arg, char *why, size_t size);
+int monostamp_sleep_start(monostamp_sleep_plan *plan, int64_t now_ns, int64_t ns, int is_duration, int64_t tolerance_ns, int finish, int *bad_arg, char *why, size_t size);
 typedef struct monostamp_state_info {
     int64_t last_ns;
     int64_t max_lead_ns;

@@ -240,18 +240,15 @@ local plan_t = ffi.typeof("monostamp_sleep_plan")
 local begun = plan_t()  -- copied when it has naps: a plan of its own
 local NAP = C.MONOSTAMP_SLEEP_NAP
 
--- The core checks the arguments.  A tail call: argerror counts no frame.
+-- The core checks the arguments and plans.  A tail call: argerror counts no
+-- frame.
 local function sleep(fname, is_duration, ns, tolerance_ns)
   local now = C.monostamp_monotonic_ns()  -- first: what runs before is lateness
   ns = tons(ns, 1, fname)
   local tol = tolerance_ns == nil and M.DEFAULT_SLEEP_TOLERANCE_NS or tons(tolerance_ns, 2, fname)
-  if C.monostamp_sleep_deadline(now, ns, is_duration, tol, ns_out, int_out, text_buf, 96) ~= 0 then
-    argerror(int_out[0], fname, ffi.string(text_buf))
-  end
-  local deadline = ns_out[0]
-  local what = C.monostamp_sleep_begin(begun, deadline, tol,
-                                       is_duration == 1 and now or C.monostamp_monotonic_ns(), 1)
-  return sleep_finish(deadline, what == NAP and plan_t(begun) or nil, what)
+  local what = C.monostamp_sleep_start(begun, now, ns, is_duration, tol, 1, int_out, text_buf, 96)
+  if what < 0 then argerror(int_out[0], fname, ffi.string(text_buf)) end
+  return sleep_finish(begun.deadline_ns, what == NAP and plan_t(begun) or nil, what)
 end
 
 function M.sleep_ns(ns, tolerance_ns)
