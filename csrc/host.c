@@ -356,3 +356,14 @@ int monostamp_options_fault(const monostamp_options *options, char *buf, size_t 
                 rule);
     return rc;
 }
+
+int monostamp_clock_init_fault(int code, const monostamp_options *options, char *buf, size_t size)
+{
+    if (options == NULL || written(buf, size, "%s", "") < 0)
+        return MONOSTAMP_EINVAL;
+    if (code == MONOSTAMP_ENOZONE && options->zone != NULL)
+        return monostamp_zone_unknown(options->zone, buf, size);
+    if (options->shared_path != NULL && monostamp_state_file_fault(code))
+        return monostamp_state_file_text(code, "shared", options->shared_path, buf, size);
+    return 0;
+}

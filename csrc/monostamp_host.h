@@ -193,6 +193,18 @@ MONOSTAMP_API int monostamp_option_unknown(const char *name, char *buf, size_t s
  * `size` of 0.  Thread-safe. */
 MONOSTAMP_API int monostamp_options_fault(const monostamp_options *options, char *buf,
                                           size_t size);
+/* Writes the sentence for `code`, a failure of monostamp_clock_init or
+ * monostamp_clock_new given `options`, when the zone or the state file it
+ * names is to blame: monostamp_zone_unknown's for MONOSTAMP_ENOZONE of a
+ * named zone, monostamp_state_file_text's for "shared" when
+ * monostamp_state_file_fault(code) says so.  Returns the length; 0 (and "")
+ * when neither is to blame, so that the binding names the call and gives
+ * monostamp_strerror's; MONOSTAMP_ERANGE if cut short (the path plus 2 *
+ * MONOSTAMP_ZONE_NAME_MAX + 256 bytes always fit), MONOSTAMP_EINVAL for a
+ * NULL argument or a `size` of 0.  Reads the file system as
+ * monostamp_state_file_text does; thread-safe. */
+MONOSTAMP_API int monostamp_clock_init_fault(int code, const monostamp_options *options, char *buf,
+                                             size_t size);
 /* Writes the sentence for `code`, a failure of `call` on `clock`:
  * "take" (monostamp_clock_take, `value` its n) or a manual move ("set",
  * "advance" or the binding's name for one; `value` its ns), and returns the

@@ -107,29 +107,21 @@ static void tooptions (lua_State *L, monostamp_options *o) {
 
 int lms_clock_new (lua_State *L) {
   monostamp_options options;
-  char fault[256];
+  char why[4096 + 2 * MONOSTAMP_ZONE_NAME_MAX + 256];  /* the core's sentence, a path in it */
   LClock *p;
   int rc;
   monostamp_options_init(&options);
   if (!lua_isnoneornil(L, 1))
     tooptions(L, &options);
-  rc = monostamp_options_fault(&options, fault, sizeof fault);
+  rc = monostamp_options_fault(&options, why, sizeof why);
   if (rc != MONOSTAMP_OK)
-    return lms_result(L, rc, 0, 1, NULL, fault);
+    return lms_result(L, rc, 0, 1, NULL, why);
   lua_settop(L, 1);  /* keep the table, and with it the strings in 'options' */
   p = (LClock *)lms_newuserdata(L, sizeof(LClock));
   memset(p, 0, sizeof *p);  /* no metatable yet: no __gc on failure */
   rc = monostamp_clock_init(&p->clock, &options);
-  if (rc == MONOSTAMP_ENOZONE && options.zone != NULL) {
-    char why[2 * MONOSTAMP_ZONE_NAME_MAX + 128];
-    monostamp_zone_unknown(options.zone, why, sizeof why);
-    return lms_result(L, rc, 0, 0, NULL, why);
-  }
-  if (rc != MONOSTAMP_OK && options.shared_path && monostamp_state_file_fault(rc)) {
-    char why[4096 + 256];  /* the core's sentence, the path in it */
-    monostamp_state_file_text(rc, "shared", options.shared_path, why, sizeof why);
-    return lms_result(L, rc, 0, 0, NULL, why);
-  }
+  if (rc != MONOSTAMP_OK && monostamp_clock_init_fault(rc, &options, why, sizeof why) > 0)
+    return lms_result(L, rc, 0, 0, NULL, why);  /* the zone's or the state file's fault */
   if (rc != MONOSTAMP_OK)  /* only EINVAL is the options' fault */
     return lms_result(L, rc, 0, rc == MONOSTAMP_EINVAL ? 1 : 0,
                       rc == MONOSTAMP_ENOZONE ? "local zone" : "clock", NULL);

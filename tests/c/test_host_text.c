@@ -239,6 +239,26 @@ static void test_options_fault(void)
     CHECK_RC(monostamp_options_fault(&o, NULL, 0), MONOSTAMP_EINVAL);
 }
 
+/* A clock's failure: the zone's or the state file's sentence, else none. */
+static void test_clock_init_fault(void)
+{
+    char buf[1024];
+    monostamp_options o;
+    monostamp_options_init(&o);
+    o.zone = "Mars/Olympus_Mons";
+    CHECK_GT(monostamp_clock_init_fault(MONOSTAMP_ENOZONE, &o, buf, sizeof buf), 0);
+    CHECK(strncmp(buf, "zone='Mars/Olympus_Mons' is not a zone this machine knows", 57) == 0);
+    o.zone = NULL;
+    CHECK_RC(monostamp_clock_init_fault(MONOSTAMP_ENOZONE, &o, buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "");
+    o.shared_path = "/run/s";
+    CHECK_GT(monostamp_clock_init_fault(MONOSTAMP_EFOREIGN, &o, buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "shared='/run/s': not a monostamp state file, or truncated");
+    CHECK_RC(monostamp_clock_init_fault(MONOSTAMP_ENOMEM, &o, buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "");
+    CHECK_RC(monostamp_clock_init_fault(MONOSTAMP_ENOMEM, NULL, buf, sizeof buf), MONOSTAMP_EINVAL);
+}
+
 static void test_state_file_text(void)
 {
     char buf[256];
@@ -287,6 +307,7 @@ int main(void)
     RUN(test_option_names);
     RUN(test_option_unknown);
     RUN(test_options_fault);
+    RUN(test_clock_init_fault);
     RUN(test_state_file_text);
     return check_summary();
 }

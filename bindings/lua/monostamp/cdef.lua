@@ -116,6 +116,7 @@ int monostamp_options_fault(const monostamp_options *options, char *buf, size_t 
 int monostamp_state_file_text(int code, const char *what, const char *path, char *buf, size_t size);
 int monostamp_clock_describe(const monostamp_clock *clock, char *buf, size_t size);
 int monostamp_zone_unknown(const char *name, char *buf, size_t size);
+int monostamp_clock_init_fault(int code, const monostamp_options *options, char *buf, size_t size);
 int monostamp_default_context(int code, char *buf, size_t size);
 int monostamp_uuid7_text_ns(const char *text, size_t len, int64_t *out_ns, char *why, size_t size);
 int monostamp_isoformat(char *buf, size_t size, int64_t utc_ns, int64_t offset_s, int64_t digits, int use_z, int *bad_arg, char *why, size_t why_size);

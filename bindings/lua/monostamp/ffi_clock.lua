@@ -75,12 +75,9 @@ return function(M, I)
     if C.monostamp_options_fault(o, buf, 256) ~= 0 then argerror(1, "clock", str(buf)) end
     local rc = C.monostamp_clock_new(o, out)
     if rc == M.EINVAL then argerror(1, "clock", str(C.monostamp_strerror(rc))) end
-    if rc == M.ENOZONE and t and t.zone then
-      return nil, str(buf, C.monostamp_zone_unknown(t.zone, buf, 768)), rc
-    elseif rc ~= 0 and t and t.shared and C.monostamp_state_file_fault(rc) ~= 0 then
-      return failure(rc, { str(buf, C.monostamp_state_file_text(rc, "shared", t.shared, buf, 4352)) })
-    elseif rc ~= 0 then
-      return failure(rc, rc == M.ENOZONE and "local zone" or "clock")
+    if rc ~= 0 then  -- the core's sentence when the zone or the state file is to blame
+      local n = C.monostamp_clock_init_fault(rc, o, buf, 4352)
+      return failure(rc, n > 0 and { str(buf, n) } or rc == M.ENOZONE and "local zone" or "clock")
     end
     return setmetatable({ _p = ffi.gc(out[0], C.monostamp_clock_free) }, Clock)
   end
