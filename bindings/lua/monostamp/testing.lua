@@ -196,9 +196,6 @@ end
 
 -- %z and %Z written out, the rest left for os.date ("%%z" stays "%z").
 local function local_format(fmt, offset)
-  if not fmt:find("%", 1, true) then
-    return fmt
-  end
   local z, abbr = offset_texts(offset)
   return (fmt:gsub("%%(.)", function(c)
     return c == "z" and z or c == "Z" and abbr or "%" .. c
