@@ -103,10 +103,12 @@ static void test_a_private_clock_publishes_what_it_counted(void)
     CHECK_EQ(c.stamps, 13);
     CHECK_EQ(c.repeats, 12);
     CHECK_EQ(c.backward_steps, 1);
-    CHECK_EQ(c.largest_lead_ns, 1000 * MS + 12);
+    /* Its stamps lead its reading by 1 s, but a manual reading is the
+     * test's, not real time: no lead is counted. */
     monostamp_stats stats;
     monostamp_clock_stats(&clock, &stats);
-    CHECK_EQ(c.largest_lead_ns, stats.max_lead_ns);
+    CHECK_EQ(stats.max_lead_ns, 1000 * MS + 12);
+    CHECK_EQ(c.largest_lead_ns, 0);
 
     /* Published once: again adds nothing, and later stamps add their own. */
     CHECK_OK(monostamp_clock_publish(&clock, path));
@@ -117,8 +119,38 @@ static void test_a_private_clock_publishes_what_it_counted(void)
     c = counts_of(path);
     CHECK_EQ(c.stamps, 15);
     CHECK_EQ(c.repeats, 13); /* the first after the jump is fresh */
-    CHECK_EQ(c.largest_lead_ns, 1000 * MS + 12);
+    CHECK_EQ(c.largest_lead_ns, 0);
     monostamp_clock_destroy(&clock);
+}
+
+/* The largest lead is over the real clock: a coarse clock's repeats lead
+ * their tick and show; a manual clock set a century ahead, then back a
+ * year, leads its own reading by a year, and changes nothing. */
+static void test_only_a_real_clock_s_lead_is_counted(void)
+{
+    monostamp_clock real, manual;
+    monostamp_stats stats;
+    fresh_dir("monostamp-counts");
+    const char *path = path_in_dir("state");
+    CHECK_OK(open_coarse(&real, path));
+    draw(&real, 2000); /* a tick holds many: most repeat, and lead it */
+    CHECK_OK(monostamp_clock_publish(&real, NULL));
+    monostamp_clock_stats(&real, &stats);
+    CHECK_GT(stats.max_lead_ns, 0);
+    CHECK_EQ(counts_of(path).largest_lead_ns, stats.max_lead_ns);
+
+    CHECK_OK(open_manual(&manual));
+    CHECK_OK(monostamp_manual_advance(&manual, INT64_C(100) * 365 * 86400 * 1000 * MS));
+    draw(&manual, 3);
+    CHECK_OK(monostamp_manual_advance(&manual, INT64_C(-365) * 86400 * 1000 * MS));
+    draw(&manual, 3);
+    CHECK_OK(monostamp_clock_publish(&manual, path));
+    monostamp_counts c = counts_of(path);
+    CHECK_EQ(c.stamps, stats.readings + 6);
+    CHECK_EQ(c.backward_steps, stats.backward_steps + 1);
+    CHECK_EQ(c.largest_lead_ns, stats.max_lead_ns);
+    monostamp_clock_destroy(&manual);
+    monostamp_clock_destroy(&real);
 }
 
 static void test_publish_refuses_what_it_cannot_use(void)
@@ -338,6 +370,7 @@ static void test_a_fork_child_does_not_publish_its_parents_counts(void)
 int main(void)
 {
     RUN(test_a_private_clock_publishes_what_it_counted);
+    RUN(test_only_a_real_clock_s_lead_is_counted);
     RUN(test_publish_refuses_what_it_cannot_use);
     RUN(test_shared_clocks_publish_when_they_leave);
     RUN(test_a_checkpoint_publishes);

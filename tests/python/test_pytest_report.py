@@ -2,7 +2,8 @@
 xdist), `monostamp stats PATH` and `monostamp run --report`.  Each checks
 the line's counts against what the run's own tests counted themselves: a
 manual clock held still repeats every stamp after its first, and a clock on
-the session's file reports its own counters (Clock.stats())."""
+the session's file reports its own counters (Clock.stats()).  The largest
+lead is over the real clock: a manual clock's, whatever it is, counts 0."""
 import json
 import os
 import re
@@ -37,22 +38,26 @@ def test_a_manual_clock_held_still(manual_clock, n):
     # Its first stamp is its reading's; every later one would repeat it.
     for _ in range(n):
         manual_clock.time_ns()
-    record("held-%d" % n, n, n - 1, 0, n - 1)
+    record("held-%d" % n, n, n - 1, 0, 0)  # its lead of n - 1 ns is not over real time
 
-@pytest.mark.monostamp(start="2030-01-01T00:00:00Z")
+# A century ahead, then a year back: each stamp after the step leads its
+# reading by a year, which says nothing of real time and is not counted.
+@pytest.mark.monostamp(start="2126-01-01T00:00:00Z")
 def test_a_manual_clock_stepped_back(manual_clock):
     for _ in range(10):
         manual_clock.time_ns()
-    manual_clock.step_back(1_000_000_000)
+    manual_clock.step_back(365 * 86400 * 10**9)
     for _ in range(3):
         manual_clock.time_ns()
-    # After the step each stamp leads its reading by 1 s and 10, 11, 12 ns.
-    record("stepped", 13, 12, 1, 1_000_000_012)
+    assert manual_clock.stats()["max_lead_ns"] == 365 * 86400 * 10**9 + 12
+    record("stepped", 13, 12, 1, 0)
 
 def test_a_tight_loop_on_the_session_clock(monostamp_clock):
     for _ in range(20000):
         monostamp_clock.time()
     s = monostamp_clock.stats()
+    # Floats are whole us: the loop repeats, and its stamps lead the real clock.
+    assert s["max_lead_ns"] > 0
     record("loop", s["readings"], s["duplicates"], s["backward_steps"], s["max_lead_ns"])
 
 def test_nothing_drawn():
@@ -138,6 +143,31 @@ def test_a_patched_run_counts_the_patched_calls(pytester, monkeypatch, tmp_path)
     assert stamps >= 3000
 
 
+def test_only_a_real_clock_s_lead_is_counted(tmp_path):
+    # A manual clock set a century ahead, then back a year, leads its own
+    # reading by a year: the file's largest lead does not change.  A coarse
+    # real clock's repeats lead their tick, and that lead shows.
+    path = str(tmp_path / "state")
+    monostamp.create_state_file(path)
+    real = monostamp.Clock(source="realtime_coarse", shared=path)
+    for _ in range(2000):
+        real.time_ns()
+    real._publish()
+    lead = real.stats()["max_lead_ns"]
+    assert lead > 0 and _report.read(path).largest_lead_ns == lead
+    manual = monostamp.Clock(source="manual", max_lead_ns=0,
+                             start_ns=monostamp.Stamp.fromisoformat("2126-01-01T00:00:00Z"))
+    for _ in range(3):
+        manual.time_ns()
+    manual.step_back(365 * 86400 * S)
+    manual.time_ns()
+    assert manual.stats()["max_lead_ns"] > 365 * 86400 * S
+    manual._publish(path)
+    counts = _report.read(path)
+    assert counts.largest_lead_ns == lead and counts.backward_steps >= 1
+    assert _report.line(counts).endswith("largest lead " + _report.duration(lead))
+
+
 def test_duration_is_exact_in_its_unit():
     assert _report.duration(0) == "0 ns"
     assert _report.duration(999) == "999 ns"
@@ -165,7 +195,7 @@ CHILD = textwrap.dedent("""
     for _ in range(int(sys.argv[1])):
         clock.time_ns()
     s = clock.stats()
-    print(json.dumps([s["readings"], s["duplicates"], s["backward_steps"], s["max_lead_ns"]]))
+    print(json.dumps([s["readings"], s["duplicates"], s["backward_steps"], 0]))  # no real lead
     del clock
     """)
 
