@@ -6,14 +6,14 @@ parse_args() reads the command line, child_environment() builds CMD's
 environment (with_preload(): docs/preload.md), run() puts them together,
 and says in one line when no process of CMD joined the sequence
 (nothing_joined()).  A private state file lives in a directory whose name
-records its runner (runner_tag()), so that a later run removes the
-directories of runners that were killed (remove_stale_dirs()).
+records its runner, so that a later run removes the directories of runners
+that were killed: the core's rules (monostamp_host.h, _run_dir_prefix and
+_run_dirs_sweep).
 """
 import os
 import re
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
@@ -199,99 +199,6 @@ def with_preload(env: Mapping[str, str]) -> Dict[str, str]:
     return dict(env, LD_PRELOAD=" ".join([path] + rest))
 
 
-# ------------------------------------------------ the runners' directories
-
-RUN_DIR_PREFIX = "monostamp-run-"
-#: A runner's directory: its pid, on Linux its start time (clock ticks
-#: since boot, /proc/PID/stat's 22nd field: a pid used again has another)
-#: and its pid namespace (/proc/self/ns/pid: pids of another namespace, a
-#: container sharing the temporary directory, cannot be looked up here),
-#: then mkdtemp's random part, which has no "-".
-_RUN_DIR = re.compile(re.escape(RUN_DIR_PREFIX) + r"([0-9]+)-(?:([0-9]+)-([0-9]+)-)?[^-]+")
-
-
-def _start_time(pid: int) -> Optional[int]:
-    """Linux: when process `pid` started, or None if there is none (a zombie
-    is none: it runs nothing any more)."""
-    try:
-        with open("/proc/%d/stat" % pid, "rb") as f:
-            line = f.read()
-    except OSError:
-        return None
-    # The name in parentheses may hold spaces and ")": the fields follow
-    # the last ")", the state first (the 3rd field), the start time 22nd.
-    fields = line[line.rfind(b")") + 2:].split()
-    if len(fields) < 20 or fields[0] == b"Z":
-        return None
-    return int(fields[19])
-
-
-def _pid_namespace() -> Optional[int]:
-    """Linux: the number of this process's pid namespace, or None."""
-    try:
-        link = os.readlink("/proc/self/ns/pid")  # "pid:[4026531836]"
-    except OSError:
-        return None
-    digits = link[link.find("[") + 1:-1]
-    return int(digits) if digits.isdigit() else None
-
-
-def runner_tag(pid: int) -> str:
-    """The part of a runner's directory name that says who made it: the pid,
-    with its start time and pid namespace where /proc tells them."""
-    start, namespace = _start_time(pid), _pid_namespace()
-    if start is None or namespace is None:
-        return str(pid)
-    return "%d-%d-%d" % (pid, start, namespace)
-
-
-def _runner_gone(pid: int, start: Optional[str], namespace: Optional[str]) -> bool:
-    """True only if the runner a directory names has surely ended."""
-    if start is not None:
-        # Named on Linux: gone if no process of that pid started then.
-        return (namespace == str(_pid_namespace()) and _start_time(os.getpid()) is not None
-                and str(_start_time(pid)) != start)
-    if sys.platform == "win32":
-        return False  # os.kill(pid, 0) would end the process there
-    if _start_time(os.getpid()) is not None:
-        return False  # a name without a start time, on a system that has them: not ours to judge
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except OSError:  # EPERM: alive, another user's
-        pass
-    return False
-
-
-def remove_stale_dirs(parent: str) -> List[str]:
-    """Removes the directories in `parent` that runners of this user made
-    and left behind when they were killed (SIGKILL, a power cut of the
-    session): those whose runner is gone.  A live runner's directory, and
-    any of another user, stay.  Returns the paths removed."""
-    removed: List[str] = []
-    try:
-        names = os.listdir(parent)
-    except OSError:
-        return removed
-    uid = os.getuid() if hasattr(os, "getuid") else None
-    for name in names:
-        match = _RUN_DIR.fullmatch(name)
-        if match is None:
-            continue
-        path = os.path.join(parent, name)
-        try:
-            st = os.lstat(path)
-        except OSError:
-            continue
-        if not stat.S_ISDIR(st.st_mode) or (uid is not None and st.st_uid != uid):
-            continue
-        if _runner_gone(int(match.group(1)), match.group(2), match.group(3)):
-            shutil.rmtree(path, ignore_errors=True)
-            removed.append(path)
-    return removed
-
-
 # ----------------------------------------------------- who joined the run
 
 def _joins(state: str) -> Optional[int]:
@@ -417,7 +324,8 @@ def run(options: Options) -> int:
                                           if signum in FORWARDED else (lambda s, f: None))
     try:
         import monostamp
-        remove_stale_dirs(tempfile.gettempdir())
+        extension = sys.modules["monostamp._monostamp"]
+        extension._run_dirs_sweep(tempfile.gettempdir())
         try:
             state = options.shared or os.environ.get(SHARED)  # or an outer run's, the user's
             if state:
@@ -426,8 +334,7 @@ def run(options: Options) -> int:
                 # A directory made just now, 0700: no earlier sequence used
                 # it, so the file starts at the real clock, not a lead bound
                 # ahead.  Its name says whose it is from its first instant.
-                owned_dir = tempfile.mkdtemp(
-                    prefix="{}{}-".format(RUN_DIR_PREFIX, runner_tag(os.getpid())))
+                owned_dir = tempfile.mkdtemp(prefix=extension._run_dir_prefix())
                 state = os.path.join(owned_dir, "state")
                 monostamp.create_state_file(state)
         except (OSError, ValueError) as e:
