@@ -17,7 +17,7 @@ import signal
 import subprocess
 import sys
 import tempfile
-from typing import Dict, List, Mapping, NamedTuple, Optional
+from typing import Dict, List, Mapping, NamedTuple, Optional, Tuple
 
 from . import _report
 
@@ -111,26 +111,23 @@ def parse_args(argv: List[str]) -> Options:
             native = True
         elif arg == "--report":
             report = True
-        elif arg == "--shared" or arg.startswith("--shared="):
-            if arg == "--shared":
+        elif arg.partition("=")[0] in ("--shared", "--grain"):
+            # "--flag VALUE" or "--flag=VALUE".
+            flag, equals, value = arg.partition("=")
+            if not equals:
                 if i + 1 >= len(argv):
-                    raise UsageError("--shared needs a PATH")
+                    raise UsageError(flag + (" needs a PATH" if flag == "--shared" else
+                                             " needs ns or us"))
                 i += 1
-                shared = argv[i]
+                value = argv[i]
+            if flag == "--shared":
+                if not value:
+                    raise UsageError("--shared needs a PATH, not an empty one")
+                shared = value
+            elif value in GRAINS:
+                grain = value
             else:
-                shared = arg[len("--shared="):]
-            if not shared:
-                raise UsageError("--shared needs a PATH, not an empty one")
-        elif arg == "--grain" or arg.startswith("--grain="):
-            if arg == "--grain":
-                if i + 1 >= len(argv):
-                    raise UsageError("--grain needs ns or us")
-                i += 1
-                grain = argv[i]
-            else:
-                grain = arg[len("--grain="):]
-            if grain not in GRAINS:
-                raise UsageError("--grain takes ns or us, not {!r}".format(grain))
+                raise UsageError("--grain takes ns or us, not {!r}".format(value))
         elif arg.startswith("-"):
             raise UsageError("unknown option {!r} (see monostamp run --help)".format(arg))
         else:
@@ -165,25 +162,24 @@ def library_path() -> str:
     """The absolute path of the libmonostamp_preload.so this install ships,
     as LD_PRELOAD can carry it (`monostamp preload-path` prints it); where
     there is none, NativeUnavailable saying why in one line."""
-    package = os.path.dirname(os.path.abspath(__file__))
     # In a directory without __init__.py, where no module finder takes it
     # for a module (setup.py, tools/dist/pack_wheel.py).
-    places = [os.path.join(package, NATIVE_DIR, LIBRARY)]
-    found = [path for path in places if os.path.isfile(path)]
-    if not found:
+    native = os.path.join(os.path.dirname(os.path.abspath(__file__)), NATIVE_DIR)
+    path = os.path.join(native, LIBRARY)
+    if not os.path.isfile(path):
         if sys.platform.startswith("linux"):
             why = ("this install was built without the preload library (make builds one: "
                    "build/libmonostamp_preload.so)")
         else:
             why = "the preload library is built for Linux only, and this is " + sys.platform
-        raise NativeUnavailable("no %s in %s: %s" % (LIBRARY, os.path.dirname(places[0]), why))
+        raise NativeUnavailable("no %s in %s: %s" % (LIBRARY, native, why))
     # The loader splits LD_PRELOAD at every space and colon, with no way to
     # escape one: such a path would preload pieces of it, which do not exist.
-    if " " in found[0] or ":" in found[0]:
+    if " " in path or ":" in path:
         raise NativeUnavailable("%s is at %r, whose space or colon LD_PRELOAD cannot "
                                 "carry: install monostamp where the path has neither"
-                                % (LIBRARY, found[0]))
-    return found[0]
+                                % (LIBRARY, path))
+    return path
 
 
 def with_preload(env: Mapping[str, str]) -> Dict[str, str]:
@@ -201,34 +197,14 @@ def with_preload(env: Mapping[str, str]) -> Dict[str, str]:
 
 # ----------------------------------------------------- who joined the run
 
-def _joins(state: str) -> Optional[int]:
-    """How many times a clock joined the state file, or None if it cannot
-    be read (gone, replaced by something else)."""
+def _snapshot(state: str) -> "Optional[Tuple[int, _report.Counts]]":
+    """How many times a clock joined the state file, and its counts; None if
+    it cannot be read (gone, replaced by something else)."""
     extension = sys.modules["monostamp._monostamp"]  # run() imported monostamp
     try:
-        joins: int = extension._state_file_info(state)[2]
-        return joins
+        return extension._state_file_info(state)[2], _report.read(state)
     except (OSError, ValueError):
         return None
-
-
-def _counts(state: str) -> "Optional[_report.Counts]":
-    """The state file's counts, or None if it cannot be read."""
-    try:
-        return _report.read(state)
-    except (OSError, ValueError):
-        return None
-
-
-def _say_counts(state: str, before: "_report.Counts") -> None:
-    """--report: what CMD's processes counted (the file's counts since CMD
-    started: a file shared with others counts theirs too), on stderr."""
-    after = _counts(state)
-    if after is None:
-        print("{}: --report: the state file {} cannot be read any more".format(PROG, state),
-              file=sys.stderr)
-    else:
-        print(_report.line(_report.since(before, after)), file=sys.stderr)
 
 
 def _python_of(command: List[str]) -> Optional[str]:
@@ -345,8 +321,7 @@ def run(options: Options) -> int:
             return _fail(str(e), EXIT_RUNNER)
         # Counted as CMD starts: the runner's own joins (an outer run's
         # file, the check above) are before it.
-        joins = _joins(state)
-        counted = _counts(state) if options.report else None
+        before = _snapshot(state)
         try:
             child = subprocess.Popen(options.command, env=env)
         except FileNotFoundError:
@@ -355,13 +330,18 @@ def run(options: Options) -> int:
             return _fail("{}: cannot execute: {}".format(options.command[0], e.strerror or e),
                          EXIT_CANNOT_EXECUTE)
         status = _wait(child, pending)
-        after = _joins(state)
-        # Fewer than before: the file was replaced, and whoever made the
-        # new one may have joined it; unreadable: nothing to say.
-        if joins is not None and after == joins:
+        after = _snapshot(state)
+        # Fewer joins than before: the file was replaced, and whoever made
+        # the new one may have joined it; unreadable: nothing to say.
+        if before is not None and after is not None and after[0] == before[0]:
             _fail(nothing_joined(options), status)
-        if counted is not None:
-            _say_counts(state, counted)
+        # --report: what CMD's processes counted (the file's counts since CMD
+        # started: a file shared with others counts theirs too).
+        if options.report and before is not None:
+            if after is None:
+                _fail("--report: the state file {} cannot be read any more".format(state), status)
+            else:
+                print(_report.line(_report.since(before[1], after[1])), file=sys.stderr)
         return status
     finally:
         for signum, handler in saved.items():
