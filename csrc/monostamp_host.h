@@ -207,6 +207,21 @@ MONOSTAMP_API int monostamp_clock_fault(const monostamp_clock *clock, const char
  * getenv is. */
 MONOSTAMP_API int monostamp_default_context(int code, char *buf, size_t size);
 
+/* Writes the line that says what the clocks on a state file counted
+ * between two reads of its counts, `before` (NULL: since it was made) and
+ * `after` (monostamp_state_file_counts): "monostamp: 13 stamps handed out,
+ * 12 would have repeated without monostamp, 1 backward step met, largest
+ * lead 1.000000012 s", counts grouped by "," (20,271), the lead exact in the
+ * largest unit it reaches (12 ns, 1.500 us, 2.000001 ms).  A count that went
+ * down reads as a sum that wrapped (any process may write them); the lead
+ * is `after`'s (a maximum cannot be taken apart), 0 if nothing was counted
+ * between.  The pytest plugin's summary, `monostamp stats`, `monostamp run
+ * --report`.  Returns the length; MONOSTAMP_ERANGE if cut short (256 bytes
+ * always fit), MONOSTAMP_EINVAL for a NULL `after` or `buf` or a `size` of
+ * 0.  Pure; thread-safe. */
+MONOSTAMP_API int monostamp_counts_text(const monostamp_counts *before,
+                                        const monostamp_counts *after, char *buf, size_t size);
+
 /* Writes the names the options field `field` takes (monostamp_option_name's,
  * in value order), each in single quotes, joined by ", ": for "on_lead"
  * "'wait', 'error'", the end of a binding's "must be one of ..." message.

@@ -141,7 +141,7 @@ int ms_clock_core(PyObject *obj, monostamp_clock **out);
 int ms_clock_default_new(ms_state *st, PyObject **out);
 /* The Clock's own methods, with the module as self. */
 extern PyMethodDef ms_default_functions[];
-/* run_dirs.c: monostamp run's private directories. */
+/* commands.c: what the package's commands ask the core. */
 extern PyMethodDef ms_run_functions[];
 
 /* Sorts FASTCALL arguments into `out` (NULL: not given) by the NULL-ended

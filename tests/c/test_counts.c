@@ -18,6 +18,7 @@
 #endif
 
 #include "check.h"
+#include "monostamp_host.h"
 #include "os.h"
 #include "shared_check.h"
 
@@ -367,8 +368,40 @@ static void test_a_fork_child_does_not_publish_its_parents_counts(void)
 #endif
 }
 
+/* The line of a file's counts: grouped, singular or plural, the lead in
+ * its largest unit; taken apart between two reads, wrapping, with the
+ * lead only when something was counted between. */
+static void test_the_counts_line(void)
+{
+    char buf[256];
+    monostamp_counts one = {1, 0, 1, 0}, many = {20271, 20013, 2, 1000000012};
+    monostamp_counts before = {10, 5, 0, 3}, fewer = {4, 5, 0, 3}, more = {11, 5, 0, 3};
+    CHECK_GT(monostamp_counts_text(NULL, &one, buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "monostamp: 1 stamp handed out, 0 would have repeated without monostamp, "
+                      "1 backward step met, largest lead 0 ns");
+    CHECK_GT(monostamp_counts_text(NULL, &many, buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "monostamp: 20,271 stamps handed out, 20,013 would have repeated without "
+                      "monostamp, 2 backward steps met, largest lead 1.000000012 s");
+    many.largest_lead_ns = 2000001;
+    CHECK_GT(monostamp_counts_text(NULL, &many, buf, sizeof buf), 0);
+    CHECK(strstr(buf, "largest lead 2.000001 ms") != NULL);
+    many.largest_lead_ns = 1500;
+    CHECK_GT(monostamp_counts_text(NULL, &many, buf, sizeof buf), 0);
+    CHECK(strstr(buf, "largest lead 1.500 us") != NULL);
+    CHECK_GT(monostamp_counts_text(&before, &fewer, buf, sizeof buf), 0);
+    CHECK(strncmp(buf, "monostamp: 18,446,744,073,709,551,610 stamps", 44) == 0);
+    CHECK_GT(monostamp_counts_text(&before, &before, buf, sizeof buf), 0);
+    CHECK(strstr(buf, "0 stamps handed out") != NULL && strstr(buf, "lead 0 ns") != NULL);
+    CHECK_GT(monostamp_counts_text(&before, &more, buf, sizeof buf), 0);
+    CHECK(strstr(buf, "1 stamp handed out") != NULL && strstr(buf, "lead 3 ns") != NULL);
+    CHECK_RC(monostamp_counts_text(NULL, &one, buf, 10), MONOSTAMP_ERANGE);
+    CHECK_RC(monostamp_counts_text(NULL, NULL, buf, sizeof buf), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_counts_text(NULL, &one, NULL, 0), MONOSTAMP_EINVAL);
+}
+
 int main(void)
 {
+    RUN(test_the_counts_line);
     RUN(test_a_private_clock_publishes_what_it_counted);
     RUN(test_only_a_real_clock_s_lead_is_counted);
     RUN(test_publish_refuses_what_it_cannot_use);

@@ -23,6 +23,13 @@ LINE = re.compile(r"^monostamp: ([\d,]+) stamps? handed out, ([\d,]+) would have
                   r"without monostamp, ([\d,]+) backward steps? met, largest lead (.+)$")
 S = 10**9
 
+
+def duration(ns):
+    """ns as the line words a largest lead (the core's wording, checked
+    exactly in test_the_lead_is_exact_in_its_unit)."""
+    return _report.line((0, 0, 0, ns)).rsplit("largest lead ", 1)[1]
+
+
 #: Tests that draw from the plugin's clocks and write what they counted to
 #: COUNTS_DIR, one JSON file each: stamps, repeats, backward steps, lead.
 SUITE = """
@@ -100,7 +107,7 @@ def test_the_serial_summary_is_what_the_tests_counted(pytester, counted, share):
     result = pytester.runpytest_subprocess(*args)
     result.assert_outcomes(passed=6)
     stamps, repeats, backward, lead = expected(counted)
-    assert summary(result.outlines) == (stamps, repeats, backward, _report.duration(lead))
+    assert summary(result.outlines) == (stamps, repeats, backward, duration(lead))
     assert stamps > 20000 and repeats >= 258  # the held clocks' 0 + 6 + 249, the step's 12
 
 
@@ -113,7 +120,7 @@ def test_the_xdist_controller_prints_the_workers_counts_once(pytester, counted, 
     result.assert_outcomes(passed=6)
     stamps, repeats, backward, lead = expected(counted)
     assert summary(result.outlines + result.errlines) == (stamps, repeats, backward,
-                                                            _report.duration(lead))
+                                                            duration(lead))
 
 
 def test_no_summary_for_a_run_that_did_not_use_monostamp(pytester, monkeypatch):
@@ -154,7 +161,7 @@ def test_only_a_real_clock_s_lead_is_counted(tmp_path):
         real.time_ns()
     real._publish()
     lead = real.stats()["max_lead_ns"]
-    assert lead > 0 and _report.read(path).largest_lead_ns == lead
+    assert lead > 0 and _report.read(path)[3] == lead
     manual = monostamp.Clock(source="manual", max_lead_ns=0,
                              start_ns=monostamp.Stamp.fromisoformat("2126-01-01T00:00:00Z"))
     for _ in range(3):
@@ -164,24 +171,38 @@ def test_only_a_real_clock_s_lead_is_counted(tmp_path):
     assert manual.stats()["max_lead_ns"] > 365 * 86400 * S
     manual._publish(path)
     counts = _report.read(path)
-    assert counts.largest_lead_ns == lead and counts.backward_steps >= 1
-    assert _report.line(counts).endswith("largest lead " + _report.duration(lead))
+    assert counts[3] == lead and counts[2] >= 1
+    assert _report.line(counts).endswith("largest lead " + duration(lead))
 
 
-def test_duration_is_exact_in_its_unit():
-    assert _report.duration(0) == "0 ns"
-    assert _report.duration(999) == "999 ns"
-    assert _report.duration(1500) == "1.500 us"
-    assert _report.duration(2_000_001) == "2.000001 ms"
-    assert _report.duration(S + 12) == "1.000000012 s"
+def test_the_lead_is_exact_in_its_unit():
+    assert duration(0) == "0 ns"
+    assert duration(999) == "999 ns"
+    assert duration(1500) == "1.500 us"
+    assert duration(2_000_001) == "2.000001 ms"
+    assert duration(S + 12) == "1.000000012 s"
+
+
+def test_the_line_groups_and_counts_one_or_many():
+    assert _report.line((1, 0, 1, 0)) == (
+        "monostamp: 1 stamp handed out, 0 would have repeated without monostamp, "
+        "1 backward step met, largest lead 0 ns")
+    assert _report.line((20271, 20013, 2, 12)) == (
+        "monostamp: 20,271 stamps handed out, 20,013 would have repeated without monostamp, "
+        "2 backward steps met, largest lead 12 ns")
+    assert _report.line((2**64 - 1, 0, 0, 0)).startswith(
+        "monostamp: 18,446,744,073,709,551,615 stamps handed out")
 
 
 def test_a_sum_that_went_down_reads_as_wrapped():
     # Counts any process on the file may write: numbers, never an error.
-    before = _report.Counts(10, 5, 0, 3)
-    after = _report.Counts(4, 5, 0, 3)
-    assert _report.since(before, after).stamps == 2**64 - 6
-    assert _report.since(before, before) == _report.Counts(0, 0, 0, 0)
+    assert _report.line((4, 5, 0, 3), (10, 5, 0, 3)).startswith(
+        "monostamp: 18,446,744,073,709,551,610 stamps handed out")
+    # Nothing counted between two reads: no lead either.
+    assert _report.line((10, 5, 0, 3), (10, 5, 0, 3)).endswith(
+        "0 would have repeated without monostamp, 0 backward steps met, largest lead 0 ns")
+    # Counted between: the file's lead (a maximum cannot be taken apart).
+    assert _report.line((11, 5, 0, 3), (10, 5, 0, 3)).endswith("largest lead 3 ns")
 
 
 # ------------------------------------------------------ the command line
@@ -220,7 +241,7 @@ def test_stats_prints_what_the_processes_on_a_file_counted(tmp_path, monkeypatch
     assert result.returncode == 0, result.stderr
     assert summary(result.stdout.splitlines()) == (
         2000, rows[0][1] + rows[1][1], rows[0][2] + rows[1][2],
-        _report.duration(max(rows[0][3], rows[1][3])))
+        duration(max(rows[0][3], rows[1][3])))
     assert rows[0][1] + rows[1][1] > 0
 
 
@@ -245,7 +266,7 @@ def test_run_report_prints_what_cmd_counted(tmp_path, monkeypatch):
     assert result.returncode == 0, result.stderr
     row = json.loads(result.stdout)
     assert summary(result.stderr.splitlines()) == (800, row[1], row[2],
-                                                   _report.duration(row[3]))
+                                                   duration(row[3]))
     # Without --report, no line.
     result = cli("run", "--no-patch", "--", sys.executable, "-c", CHILD, "10")
     assert not [line for line in result.stderr.splitlines() if LINE.match(line)]

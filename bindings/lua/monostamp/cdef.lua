@@ -155,4 +155,5 @@ int monostamp_draw(monostamp_clock *clock, unsigned flags, int64_t max_lead_ns, 
 const char *monostamp_state_file_hint(int code, const char *path);
 int monostamp_run_dir_prefix(char *buf, size_t size);
 int monostamp_run_dirs_sweep(const char *parent);
+int monostamp_counts_text(const monostamp_counts *before, const monostamp_counts *after, char *buf, size_t size);
 ]]

@@ -417,6 +417,13 @@ def _state_file_info(path):
     return info.last_ns, info.max_lead_ns, info.joins
 
 
+def _counts_text(after, before=None, /):
+    counts = [ffi.new("monostamp_counts *", tuple(c)) for c in (after, before) if c is not None]
+    buf = ffi.new("char[256]")
+    n = lib.monostamp_counts_text(counts[1] if len(counts) > 1 else ffi.NULL, counts[0], buf, 256)
+    return ffi.string(buf, n).decode("ascii")
+
+
 def _run_dir_prefix():
     buf = ffi.new("char[96]")
     n = lib.monostamp_run_dir_prefix(buf, 96)

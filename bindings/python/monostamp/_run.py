@@ -341,7 +341,7 @@ def run(options: Options) -> int:
             if after is None:
                 _fail("--report: the state file {} cannot be read any more".format(state), status)
             else:
-                print(_report.line(_report.since(before[1], after[1])), file=sys.stderr)
+                print(_report.line(after[1], before[1]), file=sys.stderr)
         return status
     finally:
         for signum, handler in saved.items():

@@ -56,7 +56,7 @@ _path: Optional[str] = None
 #: state file, or with sharing off a file of the session's made for them.
 _report_path: Optional[str] = None
 #: The counts the file held when the session began (an outer run's file).
-_report_before = _report.NONE
+_report_before: Optional[_report.Counts] = None
 #: Whether this process handed out a clock of the plugin's, or patched a
 #: test: the summary is printed only for a run that used monostamp.
 _active = False
@@ -86,7 +86,7 @@ def _patch_run(config: pytest.Config) -> bool:
 def pytest_configure(config: pytest.Config) -> None:
     global _path, _undo, _report_path, _report_before, _active
     _path, _undo = None, []  # this session's (pytester runs one inside another)
-    _report_path, _report_before, _active = None, _report.NONE, False
+    _report_path, _report_before, _active = None, None, False
     config.addinivalue_line(
         "markers",
         "monostamp(start=None, zone='UTC', policy=None, patch=False): configure the "
@@ -247,11 +247,11 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
     if not (_active or _patch_run(config)):
         return
     try:
-        counts = _report.since(_report_before, _report.read(_report_path))
+        text = _report.line(_report.read(_report_path), _report_before)
     except (OSError, ValueError) as e:
         terminalreporter.write_line("monostamp: no summary: {}".format(e))
         return
-    terminalreporter.write_line(_report.line(counts))
+    terminalreporter.write_line(text)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
