@@ -14,7 +14,9 @@ import textwrap
 import pytest
 
 import monostamp
-from monostamp import _report
+
+#: The counts of a state file and their line: the core's, through the extension.
+_ext = sys.modules["monostamp._monostamp"]
 
 from conftest import lua_env, needs_xdist
 
@@ -27,7 +29,7 @@ S = 10**9
 def duration(ns):
     """ns as the line words a largest lead (the core's wording, checked
     exactly in test_the_lead_is_exact_in_its_unit)."""
-    return _report.line((0, 0, 0, ns)).rsplit("largest lead ", 1)[1]
+    return _ext._counts_text((0, 0, 0, ns)).rsplit("largest lead ", 1)[1]
 
 
 #: Tests that draw from the plugin's clocks and write what they counted to
@@ -161,7 +163,7 @@ def test_only_a_real_clock_s_lead_is_counted(tmp_path):
         real.time_ns()
     real._publish()
     lead = real.stats()["max_lead_ns"]
-    assert lead > 0 and _report.read(path)[3] == lead
+    assert lead > 0 and _ext._state_counts(path)[3] == lead
     manual = monostamp.Clock(source="manual", max_lead_ns=0,
                              start_ns=monostamp.Stamp.fromisoformat("2126-01-01T00:00:00Z"))
     for _ in range(3):
@@ -170,9 +172,9 @@ def test_only_a_real_clock_s_lead_is_counted(tmp_path):
     manual.time_ns()
     assert manual.stats()["max_lead_ns"] > 365 * 86400 * S
     manual._publish(path)
-    counts = _report.read(path)
+    counts = _ext._state_counts(path)
     assert counts[3] == lead and counts[2] >= 1
-    assert _report.line(counts).endswith("largest lead " + duration(lead))
+    assert _ext._counts_text(counts).endswith("largest lead " + duration(lead))
 
 
 def test_the_lead_is_exact_in_its_unit():
@@ -184,25 +186,25 @@ def test_the_lead_is_exact_in_its_unit():
 
 
 def test_the_line_groups_and_counts_one_or_many():
-    assert _report.line((1, 0, 1, 0)) == (
+    assert _ext._counts_text((1, 0, 1, 0)) == (
         "monostamp: 1 stamp handed out, 0 would have repeated without monostamp, "
         "1 backward step met, largest lead 0 ns")
-    assert _report.line((20271, 20013, 2, 12)) == (
+    assert _ext._counts_text((20271, 20013, 2, 12)) == (
         "monostamp: 20,271 stamps handed out, 20,013 would have repeated without monostamp, "
         "2 backward steps met, largest lead 12 ns")
-    assert _report.line((2**64 - 1, 0, 0, 0)).startswith(
+    assert _ext._counts_text((2**64 - 1, 0, 0, 0)).startswith(
         "monostamp: 18,446,744,073,709,551,615 stamps handed out")
 
 
 def test_a_sum_that_went_down_reads_as_wrapped():
     # Counts any process on the file may write: numbers, never an error.
-    assert _report.line((4, 5, 0, 3), (10, 5, 0, 3)).startswith(
+    assert _ext._counts_text((4, 5, 0, 3), (10, 5, 0, 3)).startswith(
         "monostamp: 18,446,744,073,709,551,610 stamps handed out")
     # Nothing counted between two reads: no lead either.
-    assert _report.line((10, 5, 0, 3), (10, 5, 0, 3)).endswith(
+    assert _ext._counts_text((10, 5, 0, 3), (10, 5, 0, 3)).endswith(
         "0 would have repeated without monostamp, 0 backward steps met, largest lead 0 ns")
     # Counted between: the file's lead (a maximum cannot be taken apart).
-    assert _report.line((11, 5, 0, 3), (10, 5, 0, 3)).endswith("largest lead 3 ns")
+    assert _ext._counts_text((11, 5, 0, 3), (10, 5, 0, 3)).endswith("largest lead 3 ns")
 
 
 # ------------------------------------------------------ the command line

@@ -3,7 +3,7 @@ scripts, and its commands (docs/python.md).
 
     $ monostamp --count 3 --digits 6 --zone UTC --z
     $ monostamp run -- python manage.py test --parallel 4   # monostamp/_run.py
-    $ monostamp stats "$dir/state"                          # monostamp/_report.py
+    $ monostamp stats "$dir/state"                          # the core's line of its counts
     $ LD_PRELOAD="$(monostamp preload-path)" MONOSTAMP_SHARED="$dir/state" make check
 
 Each line is the next stamp of one clock; the epilog below gives the exit
@@ -186,10 +186,10 @@ def main(argv: Optional[List[str]] = None, prog: str = PROG) -> int:
         wrong = "no arguments, not %r" % rest[0] if rest else None
         return _command(prog, "preload-path", rest, wrong, _run.library_path)
     if command == ["stats"]:
-        from . import _report
+        ext = sys.modules["monostamp._monostamp"]  # the counts and their line: the core's
         ok = len(rest) == 1 and not (rest[0].startswith("-") and rest[0] != "-")
         wrong = None if ok else "one PATH, not %s" % (" ".join(map(repr, rest)) or "none")
-        return _command(prog, "stats", rest, wrong, lambda: _report.line(_report.read(rest[0])))
+        return _command(prog, "stats", rest, wrong, lambda: ext._counts_text(ext._state_counts(rest[0])))
     p = parser(prog)
     args = p.parse_args(words)
     # --digits, --z and --zone shape ISO text, which --ns and --uuid7 do

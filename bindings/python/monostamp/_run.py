@@ -19,8 +19,6 @@ import sys
 import tempfile
 from typing import Dict, List, Mapping, NamedTuple, Optional, Tuple
 
-from . import _report
-
 PROG = "monostamp run"
 USAGE = ("usage: monostamp run [--shared PATH] [--no-patch] [--native [--grain us]] "
          "[--report] [--] CMD [ARGS...]")
@@ -197,12 +195,12 @@ def with_preload(env: Mapping[str, str]) -> Dict[str, str]:
 
 # ----------------------------------------------------- who joined the run
 
-def _snapshot(state: str) -> "Optional[Tuple[int, _report.Counts]]":
+def _snapshot(state: str) -> Optional[Tuple[int, Tuple[int, int, int, int]]]:
     """How many times a clock joined the state file, and its counts; None if
     it cannot be read (gone, replaced by something else)."""
     extension = sys.modules["monostamp._monostamp"]  # run() imported monostamp
     try:
-        return extension._state_file_info(state)[2], _report.read(state)
+        return extension._state_file_info(state)[2], extension._state_counts(state)
     except (OSError, ValueError):
         return None
 
@@ -341,7 +339,7 @@ def run(options: Options) -> int:
             if after is None:
                 _fail("--report: the state file {} cannot be read any more".format(state), status)
             else:
-                print(_report.line(after[1], before[1]), file=sys.stderr)
+                print(extension._counts_text(after[1], before[1]), file=sys.stderr)
         return status
     finally:
         for signum, handler in saved.items():

@@ -14,18 +14,18 @@ import shutil
 import signal
 import tempfile
 import threading
-from typing import Any, Callable, Generator, Iterator, List, Optional
+from typing import Any, Callable, Generator, Iterator, List, Optional, Tuple
 
 import pytest
 
 import monostamp
-from monostamp import _report
 
 ENV = "MONOSTAMP_SHARED"
 PATCH_ENV = "MONOSTAMP_PATCH"  # "1": each Python child patches itself at startup
 EPOCH_2000_NS = 946_684_800 * 10**9
 STRICT = monostamp.Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT
-#: The extension itself, for its private _share_default (not in the stub).
+#: The extension itself, for its private _share_default and the counts'
+#: _state_counts and _counts_text (not in the stub).
 _ext = importlib.import_module("monostamp._monostamp")
 _MARKER_OPTIONS = ("start", "zone", "policy", "patch")
 #: The flags and ini keys: flag, its help, ini key, ini default, ini help.
@@ -56,7 +56,7 @@ _path: Optional[str] = None
 #: state file, or with sharing off a file of the session's made for them.
 _report_path: Optional[str] = None
 #: The counts the file held when the session began (an outer run's file).
-_report_before: Optional[_report.Counts] = None
+_report_before: Optional[Tuple[int, int, int, int]] = None
 #: Whether this process handed out a clock of the plugin's, or patched a
 #: test: the summary is printed only for a run that used monostamp.
 _active = False
@@ -169,7 +169,7 @@ def _configure_report(config: pytest.Config) -> None:
         _report_path = os.path.join(directory, "counts")
         _undo.append(lambda: shutil.rmtree(directory, ignore_errors=True))
     try:
-        _report_before = _report.read(_report_path)
+        _report_before = _ext._state_counts(_report_path)
     except (OSError, ValueError):
         _report_path = None
 
@@ -247,7 +247,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
     if not (_active or _patch_run(config)):
         return
     try:
-        text = _report.line(_report.read(_report_path), _report_before)
+        text = _ext._counts_text(_ext._state_counts(_report_path), _report_before)
     except (OSError, ValueError) as e:
         terminalreporter.write_line("monostamp: no summary: {}".format(e))
         return
