@@ -49,7 +49,10 @@ void monostamp__clock_publish(monostamp__clock *clock, _Atomic uint64_t *counts)
     publish_sum(&clock->published_repeats, stats.duplicates, counts + MONOSTAMP__COUNT_REPEATS);
     publish_sum(&clock->published_backward, stats.backward_steps,
                 counts + MONOSTAMP__COUNT_BACKWARD);
-    if (stats.max_lead_ns > 0)
+    /* A lead says how far stamps ran ahead of real time: a manual clock's
+     * readings are whatever a test set, so its "lead" (years, after a
+     * set_ns far back) measures nothing and stays out of the file's. */
+    if (stats.max_lead_ns > 0 && clock->source != MONOSTAMP_SOURCE_MANUAL)
         raise_count(counts + MONOSTAMP__COUNT_LEAD, (uint64_t)stats.max_lead_ns);
 }
 

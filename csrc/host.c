@@ -4,11 +4,13 @@
  * (an option's names, a UTC offset's range, the instant of a wall time,
  * the arguments of a sleep, of isoformat and of uuid7_ns) and the
  * sentences of its faults (an unknown zone or option, a refused take or
- * manual move, a state file's failure, a clock's summary).  The sleep plan
+ * manual move, a state file's failure, a clock's summary) and the line of
+ * a state file's counts.  The sleep plan
  * is sleep_finish.c's. */
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -366,4 +368,55 @@ int monostamp_clock_init_fault(int code, const monostamp_options *options, char 
     if (options->shared_path != NULL && monostamp_state_file_fault(code))
         return monostamp_state_file_text(code, "shared", options->shared_path, buf, size);
     return 0;
+}
+
+/* `n` with a ',' between each group of three digits (27 bytes and the NUL
+ * hold any uint64_t). */
+static void grouped(uint64_t n, char out[32])
+{
+    char digits[24];
+    int len = snprintf(digits, sizeof digits, "%" PRIu64, n), o = 0;
+    for (int i = 0; i < len; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            out[o++] = ',';
+        out[o++] = digits[i];
+    }
+    out[o] = '\0';
+}
+
+int monostamp_counts_text(const monostamp_counts *before, const monostamp_counts *after,
+                          char *buf, size_t size)
+{
+    static const monostamp_counts none = {0, 0, 0, 0};
+    static const struct {
+        const char *unit;
+        int64_t ns;
+        int digits;
+    } units[] = {{"s", 1000000000, 9}, {"ms", 1000000, 6}, {"us", 1000, 3}};
+    char stamps[32], repeats[32], backward[32], lead[48];
+    if (after == NULL)
+        return MONOSTAMP_EINVAL;
+    if (before == NULL)
+        before = &none;
+    /* Unsigned: a sum that went down is one that wrapped. */
+    uint64_t n_stamps = after->stamps - before->stamps;
+    uint64_t n_backward = after->backward_steps - before->backward_steps;
+    int64_t ns = n_stamps != 0 || after->largest_lead_ns != before->largest_lead_ns
+                     ? after->largest_lead_ns : 0;
+    if (ns < 0)
+        ns = 0; /* any process may write the file: never a negative lead */
+    snprintf(lead, sizeof lead, "%" PRId64 " ns", ns);
+    for (int i = 0; i < COUNT(units); i++) {
+        if (ns >= units[i].ns) {
+            snprintf(lead, sizeof lead, "%" PRId64 ".%0*" PRId64 " %s", ns / units[i].ns,
+                     units[i].digits, ns % units[i].ns, units[i].unit);
+            break;
+        }
+    }
+    grouped(n_stamps, stamps);
+    grouped(after->repeats - before->repeats, repeats);
+    grouped(n_backward, backward);
+    return written(buf, size, "monostamp: %s stamp%s handed out, %s would have repeated without "
+                   "monostamp, %s backward step%s met, largest lead %s", stamps,
+                   n_stamps == 1 ? "" : "s", repeats, backward, n_backward == 1 ? "" : "s", lead);
 }

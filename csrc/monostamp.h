@@ -506,7 +506,9 @@ typedef struct monostamp_counts {
     uint64_t repeats;        /* of them, made from a reading (at the caller's grain) not
                                 above the last stamp: repeats without monostamp */
     uint64_t backward_steps; /* readings below their clock's previous reading */
-    int64_t largest_lead_ns; /* the largest lead of a stamp over its reading (>= 0) */
+    int64_t largest_lead_ns; /* the largest lead of a stamp over its reading (>= 0),
+                                of clocks reading the real clock (a manual one's is its
+                                test's doing, not a lead over real time) */
 } monostamp_counts;
 /* Reads the counts of the state file at `path`, with the errors of
  * monostamp_state_file_info: numbers any process on the file may have

@@ -232,6 +232,21 @@ MONOSTAMP_API int monostamp_clock_fault(const monostamp_clock *clock, const char
  * getenv is. */
 MONOSTAMP_API int monostamp_default_context(int code, char *buf, size_t size);
 
+/* Writes the line that says what the clocks on a state file counted
+ * between two reads of its counts, `before` (NULL: since it was made) and
+ * `after` (monostamp_state_file_counts): "monostamp: 13 stamps handed out,
+ * 12 would have repeated without monostamp, 1 backward step met, largest
+ * lead 1.000000012 s", counts grouped by "," (20,271), the lead exact in the
+ * largest unit it reaches (12 ns, 1.500 us, 2.000001 ms).  A count that went
+ * down reads as a sum that wrapped (any process may write them); the lead
+ * is `after`'s (a maximum cannot be taken apart), 0 if nothing was counted
+ * between.  The pytest plugin's summary, `monostamp stats`, `monostamp run
+ * --report`.  Returns the length; MONOSTAMP_ERANGE if cut short (256 bytes
+ * always fit), MONOSTAMP_EINVAL for a NULL `after` or `buf` or a `size` of
+ * 0.  Pure; thread-safe. */
+MONOSTAMP_API int monostamp_counts_text(const monostamp_counts *before,
+                                        const monostamp_counts *after, char *buf, size_t size);
+
 /* Writes the names the options field `field` takes (monostamp_option_name's,
  * in value order), each in single quotes, joined by ", ": for "on_lead"
  * "'wait', 'error'", the end of a binding's "must be one of ..." message.
@@ -335,6 +350,37 @@ MONOSTAMP_API int monostamp_isoformat(char *buf, size_t size, int64_t utc_ns, in
                                       int64_t digits, int use_z, int *bad_arg, char *why,
                                       size_t why_size);
 
+
+/* ------------------------------------------ a runner's private directories */
+
+/*
+ * A runner (`monostamp run`) keeps a private state file in a directory of
+ * its own, MONOSTAMP_RUN_DIR_PREFIX, the runner's tag, then a random part
+ * without "-" (mkdtemp's).  The tag says who made it: the pid and, on
+ * Linux, the process's start time (/proc/PID/stat's 22nd field, clock
+ * ticks since boot: a pid used again has another) and its pid namespace
+ * (/proc/self/ns/pid: another namespace's pids cannot be looked up here).
+ * A runner removes its directory when its command ends; one killed
+ * (SIGKILL, a power cut) cannot, so the next run sweeps the directories of
+ * runners that are surely gone.
+ */
+#define MONOSTAMP_RUN_DIR_PREFIX "monostamp-run-"
+/* Writes the name this process's directory starts with, NUL-terminated:
+ * "monostamp-run-PID-START-NAMESPACE-", or "monostamp-run-PID-" where /proc
+ * cannot tell (other systems, Windows).  Returns the length;
+ * MONOSTAMP_ERANGE if cut short (96 bytes always fit), MONOSTAMP_EINVAL
+ * for a NULL `buf` or a `size` of 0.  Reads /proc; thread-safe. */
+MONOSTAMP_API int monostamp_run_dir_prefix(char *buf, size_t size);
+/* Removes the directories in `parent` that runners of this (real) user
+ * made and whose runner is surely gone, with the files in them: named on
+ * Linux, no process of that pid started at that time in this pid
+ * namespace; named by pid alone where there is no /proc, no process of
+ * that pid.  A live runner's directory, one of another user or namespace,
+ * one named without a start time on a system that has them, and on
+ * Windows every one, stay.  Returns how many were removed (0 also when
+ * `parent` cannot be read); MONOSTAMP_EINVAL for a NULL or empty
+ * `parent`.  Reads and writes the file system; thread-safe. */
+MONOSTAMP_API int monostamp_run_dirs_sweep(const char *parent);
 
 #ifdef __cplusplus
 }

@@ -63,7 +63,8 @@ enum {
  *   - REPEATS, those made from a reading (at the caller's grain) not above
  *     the last stamp, which would have repeated without monostamp;
  *   - BACKWARD, readings below the clock's previous one;
- *   - LEAD, the largest lead of a stamp over its reading, only raised.
+ *   - LEAD, the largest lead of a stamp over its reading, only raised, by
+ *     clocks of a real-clock source (a manual clock's reading is a test's).
  * Bytes that version 1 kept zero ("nothing counted"), so an older library
  * reads and writes the file as before.  Numbers any process on the file
  * can write: a reader takes them as untrusted (sums wrap, never trap). */

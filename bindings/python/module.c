@@ -287,7 +287,8 @@ static int ms_exec(PyObject *module)
         PyModule_AddObjectRef(module, "default_clock",
                               st->default_clock != NULL ? st->default_clock : Py_None) < 0 ||
         PyModule_AddFunctions(module, ms_default_functions) < 0 ||
-        PyModule_AddFunctions(module, ms_sleep_functions) < 0)
+        PyModule_AddFunctions(module, ms_sleep_functions) < 0 ||
+        PyModule_AddFunctions(module, ms_run_functions) < 0)
         return -1;
     if (PyModule_AddStringConstant(module, "__version__", MONOSTAMP_VERSION) < 0 ||
         PyModule_AddIntConstant(module, "DEFAULT_SLEEP_TOLERANCE_NS",

@@ -141,6 +141,8 @@ int ms_clock_core(PyObject *obj, monostamp_clock **out);
 int ms_clock_default_new(ms_state *st, PyObject **out);
 /* The Clock's own methods, with the module as self. */
 extern PyMethodDef ms_default_functions[];
+/* commands.c: what the package's commands ask the core. */
+extern PyMethodDef ms_run_functions[];
 
 /* Sorts FASTCALL arguments into `out` (NULL: not given) by the NULL-ended
  * `names`, with the interpreter's TypeErrors: the first `max_positional`

@@ -18,6 +18,7 @@
 #endif
 
 #include "check.h"
+#include "monostamp_host.h"
 #include "os.h"
 #include "shared_check.h"
 
@@ -103,10 +104,12 @@ static void test_a_private_clock_publishes_what_it_counted(void)
     CHECK_EQ(c.stamps, 13);
     CHECK_EQ(c.repeats, 12);
     CHECK_EQ(c.backward_steps, 1);
-    CHECK_EQ(c.largest_lead_ns, 1000 * MS + 12);
+    /* Its stamps lead its reading by 1 s, but a manual reading is the
+     * test's, not real time: no lead is counted. */
     monostamp_stats stats;
     monostamp_clock_stats(&clock, &stats);
-    CHECK_EQ(c.largest_lead_ns, stats.max_lead_ns);
+    CHECK_EQ(stats.max_lead_ns, 1000 * MS + 12);
+    CHECK_EQ(c.largest_lead_ns, 0);
 
     /* Published once: again adds nothing, and later stamps add their own. */
     CHECK_OK(monostamp_clock_publish(&clock, path));
@@ -117,8 +120,38 @@ static void test_a_private_clock_publishes_what_it_counted(void)
     c = counts_of(path);
     CHECK_EQ(c.stamps, 15);
     CHECK_EQ(c.repeats, 13); /* the first after the jump is fresh */
-    CHECK_EQ(c.largest_lead_ns, 1000 * MS + 12);
+    CHECK_EQ(c.largest_lead_ns, 0);
     monostamp_clock_destroy(&clock);
+}
+
+/* The largest lead is over the real clock: a coarse clock's repeats lead
+ * their tick and show; a manual clock set a century ahead, then back a
+ * year, leads its own reading by a year, and changes nothing. */
+static void test_only_a_real_clock_s_lead_is_counted(void)
+{
+    monostamp_clock real, manual;
+    monostamp_stats stats;
+    fresh_dir("monostamp-counts");
+    const char *path = path_in_dir("state");
+    CHECK_OK(open_coarse(&real, path));
+    draw(&real, 2000); /* a tick holds many: most repeat, and lead it */
+    CHECK_OK(monostamp_clock_publish(&real, NULL));
+    monostamp_clock_stats(&real, &stats);
+    CHECK_GT(stats.max_lead_ns, 0);
+    CHECK_EQ(counts_of(path).largest_lead_ns, stats.max_lead_ns);
+
+    CHECK_OK(open_manual(&manual));
+    CHECK_OK(monostamp_manual_advance(&manual, INT64_C(100) * 365 * 86400 * 1000 * MS));
+    draw(&manual, 3);
+    CHECK_OK(monostamp_manual_advance(&manual, INT64_C(-365) * 86400 * 1000 * MS));
+    draw(&manual, 3);
+    CHECK_OK(monostamp_clock_publish(&manual, path));
+    monostamp_counts c = counts_of(path);
+    CHECK_EQ(c.stamps, stats.readings + 6);
+    CHECK_EQ(c.backward_steps, stats.backward_steps + 1);
+    CHECK_EQ(c.largest_lead_ns, stats.max_lead_ns);
+    monostamp_clock_destroy(&manual);
+    monostamp_clock_destroy(&real);
 }
 
 static void test_publish_refuses_what_it_cannot_use(void)
@@ -335,9 +368,42 @@ static void test_a_fork_child_does_not_publish_its_parents_counts(void)
 #endif
 }
 
+/* The line of a file's counts: grouped, singular or plural, the lead in
+ * its largest unit; taken apart between two reads, wrapping, with the
+ * lead only when something was counted between. */
+static void test_the_counts_line(void)
+{
+    char buf[256];
+    monostamp_counts one = {1, 0, 1, 0}, many = {20271, 20013, 2, 1000000012};
+    monostamp_counts before = {10, 5, 0, 3}, fewer = {4, 5, 0, 3}, more = {11, 5, 0, 3};
+    CHECK_GT(monostamp_counts_text(NULL, &one, buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "monostamp: 1 stamp handed out, 0 would have repeated without monostamp, "
+                      "1 backward step met, largest lead 0 ns");
+    CHECK_GT(monostamp_counts_text(NULL, &many, buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "monostamp: 20,271 stamps handed out, 20,013 would have repeated without "
+                      "monostamp, 2 backward steps met, largest lead 1.000000012 s");
+    many.largest_lead_ns = 2000001;
+    CHECK_GT(monostamp_counts_text(NULL, &many, buf, sizeof buf), 0);
+    CHECK(strstr(buf, "largest lead 2.000001 ms") != NULL);
+    many.largest_lead_ns = 1500;
+    CHECK_GT(monostamp_counts_text(NULL, &many, buf, sizeof buf), 0);
+    CHECK(strstr(buf, "largest lead 1.500 us") != NULL);
+    CHECK_GT(monostamp_counts_text(&before, &fewer, buf, sizeof buf), 0);
+    CHECK(strncmp(buf, "monostamp: 18,446,744,073,709,551,610 stamps", 44) == 0);
+    CHECK_GT(monostamp_counts_text(&before, &before, buf, sizeof buf), 0);
+    CHECK(strstr(buf, "0 stamps handed out") != NULL && strstr(buf, "lead 0 ns") != NULL);
+    CHECK_GT(monostamp_counts_text(&before, &more, buf, sizeof buf), 0);
+    CHECK(strstr(buf, "1 stamp handed out") != NULL && strstr(buf, "lead 3 ns") != NULL);
+    CHECK_RC(monostamp_counts_text(NULL, &one, buf, 10), MONOSTAMP_ERANGE);
+    CHECK_RC(monostamp_counts_text(NULL, NULL, buf, sizeof buf), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_counts_text(NULL, &one, NULL, 0), MONOSTAMP_EINVAL);
+}
+
 int main(void)
 {
+    RUN(test_the_counts_line);
     RUN(test_a_private_clock_publishes_what_it_counted);
+    RUN(test_only_a_real_clock_s_lead_is_counted);
     RUN(test_publish_refuses_what_it_cannot_use);
     RUN(test_shared_clocks_publish_when_they_leave);
     RUN(test_a_checkpoint_publishes);

@@ -2,7 +2,8 @@
 xdist), `monostamp stats PATH` and `monostamp run --report`.  Each checks
 the line's counts against what the run's own tests counted themselves: a
 manual clock held still repeats every stamp after its first, and a clock on
-the session's file reports its own counters (Clock.stats())."""
+the session's file reports its own counters (Clock.stats()).  The largest
+lead is over the real clock: a manual clock's, whatever it is, counts 0."""
 import json
 import os
 import re
@@ -13,7 +14,9 @@ import textwrap
 import pytest
 
 import monostamp
-from monostamp import _report
+
+#: The counts of a state file and their line: the core's, through the extension.
+_ext = sys.modules["monostamp._monostamp"]
 
 from conftest import lua_env, needs_xdist
 
@@ -21,6 +24,13 @@ ENV = "MONOSTAMP_SHARED"
 LINE = re.compile(r"^monostamp: ([\d,]+) stamps? handed out, ([\d,]+) would have repeated "
                   r"without monostamp, ([\d,]+) backward steps? met, largest lead (.+)$")
 S = 10**9
+
+
+def duration(ns):
+    """ns as the line words a largest lead (the core's wording, checked
+    exactly in test_the_lead_is_exact_in_its_unit)."""
+    return _ext._counts_text((0, 0, 0, ns)).rsplit("largest lead ", 1)[1]
+
 
 #: Tests that draw from the plugin's clocks and write what they counted to
 #: COUNTS_DIR, one JSON file each: stamps, repeats, backward steps, lead.
@@ -37,22 +47,26 @@ def test_a_manual_clock_held_still(manual_clock, n):
     # Its first stamp is its reading's; every later one would repeat it.
     for _ in range(n):
         manual_clock.time_ns()
-    record("held-%d" % n, n, n - 1, 0, n - 1)
+    record("held-%d" % n, n, n - 1, 0, 0)  # its lead of n - 1 ns is not over real time
 
-@pytest.mark.monostamp(start="2030-01-01T00:00:00Z")
+# A century ahead, then a year back: each stamp after the step leads its
+# reading by a year, which says nothing of real time and is not counted.
+@pytest.mark.monostamp(start="2126-01-01T00:00:00Z")
 def test_a_manual_clock_stepped_back(manual_clock):
     for _ in range(10):
         manual_clock.time_ns()
-    manual_clock.step_back(1_000_000_000)
+    manual_clock.step_back(365 * 86400 * 10**9)
     for _ in range(3):
         manual_clock.time_ns()
-    # After the step each stamp leads its reading by 1 s and 10, 11, 12 ns.
-    record("stepped", 13, 12, 1, 1_000_000_012)
+    assert manual_clock.stats()["max_lead_ns"] == 365 * 86400 * 10**9 + 12
+    record("stepped", 13, 12, 1, 0)
 
 def test_a_tight_loop_on_the_session_clock(monostamp_clock):
     for _ in range(20000):
         monostamp_clock.time()
     s = monostamp_clock.stats()
+    # Floats are whole us: the loop repeats, and its stamps lead the real clock.
+    assert s["max_lead_ns"] > 0
     record("loop", s["readings"], s["duplicates"], s["backward_steps"], s["max_lead_ns"])
 
 def test_nothing_drawn():
@@ -95,7 +109,7 @@ def test_the_serial_summary_is_what_the_tests_counted(pytester, counted, share):
     result = pytester.runpytest_subprocess(*args)
     result.assert_outcomes(passed=6)
     stamps, repeats, backward, lead = expected(counted)
-    assert summary(result.outlines) == (stamps, repeats, backward, _report.duration(lead))
+    assert summary(result.outlines) == (stamps, repeats, backward, duration(lead))
     assert stamps > 20000 and repeats >= 258  # the held clocks' 0 + 6 + 249, the step's 12
 
 
@@ -108,7 +122,7 @@ def test_the_xdist_controller_prints_the_workers_counts_once(pytester, counted, 
     result.assert_outcomes(passed=6)
     stamps, repeats, backward, lead = expected(counted)
     assert summary(result.outlines + result.errlines) == (stamps, repeats, backward,
-                                                            _report.duration(lead))
+                                                            duration(lead))
 
 
 def test_no_summary_for_a_run_that_did_not_use_monostamp(pytester, monkeypatch):
@@ -138,20 +152,59 @@ def test_a_patched_run_counts_the_patched_calls(pytester, monkeypatch, tmp_path)
     assert stamps >= 3000
 
 
-def test_duration_is_exact_in_its_unit():
-    assert _report.duration(0) == "0 ns"
-    assert _report.duration(999) == "999 ns"
-    assert _report.duration(1500) == "1.500 us"
-    assert _report.duration(2_000_001) == "2.000001 ms"
-    assert _report.duration(S + 12) == "1.000000012 s"
+def test_only_a_real_clock_s_lead_is_counted(tmp_path):
+    # A manual clock set a century ahead, then back a year, leads its own
+    # reading by a year: the file's largest lead does not change.  A coarse
+    # real clock's repeats lead their tick, and that lead shows.
+    path = str(tmp_path / "state")
+    monostamp.create_state_file(path)
+    real = monostamp.Clock(source="realtime_coarse", shared=path)
+    for _ in range(2000):
+        real.time_ns()
+    real._publish()
+    lead = real.stats()["max_lead_ns"]
+    assert lead > 0 and _ext._state_counts(path)[3] == lead
+    manual = monostamp.Clock(source="manual", max_lead_ns=0,
+                             start_ns=monostamp.Stamp.fromisoformat("2126-01-01T00:00:00Z"))
+    for _ in range(3):
+        manual.time_ns()
+    manual.step_back(365 * 86400 * S)
+    manual.time_ns()
+    assert manual.stats()["max_lead_ns"] > 365 * 86400 * S
+    manual._publish(path)
+    counts = _ext._state_counts(path)
+    assert counts[3] == lead and counts[2] >= 1
+    assert _ext._counts_text(counts).endswith("largest lead " + duration(lead))
+
+
+def test_the_lead_is_exact_in_its_unit():
+    assert duration(0) == "0 ns"
+    assert duration(999) == "999 ns"
+    assert duration(1500) == "1.500 us"
+    assert duration(2_000_001) == "2.000001 ms"
+    assert duration(S + 12) == "1.000000012 s"
+
+
+def test_the_line_groups_and_counts_one_or_many():
+    assert _ext._counts_text((1, 0, 1, 0)) == (
+        "monostamp: 1 stamp handed out, 0 would have repeated without monostamp, "
+        "1 backward step met, largest lead 0 ns")
+    assert _ext._counts_text((20271, 20013, 2, 12)) == (
+        "monostamp: 20,271 stamps handed out, 20,013 would have repeated without monostamp, "
+        "2 backward steps met, largest lead 12 ns")
+    assert _ext._counts_text((2**64 - 1, 0, 0, 0)).startswith(
+        "monostamp: 18,446,744,073,709,551,615 stamps handed out")
 
 
 def test_a_sum_that_went_down_reads_as_wrapped():
     # Counts any process on the file may write: numbers, never an error.
-    before = _report.Counts(10, 5, 0, 3)
-    after = _report.Counts(4, 5, 0, 3)
-    assert _report.since(before, after).stamps == 2**64 - 6
-    assert _report.since(before, before) == _report.Counts(0, 0, 0, 0)
+    assert _ext._counts_text((4, 5, 0, 3), (10, 5, 0, 3)).startswith(
+        "monostamp: 18,446,744,073,709,551,610 stamps handed out")
+    # Nothing counted between two reads: no lead either.
+    assert _ext._counts_text((10, 5, 0, 3), (10, 5, 0, 3)).endswith(
+        "0 would have repeated without monostamp, 0 backward steps met, largest lead 0 ns")
+    # Counted between: the file's lead (a maximum cannot be taken apart).
+    assert _ext._counts_text((11, 5, 0, 3), (10, 5, 0, 3)).endswith("largest lead 3 ns")
 
 
 # ------------------------------------------------------ the command line
@@ -165,7 +218,7 @@ CHILD = textwrap.dedent("""
     for _ in range(int(sys.argv[1])):
         clock.time_ns()
     s = clock.stats()
-    print(json.dumps([s["readings"], s["duplicates"], s["backward_steps"], s["max_lead_ns"]]))
+    print(json.dumps([s["readings"], s["duplicates"], s["backward_steps"], 0]))  # no real lead
     del clock
     """)
 
@@ -190,7 +243,7 @@ def test_stats_prints_what_the_processes_on_a_file_counted(tmp_path, monkeypatch
     assert result.returncode == 0, result.stderr
     assert summary(result.stdout.splitlines()) == (
         2000, rows[0][1] + rows[1][1], rows[0][2] + rows[1][2],
-        _report.duration(max(rows[0][3], rows[1][3])))
+        duration(max(rows[0][3], rows[1][3])))
     assert rows[0][1] + rows[1][1] > 0
 
 
@@ -215,7 +268,7 @@ def test_run_report_prints_what_cmd_counted(tmp_path, monkeypatch):
     assert result.returncode == 0, result.stderr
     row = json.loads(result.stdout)
     assert summary(result.stderr.splitlines()) == (800, row[1], row[2],
-                                                   _report.duration(row[3]))
+                                                   duration(row[3]))
     # Without --report, no line.
     result = cli("run", "--no-patch", "--", sys.executable, "-c", CHILD, "10")
     assert not [line for line in result.stderr.splitlines() if LINE.match(line)]

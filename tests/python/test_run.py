@@ -372,26 +372,29 @@ def test_a_killed_runner_s_directory_goes_at_the_next_run(tmp_path: Path) -> Non
 
 @posix_only("/proc")
 def test_only_a_gone_runner_s_directory_of_this_user_is_removed(tmp_path: Path) -> None:
-    from monostamp import _run
-
-    tag = _run.runner_tag(os.getpid())
-    if tag == str(os.getpid()):
+    extension = sys.modules["monostamp._monostamp"]
+    prefix = extension._run_dir_prefix()  # "monostamp-run-PID-START-NAMESPACE-"
+    if prefix == "monostamp-run-%d-" % os.getpid():
         pytest.skip("no /proc: directories are named by pid alone, and kept")
-    pid, start, namespace = tag.split("-")
+    pid, start, namespace = prefix[len("monostamp-run-"):-1].split("-")
     dirs = {
         "this process": "%s-%s-%s" % (pid, start, namespace),
         "its pid used again": "%s-%d-%s" % (pid, int(start) + 1, namespace),
         "another pid namespace": "%s-%d-%d" % (pid, int(start) + 1, int(namespace) + 1),
         "not a runner's": "no-such-runner",
+        "a pid alone, on a system with /proc": pid,
     }
     for name in dirs:
-        (tmp_path / (_run.RUN_DIR_PREFIX + dirs[name] + "-abc_12")).mkdir()
+        (tmp_path / ("monostamp-run-" + dirs[name] + "-abc_12")).mkdir()
+    gone = tmp_path / ("monostamp-run-" + dirs["its pid used again"] + "-abc_12")
+    (gone / "state").write_text("")  # removed with its files
     others = None
     if hasattr(os, "geteuid") and os.geteuid() == 0:
-        others = tmp_path / (_run.RUN_DIR_PREFIX + dirs["its pid used again"] + "-nobody")
+        others = tmp_path / ("monostamp-run-" + dirs["its pid used again"] + "-nobody")
         others.mkdir()
         os.chown(others, 65534, 65534)
-    removed = _run.remove_stale_dirs(str(tmp_path))
-    assert [os.path.basename(p) for p in removed] == [
-        _run.RUN_DIR_PREFIX + dirs["its pid used again"] + "-abc_12"]
-    assert others is None or others.exists()
+    assert extension._run_dirs_sweep(str(tmp_path)) == 1
+    kept = ["monostamp-run-" + dirs[name] + "-abc_12" for name in dirs]
+    kept.remove(gone.name)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        kept + ([others.name] if others else []))

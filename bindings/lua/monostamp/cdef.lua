@@ -150,4 +150,7 @@ int monostamp_ns_from_double(double s, int round_up, int64_t *out_ns);
 int monostamp_iso8601_timespec(const char *name, int64_t utc_ns, int *out_digits);
 int monostamp_draw(monostamp_clock *clock, unsigned flags, int64_t max_lead_ns, monostamp_stamp *out);
 const char *monostamp_state_file_hint(int code, const char *path);
+int monostamp_run_dir_prefix(char *buf, size_t size);
+int monostamp_run_dirs_sweep(const char *parent);
+int monostamp_counts_text(const monostamp_counts *before, const monostamp_counts *after, char *buf, size_t size);
 ]]

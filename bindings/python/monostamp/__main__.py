@@ -3,7 +3,7 @@ scripts, and its commands (docs/python.md).
 
     $ monostamp --count 3 --digits 6 --zone UTC --z
     $ monostamp run -- python manage.py test --parallel 4   # monostamp/_run.py
-    $ monostamp stats "$dir/state"                          # monostamp/_report.py
+    $ monostamp stats "$dir/state"                          # the core's line of its counts
     $ LD_PRELOAD="$(monostamp preload-path)" MONOSTAMP_SHARED="$dir/state" make check
 
 Each line is the next stamp of one clock; the epilog below gives the exit
@@ -129,70 +129,50 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
     return p
 
 
-PRELOAD_PATH_HELP = """usage: {prog} preload-path
-
-Prints the absolute path of the preload library (libmonostamp_preload.so)
-that this install of monostamp ships, for LD_PRELOAD:
-
-  LD_PRELOAD="$({prog} preload-path)" MONOSTAMP_SHARED="$dir/state" CMD
-
-exit status: 0 printed; 1 there is none (not Linux, or a build without
-it) or standard output cannot be written, one line on stderr saying why;
-2 bad arguments."""
-
-
-def _preload_path(prog: str, args: List[str]) -> int:
-    """`preload-path`: the library's path on stdout, or why there is none."""
-    name = prog + " preload-path"
-    if args in (["-h"], ["--help"]):
-        print(PRELOAD_PATH_HELP.format(prog=prog))
-        return 0
-    if args:
-        print("usage: %s\n%s: error: it takes no arguments, not %r" % (name, name, args[0]),
-              file=sys.stderr)
-        return 2
-    from . import _run
-    try:
-        path = _run.library_path()
-    except _run.NativeUnavailable as e:
-        print("%s: %s" % (name, e), file=sys.stderr)
-        return 1
-    # Through _write: a closed or full stdout is one line and status 1, not
-    # an empty LD_PRELOAD with status 0.
-    return _write(name, lambda n: path + "\n", 1)
-
-
-STATS_HELP = """usage: {prog} stats PATH
-
-Prints one line of what the clocks on the state file at PATH counted, in
-every process and language that drew from it (each clock adds its counts
-at its checkpoints, every few ms, when it leaves the file and at exit):
+#: What the help of `stats` and `preload-path` adds to their line under
+#: "commands:": an example, and the exit status.
+DETAILS = {
+    "stats": """Each clock adds its counts at its checkpoints (every few ms), when it
+leaves the file and at exit:
 
   monostamp: 13 stamps handed out, 12 would have repeated without
   monostamp, 1 backward step met, largest lead 1.000000012 s
 
 exit status: 0 printed; 1 the file cannot be read (missing, not a state
 file) or standard output cannot be written, one line on stderr; 2 bad
-arguments."""
+arguments.""",
+    "preload-path": """  LD_PRELOAD="$({prog} preload-path)" MONOSTAMP_SHARED="$dir/state" CMD
+
+exit status: 0 printed; 1 there is none (not Linux, or a build without
+it) or standard output cannot be written, one line on stderr saying why;
+2 bad arguments.""",
+}
 
 
-def _stats(prog: str, args: List[str]) -> int:
-    """`stats PATH`: the summary line of a state file's counts."""
-    name = prog + " stats"
+def _command(prog: str, name: str, args: List[str], wrong: Optional[str],
+             text: Callable[[], str]) -> int:
+    """`stats` and `preload-path`: --help, `wrong` (the arguments' fault) as
+    a usage error, else the line text() makes on stdout, or why it cannot."""
+    called = prog + " " + name
+    _, usage, summary = next(c for c in COMMANDS if c[0] == name)
+    usage = " ".join(filter(None, (called, usage)))
     if args in (["-h"], ["--help"]):
-        print(STATS_HELP.format(prog=prog))
+        print("usage: {}\n\n{}.\n\n{}".format(
+            usage, textwrap.fill(summary[0].upper() + summary[1:], WIDTH),
+            DETAILS[name]).replace("{prog}", prog))
         return 0
-    if len(args) != 1 or args[0].startswith("-") and args[0] != "-":
-        print("usage: %s PATH\n%s: error: it takes one PATH, not %s" % (
-            name, name, " ".join(map(repr, args)) or "none"), file=sys.stderr)
+    if wrong is not None:
+        print("usage: {}\n{}: error: it takes {}".format(usage, called, wrong), file=sys.stderr)
         return 2
-    from . import _report
+    from . import _run
     try:
-        text = _report.line(_report.read(args[0]))
-    except (OSError, ValueError) as e:
-        print("%s: %s" % (name, e), file=sys.stderr)
+        line = text()
+    except (OSError, ValueError, _run.NativeUnavailable) as e:
+        print("%s: %s" % (called, e), file=sys.stderr)
         return 1
-    return _write(name, lambda n: text + "\n", 1)
+    # Through _write: a closed or full stdout is one line and status 1 (not
+    # an empty LD_PRELOAD with status 0).
+    return _write(called, lambda n: line + "\n", 1)
 
 
 def main(argv: Optional[List[str]] = None, prog: str = PROG) -> int:
@@ -200,10 +180,16 @@ def main(argv: Optional[List[str]] = None, prog: str = PROG) -> int:
     if words[:1] == ["run"]:
         from . import _run
         return _run.main(words[1:])
-    if words[:1] == ["preload-path"]:
-        return _preload_path(prog, words[1:])
-    if words[:1] == ["stats"]:
-        return _stats(prog, words[1:])
+    command, rest = words[:1], words[1:]
+    if command == ["preload-path"]:
+        from . import _run
+        wrong = "no arguments, not %r" % rest[0] if rest else None
+        return _command(prog, "preload-path", rest, wrong, _run.library_path)
+    if command == ["stats"]:
+        ext = sys.modules["monostamp._monostamp"]  # the counts and their line: the core's
+        ok = len(rest) == 1 and not (rest[0].startswith("-") and rest[0] != "-")
+        wrong = None if ok else "one PATH, not %s" % (" ".join(map(repr, rest)) or "none")
+        return _command(prog, "stats", rest, wrong, lambda: ext._counts_text(ext._state_counts(rest[0])))
     p = parser(prog)
     args = p.parse_args(words)
     # --digits, --z and --zone shape ISO text, which --ns and --uuid7 do

@@ -417,6 +417,28 @@ def _state_file_info(path):
     return info.last_ns, info.max_lead_ns, info.joins
 
 
+def _counts_text(after, before=None, /):
+    counts = [ffi.new("monostamp_counts *", tuple(c)) for c in (after, before) if c is not None]
+    buf = ffi.new("char[256]")
+    n = lib.monostamp_counts_text(counts[1] if len(counts) > 1 else ffi.NULL, counts[0], buf, 256)
+    return ffi.string(buf, n).decode("ascii")
+
+
+def _run_dir_prefix():
+    buf = ffi.new("char[96]")
+    n = lib.monostamp_run_dir_prefix(buf, 96)
+    if n < 0:
+        raise _core_error(n, "_run_dir_prefix()")
+    return ffi.string(buf, n).decode("ascii")  # digits and "-"
+
+
+def _run_dirs_sweep(parent):
+    n = lib.monostamp_run_dirs_sweep(_path(parent, "_run_dirs_sweep(): parent"))
+    if n < 0:
+        raise _core_error(n, "_run_dirs_sweep(%r)" % (parent,), parent)
+    return n
+
+
 def _sleep(what, now, ns, is_duration, tolerance_ns):
     out = ffi.new("int64_t *")
     rc = lib.monostamp_sleep_deadline(now, ns, is_duration, tolerance_ns, out, ffi.NULL,

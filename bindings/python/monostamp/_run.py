@@ -6,20 +6,18 @@ parse_args() reads the command line, child_environment() builds CMD's
 environment (with_preload(): docs/preload.md), run() puts them together,
 and says in one line when no process of CMD joined the sequence
 (nothing_joined()).  A private state file lives in a directory whose name
-records its runner (runner_tag()), so that a later run removes the
-directories of runners that were killed (remove_stale_dirs()).
+records its runner, so that a later run removes the directories of runners
+that were killed: the core's rules (monostamp_host.h, _run_dir_prefix and
+_run_dirs_sweep).
 """
 import os
 import re
 import shutil
 import signal
-import stat
 import subprocess
 import sys
 import tempfile
-from typing import Dict, List, Mapping, NamedTuple, Optional
-
-from . import _report
+from typing import Dict, List, Mapping, NamedTuple, Optional, Tuple
 
 PROG = "monostamp run"
 USAGE = ("usage: monostamp run [--shared PATH] [--no-patch] [--native [--grain us]] "
@@ -111,26 +109,23 @@ def parse_args(argv: List[str]) -> Options:
             native = True
         elif arg == "--report":
             report = True
-        elif arg == "--shared" or arg.startswith("--shared="):
-            if arg == "--shared":
+        elif arg.partition("=")[0] in ("--shared", "--grain"):
+            # "--flag VALUE" or "--flag=VALUE".
+            flag, equals, value = arg.partition("=")
+            if not equals:
                 if i + 1 >= len(argv):
-                    raise UsageError("--shared needs a PATH")
+                    raise UsageError(flag + (" needs a PATH" if flag == "--shared" else
+                                             " needs ns or us"))
                 i += 1
-                shared = argv[i]
+                value = argv[i]
+            if flag == "--shared":
+                if not value:
+                    raise UsageError("--shared needs a PATH, not an empty one")
+                shared = value
+            elif value in GRAINS:
+                grain = value
             else:
-                shared = arg[len("--shared="):]
-            if not shared:
-                raise UsageError("--shared needs a PATH, not an empty one")
-        elif arg == "--grain" or arg.startswith("--grain="):
-            if arg == "--grain":
-                if i + 1 >= len(argv):
-                    raise UsageError("--grain needs ns or us")
-                i += 1
-                grain = argv[i]
-            else:
-                grain = arg[len("--grain="):]
-            if grain not in GRAINS:
-                raise UsageError("--grain takes ns or us, not {!r}".format(grain))
+                raise UsageError("--grain takes ns or us, not {!r}".format(value))
         elif arg.startswith("-"):
             raise UsageError("unknown option {!r} (see monostamp run --help)".format(arg))
         else:
@@ -165,25 +160,24 @@ def library_path() -> str:
     """The absolute path of the libmonostamp_preload.so this install ships,
     as LD_PRELOAD can carry it (`monostamp preload-path` prints it); where
     there is none, NativeUnavailable saying why in one line."""
-    package = os.path.dirname(os.path.abspath(__file__))
     # In a directory without __init__.py, where no module finder takes it
     # for a module (setup.py, tools/dist/pack_wheel.py).
-    places = [os.path.join(package, NATIVE_DIR, LIBRARY)]
-    found = [path for path in places if os.path.isfile(path)]
-    if not found:
+    native = os.path.join(os.path.dirname(os.path.abspath(__file__)), NATIVE_DIR)
+    path = os.path.join(native, LIBRARY)
+    if not os.path.isfile(path):
         if sys.platform.startswith("linux"):
             why = ("this install was built without the preload library (make builds one: "
                    "build/libmonostamp_preload.so)")
         else:
             why = "the preload library is built for Linux only, and this is " + sys.platform
-        raise NativeUnavailable("no %s in %s: %s" % (LIBRARY, os.path.dirname(places[0]), why))
+        raise NativeUnavailable("no %s in %s: %s" % (LIBRARY, native, why))
     # The loader splits LD_PRELOAD at every space and colon, with no way to
     # escape one: such a path would preload pieces of it, which do not exist.
-    if " " in found[0] or ":" in found[0]:
+    if " " in path or ":" in path:
         raise NativeUnavailable("%s is at %r, whose space or colon LD_PRELOAD cannot "
                                 "carry: install monostamp where the path has neither"
-                                % (LIBRARY, found[0]))
-    return found[0]
+                                % (LIBRARY, path))
+    return path
 
 
 def with_preload(env: Mapping[str, str]) -> Dict[str, str]:
@@ -199,129 +193,16 @@ def with_preload(env: Mapping[str, str]) -> Dict[str, str]:
     return dict(env, LD_PRELOAD=" ".join([path] + rest))
 
 
-# ------------------------------------------------ the runners' directories
-
-RUN_DIR_PREFIX = "monostamp-run-"
-#: A runner's directory: its pid, on Linux its start time (clock ticks
-#: since boot, /proc/PID/stat's 22nd field: a pid used again has another)
-#: and its pid namespace (/proc/self/ns/pid: pids of another namespace, a
-#: container sharing the temporary directory, cannot be looked up here),
-#: then mkdtemp's random part, which has no "-".
-_RUN_DIR = re.compile(re.escape(RUN_DIR_PREFIX) + r"([0-9]+)-(?:([0-9]+)-([0-9]+)-)?[^-]+")
-
-
-def _start_time(pid: int) -> Optional[int]:
-    """Linux: when process `pid` started, or None if there is none (a zombie
-    is none: it runs nothing any more)."""
-    try:
-        with open("/proc/%d/stat" % pid, "rb") as f:
-            line = f.read()
-    except OSError:
-        return None
-    # The name in parentheses may hold spaces and ")": the fields follow
-    # the last ")", the state first (the 3rd field), the start time 22nd.
-    fields = line[line.rfind(b")") + 2:].split()
-    if len(fields) < 20 or fields[0] == b"Z":
-        return None
-    return int(fields[19])
-
-
-def _pid_namespace() -> Optional[int]:
-    """Linux: the number of this process's pid namespace, or None."""
-    try:
-        link = os.readlink("/proc/self/ns/pid")  # "pid:[4026531836]"
-    except OSError:
-        return None
-    digits = link[link.find("[") + 1:-1]
-    return int(digits) if digits.isdigit() else None
-
-
-def runner_tag(pid: int) -> str:
-    """The part of a runner's directory name that says who made it: the pid,
-    with its start time and pid namespace where /proc tells them."""
-    start, namespace = _start_time(pid), _pid_namespace()
-    if start is None or namespace is None:
-        return str(pid)
-    return "%d-%d-%d" % (pid, start, namespace)
-
-
-def _runner_gone(pid: int, start: Optional[str], namespace: Optional[str]) -> bool:
-    """True only if the runner a directory names has surely ended."""
-    if start is not None:
-        # Named on Linux: gone if no process of that pid started then.
-        return (namespace == str(_pid_namespace()) and _start_time(os.getpid()) is not None
-                and str(_start_time(pid)) != start)
-    if sys.platform == "win32":
-        return False  # os.kill(pid, 0) would end the process there
-    if _start_time(os.getpid()) is not None:
-        return False  # a name without a start time, on a system that has them: not ours to judge
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except OSError:  # EPERM: alive, another user's
-        pass
-    return False
-
-
-def remove_stale_dirs(parent: str) -> List[str]:
-    """Removes the directories in `parent` that runners of this user made
-    and left behind when they were killed (SIGKILL, a power cut of the
-    session): those whose runner is gone.  A live runner's directory, and
-    any of another user, stay.  Returns the paths removed."""
-    removed: List[str] = []
-    try:
-        names = os.listdir(parent)
-    except OSError:
-        return removed
-    uid = os.getuid() if hasattr(os, "getuid") else None
-    for name in names:
-        match = _RUN_DIR.fullmatch(name)
-        if match is None:
-            continue
-        path = os.path.join(parent, name)
-        try:
-            st = os.lstat(path)
-        except OSError:
-            continue
-        if not stat.S_ISDIR(st.st_mode) or (uid is not None and st.st_uid != uid):
-            continue
-        if _runner_gone(int(match.group(1)), match.group(2), match.group(3)):
-            shutil.rmtree(path, ignore_errors=True)
-            removed.append(path)
-    return removed
-
-
 # ----------------------------------------------------- who joined the run
 
-def _joins(state: str) -> Optional[int]:
-    """How many times a clock joined the state file, or None if it cannot
-    be read (gone, replaced by something else)."""
+def _snapshot(state: str) -> Optional[Tuple[int, Tuple[int, int, int, int]]]:
+    """How many times a clock joined the state file, and its counts; None if
+    it cannot be read (gone, replaced by something else)."""
     extension = sys.modules["monostamp._monostamp"]  # run() imported monostamp
     try:
-        joins: int = extension._state_file_info(state)[2]
-        return joins
+        return extension._state_file_info(state)[2], extension._state_counts(state)
     except (OSError, ValueError):
         return None
-
-
-def _counts(state: str) -> "Optional[_report.Counts]":
-    """The state file's counts, or None if it cannot be read."""
-    try:
-        return _report.read(state)
-    except (OSError, ValueError):
-        return None
-
-
-def _say_counts(state: str, before: "_report.Counts") -> None:
-    """--report: what CMD's processes counted (the file's counts since CMD
-    started: a file shared with others counts theirs too), on stderr."""
-    after = _counts(state)
-    if after is None:
-        print("{}: --report: the state file {} cannot be read any more".format(PROG, state),
-              file=sys.stderr)
-    else:
-        print(_report.line(_report.since(before, after)), file=sys.stderr)
 
 
 def _python_of(command: List[str]) -> Optional[str]:
@@ -417,7 +298,8 @@ def run(options: Options) -> int:
                                           if signum in FORWARDED else (lambda s, f: None))
     try:
         import monostamp
-        remove_stale_dirs(tempfile.gettempdir())
+        extension = sys.modules["monostamp._monostamp"]
+        extension._run_dirs_sweep(tempfile.gettempdir())
         try:
             state = options.shared or os.environ.get(SHARED)  # or an outer run's, the user's
             if state:
@@ -426,8 +308,7 @@ def run(options: Options) -> int:
                 # A directory made just now, 0700: no earlier sequence used
                 # it, so the file starts at the real clock, not a lead bound
                 # ahead.  Its name says whose it is from its first instant.
-                owned_dir = tempfile.mkdtemp(
-                    prefix="{}{}-".format(RUN_DIR_PREFIX, runner_tag(os.getpid())))
+                owned_dir = tempfile.mkdtemp(prefix=extension._run_dir_prefix())
                 state = os.path.join(owned_dir, "state")
                 monostamp.create_state_file(state)
         except (OSError, ValueError) as e:
@@ -438,8 +319,7 @@ def run(options: Options) -> int:
             return _fail(str(e), EXIT_RUNNER)
         # Counted as CMD starts: the runner's own joins (an outer run's
         # file, the check above) are before it.
-        joins = _joins(state)
-        counted = _counts(state) if options.report else None
+        before = _snapshot(state)
         try:
             child = subprocess.Popen(options.command, env=env)
         except FileNotFoundError:
@@ -448,13 +328,18 @@ def run(options: Options) -> int:
             return _fail("{}: cannot execute: {}".format(options.command[0], e.strerror or e),
                          EXIT_CANNOT_EXECUTE)
         status = _wait(child, pending)
-        after = _joins(state)
-        # Fewer than before: the file was replaced, and whoever made the
-        # new one may have joined it; unreadable: nothing to say.
-        if joins is not None and after == joins:
+        after = _snapshot(state)
+        # Fewer joins than before: the file was replaced, and whoever made
+        # the new one may have joined it; unreadable: nothing to say.
+        if before is not None and after is not None and after[0] == before[0]:
             _fail(nothing_joined(options), status)
-        if counted is not None:
-            _say_counts(state, counted)
+        # --report: what CMD's processes counted (the file's counts since CMD
+        # started: a file shared with others counts theirs too).
+        if options.report and before is not None:
+            if after is None:
+                _fail("--report: the state file {} cannot be read any more".format(state), status)
+            else:
+                print(extension._counts_text(after[1], before[1]), file=sys.stderr)
         return status
     finally:
         for signum, handler in saved.items():

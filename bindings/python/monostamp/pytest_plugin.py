@@ -7,7 +7,6 @@ monostamp_patch; @pytest.mark.monostamp(...); --monostamp-patch and
 a run that used it.  See "Testing with monostamp" in the monostamp docs.
 """
 import contextlib
-import datetime as _datetime
 import difflib
 import importlib
 import os
@@ -15,18 +14,18 @@ import shutil
 import signal
 import tempfile
 import threading
-from typing import Any, Callable, Generator, Iterator, List, Optional
+from typing import Any, Callable, Generator, Iterator, List, Optional, Tuple
 
 import pytest
 
 import monostamp
-from monostamp import _report
 
 ENV = "MONOSTAMP_SHARED"
 PATCH_ENV = "MONOSTAMP_PATCH"  # "1": each Python child patches itself at startup
 EPOCH_2000_NS = 946_684_800 * 10**9
 STRICT = monostamp.Policy.MONOTONIC_FORCE_NANOSECOND_INCREMENT
-#: The extension itself, for its private _share_default (not in the stub).
+#: The extension itself, for its private _share_default and the counts'
+#: _state_counts and _counts_text (not in the stub).
 _ext = importlib.import_module("monostamp._monostamp")
 _MARKER_OPTIONS = ("start", "zone", "policy", "patch")
 #: The flags and ini keys: flag, its help, ini key, ini default, ini help.
@@ -57,7 +56,7 @@ _path: Optional[str] = None
 #: state file, or with sharing off a file of the session's made for them.
 _report_path: Optional[str] = None
 #: The counts the file held when the session began (an outer run's file).
-_report_before = _report.NONE
+_report_before: Optional[Tuple[int, int, int, int]] = None
 #: Whether this process handed out a clock of the plugin's, or patched a
 #: test: the summary is printed only for a run that used monostamp.
 _active = False
@@ -65,17 +64,11 @@ _active = False
 _undo: List[Callable[[], object]] = []
 
 
-def _setenv(name: str, value: str) -> Callable[[], None]:
-    """os.environ[name] = value; returns the undo, which puts back what was there."""
-    previous = os.environ.get(name)
-    os.environ[name] = value
-
-    def undo() -> None:
-        if previous is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = previous
-    return undo
+def _setenv(name: str, value: str) -> None:
+    """os.environ[name] = value until pytest_unconfigure."""
+    env = pytest.MonkeyPatch()
+    env.setenv(name, value)
+    _undo.append(env.undo)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -93,7 +86,7 @@ def _patch_run(config: pytest.Config) -> bool:
 def pytest_configure(config: pytest.Config) -> None:
     global _path, _undo, _report_path, _report_before, _active
     _path, _undo = None, []  # this session's (pytester runs one inside another)
-    _report_path, _report_before, _active = None, _report.NONE, False
+    _report_path, _report_before, _active = None, None, False
     config.addinivalue_line(
         "markers",
         "monostamp(start=None, zone='UTC', policy=None, patch=False): configure the "
@@ -106,7 +99,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # startup, beside MONOSTAMP_SHARED.  Not in an xdist worker: the
     # controller exported it already, for the whole tree.
     if getattr(config, "workerinput", None) is None and _patch_run(config):
-        _undo.append(_setenv(PATCH_ENV, "1"))
+        _setenv(PATCH_ENV, "1")
 
 
 def _configure_sharing(config: pytest.Config) -> None:
@@ -152,7 +145,7 @@ def _configure_sharing(config: pytest.Config) -> None:
     _ext._share_default(path)
     _path = path
     _undo.append(lambda: shutil.rmtree(directory, ignore_errors=True))
-    _undo.append(_setenv(ENV, path))
+    _setenv(ENV, path)
     _remove_on_sigterm(directory)
 
 
@@ -176,7 +169,7 @@ def _configure_report(config: pytest.Config) -> None:
         _report_path = os.path.join(directory, "counts")
         _undo.append(lambda: shutil.rmtree(directory, ignore_errors=True))
     try:
-        _report_before = _report.read(_report_path)
+        _report_before = _ext._state_counts(_report_path)
     except (OSError, ValueError):
         _report_path = None
 
@@ -254,11 +247,11 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
     if not (_active or _patch_run(config)):
         return
     try:
-        counts = _report.since(_report_before, _report.read(_report_path))
+        text = _ext._counts_text(_ext._state_counts(_report_path), _report_before)
     except (OSError, ValueError) as e:
         terminalreporter.write_line("monostamp: no summary: {}".format(e))
         return
-    terminalreporter.write_line(_report.line(counts))
+    terminalreporter.write_line(text)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -310,11 +303,11 @@ def _start_patch(item: pytest.Item,
 def _patched(item: pytest.Item, clock: Optional[monostamp.Clock]) -> Iterator[None]:
     """The test patched on `clock`, and MONOSTAMP_PATCH=1 for its children."""
     p = _start_patch(item, clock)
-    undo = _setenv(PATCH_ENV, "1")
     try:
-        yield
+        with pytest.MonkeyPatch.context() as env:
+            env.setenv(PATCH_ENV, "1")
+            yield
     finally:
-        undo()
         if p is not None:
             p.stop()
 
@@ -401,22 +394,6 @@ def monostamp_clock() -> Iterator[monostamp.Clock]:
     _publish(clock)
 
 
-def _start_ns(start: object) -> int:
-    """start as ns: an int, ISO 8601 text, or an aware datetime."""
-    if isinstance(start, int) and not isinstance(start, bool):
-        return start
-    if isinstance(start, str):
-        return monostamp.Stamp.fromisoformat(start).utc_ns
-    if isinstance(start, _datetime.datetime):
-        if start.tzinfo is None or start.utcoffset() is None:
-            raise ValueError("@pytest.mark.monostamp(): start={!r} is a naive datetime: "
-                             "give it a tzinfo (tzinfo=timezone.utc)".format(start))
-        delta = start - _datetime.datetime(1970, 1, 1, tzinfo=_datetime.timezone.utc)
-        return (delta.days * 86400 + delta.seconds) * 10**9 + delta.microseconds * 1000
-    raise TypeError("@pytest.mark.monostamp(): start must be int ns, ISO 8601 text or an "
-                    "aware datetime, not {}".format(type(start).__name__))
-
-
 @pytest.fixture
 def manual_clock(request: pytest.FixtureRequest) -> Iterator[monostamp.Clock]:
     """A manual clock (default 2000-01-01T00:00:00Z, zone UTC, strict policy)."""
@@ -453,13 +430,17 @@ def _marker_clock(request: pytest.FixtureRequest) -> monostamp.Clock:
         raise TypeError("@pytest.mark.monostamp(): patch={!r} is not a bool: give True "
                         "or False".format(options["patch"]))
     start = options.get("start")
-    start_ns = EPOCH_2000_NS if start is None else _start_ns(start)
     try:
+        # ISO 8601 text here; an int, an aware datetime or a Stamp the
+        # extension takes, and words what it refuses.
+        start_ns = (EPOCH_2000_NS if start is None else
+                    monostamp.Stamp.fromisoformat(start) if isinstance(start, str) else start)
         # No lead bound: the test moves this source at will, and a clock
         # stepped back an hour leads it by an hour (the default bound is 1 s).
         return monostamp.Clock(policy=options.get("policy") or STRICT, source="manual",
                                zone=options.get("zone") or "UTC", start_ns=start_ns,
                                max_lead_ns=0)
     except (TypeError, ValueError) as e:
-        # "Clock(): zone='Europe/Berln' is not ..." said of the marker.
-        raise type(e)("@pytest.mark.monostamp(): " + str(e).replace("Clock(): ", "", 1)) from None
+        # "Clock(): zone='Europe/Berln' is not ..." said of the marker's option.
+        message = str(e).replace("Clock(): ", "", 1).replace("start_ns", "start", 1)
+        raise type(e)("@pytest.mark.monostamp(): " + message) from None
