@@ -94,6 +94,10 @@ static inline int monostamp__os_clock_read_parts(int source, int64_t *out_ns,
 typedef int (*monostamp__os_clock_gettime_fn)(clockid_t, struct timespec *);
 extern monostamp__os_clock_gettime_fn monostamp__os_wall_clock_gettime;
 
+/* A raw reading in ns since the epoch (0, MONOSTAMP_ERANGE past 2262, or
+ * an EOS code), and the ns it lies past its second as clock_gettime gave
+ * them (tv_nsec), for clock.c's µs floor; monostamp__os_clock_read without
+ * them. */
 static inline int monostamp__os_clock_read_parts(int source, int64_t *out_ns,
                                                  int64_t *out_ns_of_second)
 {
