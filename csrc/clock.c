@@ -14,6 +14,7 @@
 
 #include "clock_layout.h"
 #include "clock_share.h"
+#include "clock_stamp.h"
 #include "os.h"
 #include "state_file.h"
 #include "zone.h"
@@ -23,13 +24,14 @@
 /* The source's raw reading.  A switch rather than a function pointer: the
  * platform read is inline (os.h), and "manual", the seam tests use, is one
  * atomic load. */
-static inline int read_source(monostamp__clock *clock, int64_t *out_ns)
+static inline int read_source(monostamp__clock *clock, int64_t *out_ns, int64_t *out_ns_of_second)
 {
     if (clock->source == MONOSTAMP_SOURCE_MANUAL) {
         *out_ns = atomic_load_explicit(&clock->manual_ns, RELAXED);
+        *out_ns_of_second = -1; /* not given apart: floor_us_of() divides */
         return MONOSTAMP_OK;
     }
-    return monostamp__os_clock_read(clock->source, out_ns);
+    return monostamp__os_clock_read_parts(clock->source, out_ns, out_ns_of_second);
 }
 
 /*
@@ -60,6 +62,19 @@ static inline int64_t floor_us(int64_t ns)
 {
     int64_t r = ns % 1000;
     return r < 0 ? ns - r - 1000 : ns - r;
+}
+
+/* floor_us(reading), given the ns the reading lies past its second where
+ * the source gave them apart (0 to 10^9 - 1; anything else: not given).
+ * A second is whole µs, so the floor is the reading less that part's ns
+ * past its µs: a 32-bit division by a constant, which the compiler makes
+ * a short multiply, where the 64-bit reading's takes a long one, and a
+ * µs stamp's compare-and-swap waits on the floor. */
+static inline int64_t floor_us_of(int64_t reading, int64_t ns_of_second)
+{
+    if (MONOSTAMP__LIKELY((uint64_t)ns_of_second < (uint64_t)MONOSTAMP__NS_PER_S))
+        return reading - (int64_t)((uint32_t)ns_of_second % 1000u);
+    return floor_us(reading);
 }
 
 /* What candidate() says of a reading besides its stamp. */
@@ -322,7 +337,8 @@ static MONOSTAMP__ALWAYS_INLINE int64_t draw_bound(monostamp__clock *clock, int6
  * call (each stamp would pay the saves), and the try made out of line
  * measures against the reference. */
 static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, int64_t reading,
-                                           int64_t bound, int try_kind, int64_t *out_ns)
+                                           int64_t ns_of_second, int64_t bound, int try_kind,
+                                           int64_t *out_ns)
 {
     /* Acquire: a state moved by monostamp_default_share() is seen whole. */
     _Atomic int64_t *cell = atomic_load_explicit(&clock->last_ns, memory_order_acquire);
@@ -344,7 +360,9 @@ static MONOSTAMP__ALWAYS_INLINE int settle(monostamp__clock *clock, int policy, 
     int kind;
     /* The common stamp: the reading's own (floored, under the µs policy)
      * above `seen`.  It leads no reading, so the bound tests nothing. */
-    stamp = policy == MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT ? floor_us(reading) : reading;
+    stamp = policy == MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT
+                ? floor_us_of(reading, ns_of_second)
+                : reading;
     if (MONOSTAMP__LIKELY(stamp > seen)) {
         if (MONOSTAMP__LIKELY(atomic_compare_exchange_weak_explicit(cell, &last, stamp, RELAXED,
                                                                     RELAXED))) {
@@ -448,8 +466,9 @@ enum grain { GRAIN_NS, GRAIN_US };
 static MONOSTAMP__ALWAYS_INLINE int next_once(monostamp__clock *clock, enum grain grain,
                                               int64_t bound, int try_kind, int64_t *out_ns)
 {
-    int64_t reading = 0; /* set by read_source; the 0 quiets -Wmaybe-uninitialized */
-    int rc = read_source(clock, &reading);
+    /* Set by read_source; the 0s quiet -Wmaybe-uninitialized. */
+    int64_t reading = 0, ns_of_second = 0;
+    int rc = read_source(clock, &reading, &ns_of_second);
     if (rc != MONOSTAMP_OK)
         return rc;
     /* Every few ms of readings the clock samples its anchor and, if
@@ -458,6 +477,15 @@ static MONOSTAMP__ALWAYS_INLINE int next_once(monostamp__clock *clock, enum grai
         (rc = monostamp__clock_checkpoint(clock, reading)) != MONOSTAMP_OK)
         return rc;
     int policy = atomic_load_explicit(&clock->policy, RELAXED);
+    /* The grain's common policy (the ns rule, which µs grain makes the µs
+     * rule) settled as a constant: a straight path with no test of the
+     * policy, for a reader that asks once in a while, whose branches the
+     * predictor has forgotten (a taken one costs it a fetch). */
+    if (MONOSTAMP__LIKELY(policy == MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT))
+        return settle(clock,
+                      grain == GRAIN_US ? MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT
+                                        : MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT,
+                      reading, ns_of_second, bound, try_kind, out_ns);
     if (policy == MONOSTAMP_ACCEPT_PLATFORM_TIME) {
         /* No state to settle against, but a step back is still counted:
          * the previous reading sits on the line the counter is on. */
@@ -471,7 +499,7 @@ static MONOSTAMP__ALWAYS_INLINE int next_once(monostamp__clock *clock, enum grai
     }
     if (grain == GRAIN_US && policy == MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT)
         policy = MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT;
-    rc = settle(clock, policy, reading, bound, try_kind, out_ns);
+    rc = settle(clock, policy, reading, ns_of_second, bound, try_kind, out_ns);
     /* The forcing policies' µs stamps are whole already; allowDuplicates'
      * max(r, last) may hold a ns stamp of another clock on the state. */
     if (grain == GRAIN_US && rc == MONOSTAMP_OK &&
@@ -487,13 +515,6 @@ static int waited_its_limit(monostamp__clock *clock, int64_t start_ns)
     return monostamp__os_monotonic_ns() - start_ns > wait_limit_ns(clock);
 }
 
-/* What next_measured gives back: in two registers, so that the stamp of
- * the common call, which never went there, need not live in memory. */
-struct measured {
-    int64_t ns;
-    int rc;
-};
-
 /* The tries after one that waited, or that was past the bound against its
  * reading: each measures against the reference.  However the lead moves
  * while it waits, a call waits about its limit in all (from `start`, taken
@@ -501,12 +522,14 @@ struct measured {
  * waits, with the state as it was.  The last try is still made: on a
  * loaded machine a nap may end far later than asked, and the source has
  * then caught up (the time waited alone must not fail the call).  Kept out
- * of line so that the common call needs no loop and few saved registers. */
-static MONOSTAMP__NOINLINE struct measured next_measured(monostamp__clock *clock,
+ * of line so that the common call needs no loop and few saved registers.
+ * The stamp comes back in two registers, so that the common call's, which
+ * never went there, need not live in memory. */
+static MONOSTAMP__NOINLINE monostamp__stamped next_measured(monostamp__clock *clock,
                                                          enum grain grain, int64_t bound,
                                                          int first_rc)
 {
-    struct measured m = {0, first_rc};
+    monostamp__stamped m = {0, first_rc};
     int saved = errno; /* a nap cut short sets it (config.h) */
     int64_t start = monostamp__os_monotonic_ns();
     for (;;) {
@@ -528,7 +551,7 @@ static MONOSTAMP__ALWAYS_INLINE int next_stamp(monostamp__clock *clock, enum gra
     int64_t ns = 0; /* set on success; the 0 quiets -Wmaybe-uninitialized */
     int rc = next_once(clock, grain, bound, FIRST_TRY, &ns);
     if (MONOSTAMP__UNLIKELY(rc > 0)) {
-        struct measured m = next_measured(clock, grain, bound, rc);
+        monostamp__stamped m = next_measured(clock, grain, bound, rc);
         rc = m.rc;
         ns = m.ns;
     }
@@ -584,6 +607,20 @@ int monostamp_now_us(monostamp_clock *clock, monostamp_stamp *out)
     return rc != MONOSTAMP_OK ? rc : with_offset(c, ns, out);
 }
 
+monostamp__stamped monostamp__clock_time_ns(monostamp__clock *clock)
+{
+    monostamp__stamped s = {0, 0};
+    s.rc = next_stamp(clock, GRAIN_NS, OWN_BOUND, &s.ns);
+    return s;
+}
+
+monostamp__stamped monostamp__clock_time_us(monostamp__clock *clock)
+{
+    monostamp__stamped s = {0, 0};
+    s.rc = next_stamp(clock, GRAIN_US, OWN_BOUND, &s.ns);
+    return s;
+}
+
 int monostamp_draw(monostamp_clock *clock, unsigned flags, int64_t max_lead_ns,
                    monostamp_stamp *out)
 {
@@ -627,8 +664,8 @@ int monostamp_draw(monostamp_clock *clock, unsigned flags, int64_t max_lead_ns,
 static int take_once(monostamp__clock *clock, int64_t n, int64_t *first_ns, int64_t *step_ns,
                      int may_wait)
 {
-    int64_t reading = 0;
-    int rc = read_source(clock, &reading);
+    int64_t reading = 0, ns_of_second = 0;
+    int rc = read_source(clock, &reading, &ns_of_second);
     if (rc != MONOSTAMP_OK)
         return rc;
     if (MONOSTAMP__UNLIKELY(reading >= atomic_load_explicit(&clock->recheck_at_ns, RELAXED)) &&

@@ -61,6 +61,16 @@ static inline int monostamp__os_fail(int err)
 /* A raw reading of MONOSTAMP_SOURCE_REALTIME or _REALTIME_COARSE in ns
  * since the epoch: 0, MONOSTAMP_ERANGE past 2262, or an EOS code. */
 int monostamp__os_clock_read(int source, int64_t *out_ns);
+
+/* The reading, and the ns it lies past its second where the source gives
+ * them apart (POSIX's tv_nsec, 0 to 10^9 - 1), for a µs floor that need
+ * not divide the 64-bit reading (clock.c); -1 here: not given. */
+static inline int monostamp__os_clock_read_parts(int source, int64_t *out_ns,
+                                                 int64_t *out_ns_of_second)
+{
+    *out_ns_of_second = -1;
+    return monostamp__os_clock_read(source, out_ns);
+}
 #else
 /* Linux spells the tick-grained clock CLOCK_REALTIME_COARSE, FreeBSD
  * CLOCK_REALTIME_FAST; elsewhere the precise clock stands in. */
@@ -84,7 +94,12 @@ int monostamp__os_clock_read(int source, int64_t *out_ns);
 typedef int (*monostamp__os_clock_gettime_fn)(clockid_t, struct timespec *);
 extern monostamp__os_clock_gettime_fn monostamp__os_wall_clock_gettime;
 
-static inline int monostamp__os_clock_read(int source, int64_t *out_ns)
+/* A raw reading in ns since the epoch (0, MONOSTAMP_ERANGE past 2262, or
+ * an EOS code), and the ns it lies past its second as clock_gettime gave
+ * them (tv_nsec), for clock.c's µs floor; monostamp__os_clock_read without
+ * them. */
+static inline int monostamp__os_clock_read_parts(int source, int64_t *out_ns,
+                                                 int64_t *out_ns_of_second)
 {
     struct timespec ts;
     clockid_t id = source == MONOSTAMP_SOURCE_REALTIME ? CLOCK_REALTIME : MONOSTAMP__COARSE_ID;
@@ -96,7 +111,14 @@ static inline int monostamp__os_clock_read(int source, int64_t *out_ns)
             ts.tv_sec < INT64_MIN / MONOSTAMP__NS_PER_S + 1))
         return MONOSTAMP_ERANGE;
     *out_ns = (int64_t)ts.tv_sec * MONOSTAMP__NS_PER_S + ts.tv_nsec;
+    *out_ns_of_second = ts.tv_nsec;
     return MONOSTAMP_OK;
+}
+
+static inline int monostamp__os_clock_read(int source, int64_t *out_ns)
+{
+    int64_t ns_of_second;
+    return monostamp__os_clock_read_parts(source, out_ns, &ns_of_second);
 }
 #endif
 

@@ -64,23 +64,24 @@ static inline int is_null(const void *p)
     return p == NULL;
 }
 
-/* One stamp at the process's grain.  errno stays as the caller had it
- * when the draw succeeds, as libc's clock calls leave it: the core's rare
- * paths (a nap under the lead bound, a look at the state file) restore it
- * themselves (csrc/config.h), so the common answer never touches it. */
-static inline int draw(int whole_us, int64_t *ns)
+/* One stamp at the process's grain: `rc` 0, or -1 with errno set.  errno
+ * stays as the caller had it when the draw succeeds, as libc's clock calls
+ * leave it: the core's rare paths (a nap under the lead bound, a look at
+ * the state file) restore it themselves (csrc/config.h), so the common
+ * answer never touches it. */
+static inline monostamp__stamped draw(int whole_us)
 {
-    return monostamp_preload__stamp(whole_us, ns);
+    return monostamp_preload__stamp(whole_us);
 }
 
 EXPORT int clock_gettime(clockid_t id, struct timespec *ts)
 {
-    int64_t ns;
     if ((id != CLOCK_REALTIME && id != CLOCK_REALTIME_COARSE) || is_null(ts))
         return monostamp_preload__next_clock_gettime(id, ts);
-    if (draw(atomic_load_explicit(&whole_us_grain, memory_order_relaxed), &ns) != 0)
+    monostamp__stamped s = draw(atomic_load_explicit(&whole_us_grain, memory_order_relaxed));
+    if (s.rc != 0)
         return -1;
-    *ts = timespec_of(ns);
+    *ts = timespec_of(s.ns);
     return 0;
 }
 
@@ -90,14 +91,14 @@ EXPORT int clock_gettime(clockid_t id, struct timespec *ts)
  * is the next definition's to answer, as above. */
 EXPORT int timespec_get(struct timespec *ts, int base)
 {
-    int64_t ns;
     if (base != TIME_UTC || is_null(ts)) {
         monostamp_preload__timespec_get_fn next = monostamp_preload__next_timespec_get();
         return next != NULL ? next(ts, base) : 0;
     }
-    if (draw(atomic_load_explicit(&whole_us_grain, memory_order_relaxed), &ns) != 0)
+    monostamp__stamped s = draw(atomic_load_explicit(&whole_us_grain, memory_order_relaxed));
+    if (s.rc != 0)
         return 0;
-    *ts = timespec_of(ns);
+    *ts = timespec_of(s.ns);
     return base;
 }
 
@@ -120,7 +121,6 @@ static _Atomic(gettimeofday_fn) next_gettimeofday = raw_gettimeofday;
  * filling tz); no stamp is drawn then either. */
 EXPORT int gettimeofday(struct timeval *restrict tv, void *restrict tz)
 {
-    int64_t ns;
     if (tz != NULL) {
         struct timeval scratch;
         int saved = errno;
@@ -129,9 +129,10 @@ EXPORT int gettimeofday(struct timeval *restrict tv, void *restrict tz)
     }
     if (is_null(tv))
         return 0;
-    if (draw(1, &ns) != 0)
+    monostamp__stamped s = draw(1);
+    if (s.rc != 0)
         return -1;
-    int64_t us = ns / 1000;
+    int64_t us = s.ns / 1000;
     tv->tv_sec = (time_t)(us / 1000000);
     tv->tv_usec = (suseconds_t)(us % 1000000);
     return 0;
@@ -144,13 +145,13 @@ EXPORT int gettimeofday(struct timeval *restrict tv, void *restrict tz)
  * it takes the least of the sequence. */
 EXPORT time_t time(time_t *out)
 {
-    int64_t ns;
-    if (draw(0, &ns) != 0)
+    monostamp__stamped s = draw(0);
+    if (s.rc != 0)
         return (time_t)-1;
-    time_t s = (time_t)(ns / NS_PER_S);
+    time_t seconds = (time_t)(s.ns / NS_PER_S);
     if (out != NULL)
-        *out = s;
-    return s;
+        *out = seconds;
+    return seconds;
 }
 
 /* ---------------------------------------------------------- at load */

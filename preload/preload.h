@@ -16,6 +16,8 @@
 
 #include "monostamp.h"
 
+#include "clock_stamp.h"
+
 #pragma GCC visibility push(hidden)
 
 /* What clock_gettime would answer without this library: the next
@@ -33,35 +35,36 @@ void monostamp_preload__find_next(void);
 
 /* The core clock the answers are drawn from (preload_sequence.c), and
  * whether it was left for the real clock (a state it cannot use). */
-extern monostamp_clock *const monostamp_preload__clock;
+extern monostamp__clock monostamp_preload__sequence;
 extern atomic_bool monostamp_preload__left;
 
 /* The rare answers of monostamp_preload__stamp, out of line: `rc` is what
  * the clock's stamp returned. */
-int monostamp_preload__stamp_again(int whole_us, int64_t *out_ns, int rc);
+monostamp__stamped monostamp_preload__stamp_again(int whole_us, int rc);
 
 /* The sequence's next stamp, in ns since the epoch: drawn by the core's
  * own clock (csrc/clock.c) from the next clock_gettime's CLOCK_REALTIME,
  * under the core's rules for the state file (its lead bound, its reference
  * of real time, following a replaced or retired file).  With `whole_us`, a
- * whole µs (the µs policy's rule on the same sequence).  0, or -1 with
- * errno set (the reading failed, or an instant past 2262: EOVERFLOW).
+ * whole µs (the µs policy's rule on the same sequence).  `rc` 0, or -1
+ * with errno set (the reading failed, or an instant past 2262: EOVERFLOW).
  * While the state cannot be used, the reading itself (floored), with one
  * line on stderr.  The draw takes no lock and allocates nothing: safe
  * before main and in a signal handler (docs/preload.md).  Inline, so that
  * an answer is one call into the core's clock; the clock's own bound is
- * the preload's, so its plain entry points, with no draw's arguments. */
-static inline int monostamp_preload__stamp(int whole_us, int64_t *out_ns)
+ * the preload's, so the entry points of its own bound.  The stamp comes
+ * back in registers (clock_stamp.h), so the answer made of it need not
+ * wait for the stamp's compare-and-swap to finish. */
+static inline monostamp__stamped monostamp_preload__stamp(int whole_us)
 {
-    int rc = MONOSTAMP_EINVAL;
-    if (__builtin_expect(!atomic_load_explicit(&monostamp_preload__left, memory_order_relaxed),
-                         1)) {
-        rc = whole_us ? monostamp_time_us(monostamp_preload__clock, out_ns)
-                      : monostamp_time_ns(monostamp_preload__clock, out_ns);
-        if (__builtin_expect(rc == MONOSTAMP_OK, 1))
-            return 0;
-    }
-    return monostamp_preload__stamp_again(whole_us, out_ns, rc);
+    if (__builtin_expect(atomic_load_explicit(&monostamp_preload__left, memory_order_relaxed),
+                         0))
+        return monostamp_preload__stamp_again(whole_us, MONOSTAMP_EINVAL);
+    monostamp__stamped s = whole_us ? monostamp__clock_time_us(&monostamp_preload__sequence)
+                                    : monostamp__clock_time_ns(&monostamp_preload__sequence);
+    if (__builtin_expect(s.rc != MONOSTAMP_OK, 0))
+        return monostamp_preload__stamp_again(whole_us, s.rc);
+    return s; /* rc 0: MONOSTAMP_OK */
 }
 
 /* Joins MONOSTAMP_SHARED's file, or a private state fork() shares; for the

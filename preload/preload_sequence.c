@@ -44,12 +44,9 @@
  * value more than a few ms ahead of real time, nor a wait longer. */
 #define PRELOAD_MAX_LEAD_NS INT64_C(5000000)
 
-static _Alignas(monostamp_clock) monostamp__clock sequence = MONOSTAMP__CLOCK_STATIC(
-    sequence, MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT, MONOSTAMP_SOURCE_REALTIME,
-    PRELOAD_MAX_LEAD_NS);
-/* The same storage as the public type the core's entry points take (its
- * alignment is the public type's, clock_layout.h checks the size). */
-monostamp_clock *const monostamp_preload__clock = (monostamp_clock *)(void *)&sequence;
+_Alignas(monostamp_clock) monostamp__clock monostamp_preload__sequence = MONOSTAMP__CLOCK_STATIC(
+    monostamp_preload__sequence, MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT,
+    MONOSTAMP_SOURCE_REALTIME, PRELOAD_MAX_LEAD_NS);
 /* Set once the clock cannot be used: the answers are the reading. */
 atomic_bool monostamp_preload__left;
 static atomic_flag warned = ATOMIC_FLAG_INIT;
@@ -124,30 +121,34 @@ static int real_clock(int whole_us, int64_t *out_ns)
     return 0;
 }
 
-int monostamp_preload__stamp_again(int whole_us, int64_t *out_ns, int rc)
+monostamp__stamped monostamp_preload__stamp_again(int whole_us, int rc)
 {
+    monostamp__stamped s = {0, 0};
     for (;;) {
-        if (atomic_load_explicit(&monostamp_preload__left, memory_order_relaxed))
-            return real_clock(whole_us, out_ns);
+        if (atomic_load_explicit(&monostamp_preload__left, memory_order_relaxed)) {
+            s.rc = real_clock(whole_us, &s.ns);
+            return s;
+        }
         /* Waited its limit for a lead another reader of the file made:
          * real time has moved on meanwhile, so it draws again (a libc
          * clock has no error to give). */
         if (rc != MONOSTAMP_ELEAD) {
             /* The reading itself failed, or is out of range: libc's
              * answer, its error included, is the one to give. */
-            int64_t unused;
-            if (real_clock(whole_us, &unused) != 0)
-                return -1;
+            if ((s.rc = real_clock(whole_us, &s.ns)) != 0)
+                return s;
             /* The state cannot be used (a file it cannot follow, the end
              * of the range): the real clock, said once. */
             atomic_store_explicit(&monostamp_preload__left, 1, memory_order_relaxed);
             monostamp_preload__warn_once("the state file cannot be used", rc);
-            return real_clock(whole_us, out_ns);
+            s.rc = real_clock(whole_us, &s.ns);
+            return s;
         }
-        rc = whole_us ? monostamp_time_us(monostamp_preload__clock, out_ns)
-                      : monostamp_time_ns(monostamp_preload__clock, out_ns);
-        if (rc == MONOSTAMP_OK)
-            return 0;
+        s = whole_us ? monostamp__clock_time_us(&monostamp_preload__sequence)
+                     : monostamp__clock_time_ns(&monostamp_preload__sequence);
+        if (s.rc == MONOSTAMP_OK)
+            return s;
+        rc = s.rc;
     }
 }
 
@@ -160,8 +161,8 @@ int monostamp_preload__stamp_again(int whole_us, int64_t *out_ns, int rc)
  * holds its parent's, which must not be published twice. */
 static void publish_counts(void)
 {
-    if (sequence.watch != NULL)
-        (void)monostamp__clock_publish_shared(&sequence);
+    if (monostamp_preload__sequence.watch != NULL)
+        (void)monostamp__clock_publish_shared(&monostamp_preload__sequence);
 }
 
 static void publish_at_exit(void) __attribute__((destructor));
@@ -176,7 +177,7 @@ void monostamp_preload__join(void)
     int rc;
 
     if (path != NULL && path[0] != '\0') {
-        rc = monostamp__clock_share(&sequence, path, 0);
+        rc = monostamp__clock_share(&monostamp_preload__sequence, path, 0);
         if (rc == MONOSTAMP_OK)
             monostamp__os_atfork(publish_counts, NULL, NULL);
         if (rc != MONOSTAMP_OK) {
@@ -198,5 +199,5 @@ void monostamp_preload__join(void)
         monostamp_preload__warn_once("no memory to share with fork() children", rc);
         return;
     }
-    monostamp__clock_adopt(&sequence, cell);
+    monostamp__clock_adopt(&monostamp_preload__sequence, cell);
 }
