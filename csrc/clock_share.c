@@ -260,13 +260,20 @@ static int unstamped(monostamp__clock *clock, _Atomic int64_t *cell)
                atomic_load_explicit(cell + MONOSTAMP__STATE_ANCHOR, RELAXED);
 }
 
-int monostamp__clock_recover(monostamp__clock *clock, _Atomic int64_t *cell)
+/* A state whose values were lost: raised above every stamp any process
+ * could have handed out. */
+static void raise_above_all(monostamp__clock *clock, _Atomic int64_t *cell)
 {
     /* The anchor too may have been lost with the value. */
     raise_cell(cell + MONOSTAMP__STATE_ANCHOR, atomic_load_explicit(&clock->anchor_seen, RELAXED));
+    raise_cell(cell, ceiling(clock, cell));
+}
+
+int monostamp__clock_recover(monostamp__clock *clock, _Atomic int64_t *cell)
+{
     /* "No stamp yet" found by a clock that joined it so and has stamped
      * nothing since: no state gone backwards, only the anchor this clock
-     * saw in place of a stamp.  The state takes its anchor, below every
+     * keeps in place of a stamp.  The state takes that anchor, below every
      * reading, so that this clock's next try stamps its reading as on any
      * fresh state; a value that replaced it meanwhile is judged as usual. */
     if (unstamped(clock, cell)) {
@@ -276,7 +283,7 @@ int monostamp__clock_recover(monostamp__clock *clock, _Atomic int64_t *cell)
             found >= atomic_load_explicit(&clock->seen_ns, memory_order_acquire))
             return MONOSTAMP_OK;
     }
-    raise_cell(cell, ceiling(clock, cell));
+    raise_above_all(clock, cell);
     return MONOSTAMP_OK;
 }
 
@@ -387,7 +394,7 @@ int monostamp__clock_share(monostamp__clock *clock, const char *path, int trust_
     promise_own(clock, cell);
     raise_cell(cell, atomic_load_explicit(old, RELAXED));
     if (unanchored)
-        (void)monostamp__clock_recover(clock, cell);
+        raise_above_all(clock, cell);
     else if (young) {
         int64_t kept = add_saturated(found, monostamp__os_monotonic_ns() - opened_at + 2000);
         int64_t top = ceiling(clock, cell);
