@@ -1,6 +1,7 @@
 /*
  * test_shared_unstamped.c: a clock that has joined a state file but not
- * stamped yet still notices the state gone backwards.
+ * stamped yet still notices the state gone backwards, keeps a fresh file's
+ * start at the real clock, and raises a file written by hand at the join.
  *
  * A file made fresh (monostamp_state_file_create(), or a clock's first
  * file in a private directory) starts at "no stamp yet", and every clock
@@ -22,6 +23,7 @@
 
 #if !defined(_WIN32)
 #include <fcntl.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -133,6 +135,33 @@ static void test_a_fresh_file_still_starts_at_the_real_clock(void)
     monostamp_clock_destroy(&b);
     check_remove_tree(dir);
 }
+
+/* A file written by hand (no anchor) holding 0, or "no stamp yet", says
+ * nothing of the stamps handed out before it: a clock that joins it raises
+ * it at the join, above the wall clock by its bound, before any stamp. */
+static void test_a_hand_made_file_is_raised_at_the_join(void)
+{
+    static const int64_t values[] = {0, INT64_MIN};
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        unsigned char bytes[128] = {0};
+        uint32_t version = 1, size = sizeof bytes;
+        monostamp_clock clock;
+        monostamp_state_info info;
+        memcpy(bytes, "monostmp", 8);
+        memcpy(bytes + 8, &version, 4);
+        memcpy(bytes + 12, &size, 4);
+        memcpy(bytes + 64, &values[i], 8);
+        CHECK_EQ(check_make_temp_dir(dir, sizeof dir, "monostamp-unstamped"), 0);
+        write_file(path_in_dir("state"), bytes, sizeof bytes);
+        int64_t before = wall_ns();
+        CHECK_OK(open_clock(&clock, path_in_dir("state"),
+                            MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT));
+        CHECK_OK(monostamp_state_file_info(path_in_dir("state"), &info));
+        CHECK_GE(info.last_ns, before + 900 * MS);
+        monostamp_clock_destroy(&clock);
+        check_remove_tree(dir);
+    }
+}
 #else
 static void test_a_stamp_after_0_from_a_clock_that_has_not_stamped(void)
 {
@@ -147,6 +176,7 @@ int main(void)
     RUN(test_a_ns_stamp_after_0_from_a_clock_that_has_not_stamped);
     RUN(test_a_block_after_0_from_a_clock_that_has_not_stamped);
     RUN(test_a_fresh_file_still_starts_at_the_real_clock);
+    RUN(test_a_hand_made_file_is_raised_at_the_join);
 #endif
     return check_summary();
 }
