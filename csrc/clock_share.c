@@ -248,11 +248,42 @@ static void settle(const monostamp__clock *clock, int64_t since_ns)
         monostamp__os_nap_ns(left);
 }
 
-int monostamp__clock_recover(monostamp__clock *clock, _Atomic int64_t *cell)
+/* Whether the clock has stamped nothing since it joined a state with no
+ * stamp yet: a platform clock's seen_ns is then the state's anchor at the
+ * join (monostamp__clock_share), which every later anchor is at or above,
+ * and a clock that stamped has seen a reading, above the anchor of its
+ * time. */
+static int unstamped(monostamp__clock *clock, _Atomic int64_t *cell)
+{
+    return clock->source != MONOSTAMP_SOURCE_MANUAL &&
+           atomic_load_explicit(&clock->seen_ns, memory_order_acquire) <=
+               atomic_load_explicit(cell + MONOSTAMP__STATE_ANCHOR, RELAXED);
+}
+
+/* A state whose values were lost: raised above every stamp any process
+ * could have handed out. */
+static void raise_above_all(monostamp__clock *clock, _Atomic int64_t *cell)
 {
     /* The anchor too may have been lost with the value. */
     raise_cell(cell + MONOSTAMP__STATE_ANCHOR, atomic_load_explicit(&clock->anchor_seen, RELAXED));
     raise_cell(cell, ceiling(clock, cell));
+}
+
+int monostamp__clock_recover(monostamp__clock *clock, _Atomic int64_t *cell)
+{
+    /* "No stamp yet" found by a clock that joined it so and has stamped
+     * nothing since: no state gone backwards, only the anchor this clock
+     * keeps in place of a stamp.  The state takes that anchor, below every
+     * reading, so that this clock's next try stamps its reading as on any
+     * fresh state; a value that replaced it meanwhile is judged as usual. */
+    if (unstamped(clock, cell)) {
+        int64_t found = INT64_MIN;
+        int64_t anchor = atomic_load_explicit(cell + MONOSTAMP__STATE_ANCHOR, RELAXED);
+        if (atomic_compare_exchange_strong_explicit(cell, &found, anchor, RELAXED, RELAXED) ||
+            found >= atomic_load_explicit(&clock->seen_ns, memory_order_acquire))
+            return MONOSTAMP_OK;
+    }
+    raise_above_all(clock, cell);
     return MONOSTAMP_OK;
 }
 
@@ -363,7 +394,7 @@ int monostamp__clock_share(monostamp__clock *clock, const char *path, int trust_
     promise_own(clock, cell);
     raise_cell(cell, atomic_load_explicit(old, RELAXED));
     if (unanchored)
-        (void)monostamp__clock_recover(clock, cell);
+        raise_above_all(clock, cell);
     else if (young) {
         int64_t kept = add_saturated(found, monostamp__os_monotonic_ns() - opened_at + 2000);
         int64_t top = ceiling(clock, cell);
@@ -375,6 +406,17 @@ int monostamp__clock_share(monostamp__clock *clock, const char *path, int trust_
     /* What the clock joined at is what it has seen: a state found below it
      * later went backwards. */
     monostamp__state_raise(&clock->seen_ns, atomic_load_explicit(cell, RELAXED));
+    /* And, on a platform source, the state's anchor: no stamp read from the
+     * wall clock is below it.  Without it a clock that joins a state with
+     * no stamp yet (a fresh file) has seen nothing until its first stamp,
+     * and would take 0 written over the value in place, while another
+     * clock on the file draws ahead, for a state to stamp on: its first
+     * stamps, the reading's, would repeat what that clock handed out.
+     * monostamp__clock_recover() tells "no stamp yet" from a state gone
+     * backwards for such a clock. */
+    if (clock->source != MONOSTAMP_SOURCE_MANUAL)
+        monostamp__state_raise(&clock->seen_ns,
+                               atomic_load_explicit(cell + MONOSTAMP__STATE_ANCHOR, RELAXED));
 
     if (retired != NULL) {
         keep_retired(watch, retired);
@@ -487,7 +529,10 @@ static int follow(monostamp__clock *clock)
         }
     }
     int64_t seen = atomic_load_explicit(&clock->seen_ns, memory_order_acquire);
-    if (retired_here && !truncated && final >= seen) {
+    /* A state still at "no stamp yet" that this clock joined so, and has
+     * not stamped on since, went nowhere. */
+    int intact = final >= seen || (final == INT64_MIN && unstamped(clock, old));
+    if (retired_here && !truncated && intact) {
         monostamp__state_name_successor(old, &id);
     } else if (!retired_here && !truncated && monostamp__state_successor_is(old, &id)) {
         ; /* raised by whoever retired it */

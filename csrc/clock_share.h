@@ -57,7 +57,10 @@ int monostamp__clock_rejoin(monostamp__clock *clock, _Atomic int64_t *seen);
  * it above every stamp any process could have handed out: the reference
  * of real time (the state's anchor, or the clock's own if higher) plus the
  * lead bound (the clock's, or the default for an unbounded clock), and
- * above seen_ns.  MONOSTAMP_OK. */
+ * above seen_ns.  Unless it is "no stamp yet" and the clock joined it so
+ * and has stamped nothing since (seen_ns is then the state's anchor): the
+ * state then takes its anchor, so that the next try stamps the reading.
+ * MONOSTAMP_OK. */
 int monostamp__clock_recover(monostamp__clock *clock, _Atomic int64_t *cell);
 
 /* Moves a clock that shares no file onto `cell`, a state in memory that
