@@ -143,8 +143,18 @@ static void test_clock_fault(void)
                       "(years 1677..2262) -- give a smaller step");
     CHECK_EQ(monostamp_clock_fault(&c, "step_back", MONOSTAMP_EINVAL, -1, buf, sizeof buf), 2);
     CHECK_STR_EQ(buf, "ns=-1 is negative -- give ns >= 0");
-    /* The clock's state, not a value: nothing to add to the core's sentence. */
+    /* The clock's state, not a value: the lead bound and its fix. */
     CHECK_EQ(monostamp_clock_fault(&c, "take", MONOSTAMP_ELEAD, 5, buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "n=5 stamps would lead the source by more than max_lead_ns=1000000000 -- "
+                      "take fewer at once, or make the clock with a larger max_lead_ns");
+    CHECK_EQ(monostamp_clock_fault(&c, "now", MONOSTAMP_ELEAD, 0, buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "the next stamp would lead the source by more than max_lead_ns=1000000000 "
+                      "-- the wait for the source ran past its limit: make the clock with a "
+                      "larger max_lead_ns");
+    CHECK_EQ(monostamp_clock_fault(&c, "now", MONOSTAMP_ERANGE, 0, buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "the next stamp would pass the largest int64 nanosecond "
+                      "(2262-04-11T23:47:16.854775807Z)");
+    CHECK_EQ(monostamp_clock_fault(&c, "now", MONOSTAMP_EINVAL, 0, buf, sizeof buf), 0);
     CHECK_STR_EQ(buf, "");
     CHECK_EQ(monostamp_clock_fault(&c, "set", MONOSTAMP_EPOLICY, 5, buf, sizeof buf), 0);
     CHECK_STR_EQ(buf, "");
