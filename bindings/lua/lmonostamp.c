@@ -126,11 +126,11 @@ static int ms_parse (lua_State *L) {
   int64_t utc_ns = 0;
   int32_t offset_s = 0;
   monostamp_parse_error error = {0, NULL};
+  char why[320];
   int rc = monostamp_parse_iso8601(text, len, &utc_ns, &offset_s, &error);
-  if (rc != MONOSTAMP_OK)  /* positions are 1-based, as Lua's string indices */
-    return lms_result(L, rc, 0, 0, "parse", lua_pushfstring(L, "%s at byte %d: %s",
-        monostamp_strerror(rc), (int)error.position + 1,
-        error.reason ? error.reason : "invalid"));
+  if (rc != MONOSTAMP_OK)  /* the core's sentence, where in characters */
+    return monostamp_parse_fault(text, len, rc, &error, why, sizeof why),
+           lms_result(L, rc, 0, 0, "parse", why);
   lua_pushinteger(L, (lua_Integer)utc_ns);
   lua_pushinteger(L, (lua_Integer)offset_s);
   return 2;

@@ -30,31 +30,27 @@ int ms_long_arg(PyObject *obj, const char *what, long long *out)
 
 int ms_int64_arg(PyObject *obj, const char *what, int64_t *out)
 {
-    long long v;
+    long long v = 0;
     int rc = ms_long_arg(obj, what, &v);
-    if (rc > 0)
-        PyErr_Format(PyExc_ValueError, "%s=%R is out of range for int64 nanoseconds", what, obj);
     if (rc != 0)
-        return -1;
+        return rc > 0 ? ms_rule_error(what, MONOSTAMP_RULE_INT64, obj) : -1;
     *out = (int64_t)v;
     return 0;
 }
 
 int ms_seconds_arg(PyObject *obj, const char *what, int64_t *out)
 {
-    int64_t s = 0;
+    long long s = 0;
     int rc;
     if (PyBool_Check(obj) || (!PyLong_Check(obj) && !PyFloat_Check(obj)))
         return ms_type_error(what, "int or float", obj);
     if (PyFloat_Check(obj))
         rc = monostamp_ns_from_double(PyFloat_AS_DOUBLE(obj), 1, out);
-    else if (ms_int64_arg(obj, what, &s) < 0)
+    else if ((rc = ms_long_arg(obj, what, &s)) < 0)
         return -1;
-    else
-        rc = monostamp_ns_from_seconds(s, 0, out);
-    if (rc != MONOSTAMP_OK)
-        return PyErr_Format(PyExc_ValueError, "%s=%R is out of range", what, obj), -1;
-    return 0;
+    else  /* past long long: the same rule */
+        rc = rc > 0 ? MONOSTAMP_ERANGE : monostamp_ns_from_seconds(s, 0, out);
+    return rc != MONOSTAMP_OK ? ms_rule_error(what, MONOSTAMP_RULE_SECONDS, obj) : 0;
 }
 
 /* Raises ValueError "<what>=<obj> must be one of 'a', 'b', ...", the

@@ -124,6 +124,7 @@ int monostamp_default_context(int code, char *buf, size_t size);
 int monostamp_uuid7_text_ns(const char *text, size_t len, int64_t *out_ns, char *why, size_t size);
 int monostamp_isoformat(char *buf, size_t size, int64_t utc_ns, int64_t offset_s, int64_t digits, int use_z, int *bad_arg, char *why, size_t why_size);
 int monostamp_clock_fault(const monostamp_clock *clock, const char *call, int code, int64_t value, char *buf, size_t size);
+int monostamp_parse_fault(const char *text, size_t len, int code, const monostamp_parse_error *error, char *buf, size_t size);
 int monostamp_option_from_name(const char *field, const char *name, int *out);
 int monostamp_sleep_deadline(int64_t now_ns, int64_t ns, int is_duration, int64_t tolerance_ns, int64_t *out_deadline_ns, int *bad_arg, char *why, size_t size);
 typedef struct monostamp_state_info {
@@ -153,4 +154,6 @@ int monostamp_ns_from_double(double s, int round_up, int64_t *out_ns);
 int monostamp_iso8601_timespec(const char *name, int64_t utc_ns, int *out_digits);
 int monostamp_draw(monostamp_clock *clock, unsigned flags, int64_t max_lead_ns, monostamp_stamp *out);
 const char *monostamp_state_file_hint(int code, const char *path);
+enum { MONOSTAMP_RULE_NOT_NEGATIVE = 1, MONOSTAMP_RULE_INT64 = 2, MONOSTAMP_RULE_SECONDS = 3, MONOSTAMP_RULE_OFFSET = 4, MONOSTAMP_RULE_OFFSET_MINUTES = 5, MONOSTAMP_RULE_DIGITS = 6 };
+int monostamp_rule_text(int rule, const char *name, const char *value, char *buf, size_t size);
 ]]

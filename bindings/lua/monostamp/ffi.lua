@@ -318,10 +318,9 @@ function M.parse(text)
   local offset = ffi.new("int32_t[1]")
   local err = ffi.new("monostamp_parse_error")
   local rc = C.monostamp_parse_iso8601(text, #text, ns_out, offset, err)
-  if rc ~= 0 then  -- positions are 1-based, as Lua's string indices
-    return failure(rc, "parse", ffi.string(C.monostamp_strerror(rc)) .. " at byte "
-                   .. tonumber(err.position) + 1 .. ": "
-                   .. (err.reason ~= nil and ffi.string(err.reason) or "invalid"))
+  if rc ~= 0 then  -- the core's sentence, where in characters
+    return failure(rc, "parse", ffi.string(text_buf, C.monostamp_parse_fault(text, #text, rc, err,
+                                                                           text_buf, 320)))
   end
   return ns_out[0], offset[0]
 end

@@ -71,11 +71,26 @@ def _core_error(code, context, filename=None, message=None):
     return ValueError(message)
 
 
+def _rule_error(what, rule, value):
+    """ValueError with the core's sentence of `rule` for what=repr(value)."""
+    return ValueError(_core_text(None, 512, lambda buf, size: lib.monostamp_rule_text(
+        rule, what.encode(), repr(value).encode(), buf, size)))
+
+
+def _clock_fault(c, rc, call, name, value=0):
+    """The exception for `call` (the core's `name` for it) refused on the
+    clock c: the core's sentence after "call: "."""
+    why = ffi.new("char[]", 256)
+    lib.monostamp_clock_fault(c, name, rc, value, why, 256)
+    return _core_error(rc, call, message="%s: %s" % (call, ffi.string(why).decode()) if why[0]
+                       else None)
+
+
 def _int(value, what):
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError("%s must be int, not %s" % (what, type(value).__name__))
     if not -(1 << 63) <= value < (1 << 63):
-        raise ValueError("%s=%r is out of range for int64 nanoseconds" % (what, value))
+        raise _rule_error(what, lib.MONOSTAMP_RULE_INT64, value)
     return value
 
 
@@ -121,12 +136,13 @@ def _zone_name(zone):
 
 
 def _core_text(call, size, write):
-    """The core's sentence, written by write(buf, size), after "call: "."""
+    """The core's sentence, written by write(buf, size), after "call: " (if any)."""
     import os
 
     buf = ffi.new("char[]", size)
     write(buf, size)
-    return "%s: %s" % (call, os.fsdecode(ffi.string(buf)))
+    text = os.fsdecode(ffi.string(buf))
+    return text if call is None else "%s: %s" % (call, text)
 
 
 def _zone_error(call, name):
