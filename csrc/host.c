@@ -82,6 +82,8 @@ int monostamp_rule_text(int rule, const char *name, const char *value, char *buf
         [MONOSTAMP_RULE_OFFSET_MINUTES] = "%s=%s s is not whole minutes, which RFC 3339 needs",
         [MONOSTAMP_RULE_DIGITS] = "%s=%s is out of range -- give 0..9, the digits of the "
                                   "fraction of a second",
+        [MONOSTAMP_RULE_NUL] = "%s has a NUL character at byte %s -- give text without NUL "
+                               "characters",
     };
     if (rule <= 0 || rule >= COUNT(rules) || name == NULL || value == NULL)
         return MONOSTAMP_EINVAL;
@@ -306,8 +308,10 @@ int monostamp_isoformat(char *buf, size_t size, int64_t utc_ns, int64_t offset_s
         n = monostamp_format_iso8601(buf, size, utc_ns, (int32_t)offset_s, (int)digits, use_z);
         rule = MONOSTAMP_RULE_OFFSET_MINUTES;  /* EINVAL: the offset's seconds */
         if (n == MONOSTAMP_ERANGE && size > MONOSTAMP_ISO8601_MAX)
-            arg = 1, rule = 0, snprintf(why, why_size, "%lld ns at offset %lld s is outside the "
-                                        "years 1..9999", (long long)utc_ns, (long long)offset_s);
+            arg = 1, rule = 0, snprintf(why, why_size, "%lld ns truncated to %d digits falls "
+                                        "before the int64 nanosecond range, which no parse takes "
+                                        "back -- give more digits", (long long)utc_ns,
+                                        (int)digits);
         else if (n != MONOSTAMP_EINVAL)
             arg = 0, rule = 0;  /* done, or no room in `buf`: the code says it */
     }

@@ -228,8 +228,11 @@ enum {
                                       * UTC within +-86399" (monostamp_offset_check) */
     MONOSTAMP_RULE_OFFSET_MINUTES = 5, /* "offset=30 s is not whole minutes, which RFC 3339
                                         * needs" (to format) */
-    MONOSTAMP_RULE_DIGITS = 6        /* "digits=10 is out of range -- give 0..9, the digits of
+    MONOSTAMP_RULE_DIGITS = 6,       /* "digits=10 is out of range -- give 0..9, the digits of
                                       * the fraction of a second" */
+    MONOSTAMP_RULE_NUL = 7           /* "zone has a NUL character at byte 4 -- give text without
+                                      * NUL characters" (`value` the 1-based byte of the first
+                                      * NUL: a C string would end there) */
 };
 /* Writes the sentence of `rule` for `name` and `value`.  Returns the
  * length; MONOSTAMP_ERANGE if cut short (160 bytes plus the two strings
@@ -327,7 +330,9 @@ MONOSTAMP_API int monostamp_sleep_deadline(int64_t now_ns, int64_t ns, int is_du
  * `buf` too small) and `why` (if not NULL; cut short to fit `why_size`)
  * its sentence: monostamp_rule_text's for MONOSTAMP_RULE_OFFSET (a day or
  * more), MONOSTAMP_RULE_DIGITS and MONOSTAMP_RULE_OFFSET_MINUTES ("offset",
- * "digits"), or "N ns at offset M s is outside the years 1..9999" (128
+ * "digits"), or "N ns truncated to D digits falls before the int64
+ * nanosecond range, which no parse takes back -- give more digits" (the
+ * only instants int64 ns and a day's offset cannot write) (160
  * bytes always fit).  Thread-safe. */
 /* A binding's uuid7_ns(text): the stamp in the UUIDv7 whose canonical
  * text is the `len` bytes at `text` (monostamp_uuid_parse, then

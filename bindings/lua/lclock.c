@@ -62,13 +62,8 @@ static int getoption (lua_State *L, const char *field, int t) {
 /* A string option, or NULL; the table keeps it alive after the pop. */
 static const char *opt_string (lua_State *L, const char *field) {
   const char *s = NULL;
-  size_t len;
-  if (getoption(L, field, LUA_TSTRING)) {
-    s = lua_tolstring(L, -1, &len);
-    if (strlen(s) != len)  /* "/x/a\0b" would open "/x/a" */
-      luaL_argerror(L, 1, lua_pushfstring(L, "%s: embedded NUL at byte %d",
-                                          field, (int)strlen(s) + 1));
-  }
+  if (getoption(L, field, LUA_TSTRING))
+    s = lms_tostring(L, -1, 1, field);
   lua_pop(L, 1);
   return s;
 }

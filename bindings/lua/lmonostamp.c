@@ -63,16 +63,20 @@ int64_t lms_tons (lua_State *L, int idx, int arg, const char *field) {
       "%s%sinteger expected, got %s", pre, sep, luaL_typename(L, idx)));
 }
 
-const char *lms_checkname (lua_State *L, int arg) {
+const char *lms_tostring (lua_State *L, int idx, int arg, const char *field) {
   size_t len;
-  const char *s = luaL_checklstring(L, arg, &len);
-  if (strlen(s) != len)
-    luaL_argerror(L, arg, lua_pushfstring(L, "embedded NUL at byte %d", (int)strlen(s) + 1));
+  const char *s = lua_tolstring(L, idx, &len);
+  if (s != NULL && strlen(s) != len) {  /* "/x/a\0b" would open "/x/a" */
+    char why[256];
+    monostamp_rule_text(MONOSTAMP_RULE_NUL, field, lua_pushfstring(L, "%d", (int)strlen(s) + 1),
+                        why, sizeof why);
+    luaL_argerror(L, arg, lua_pushstring(L, why));
+  }
   return s;
 }
 
 int lms_checkoption (lua_State *L, int arg, const char *field) {
-  const char *name = lms_checkname(L, arg);
+  const char *name = (luaL_checkstring(L, arg), lms_tostring(L, arg, arg, field));
   int value = 0;
   int rc = monostamp_option_from_name(field, name, &value);
   if (rc != MONOSTAMP_OK)
@@ -107,7 +111,7 @@ static int ms_clock_info (lua_State *L) {
 }
 
 static int ms_isoformat (lua_State *L) {
-  char buf[MONOSTAMP_ISO8601_MAX + 1], why[128];
+  char buf[MONOSTAMP_ISO8601_MAX + 1], why[160];
   int64_t utc_ns = lms_checkns(L, 1);
   lua_Integer offset_s = luaL_checkinteger(L, 2);
   lua_Integer digits = luaL_optinteger(L, 3, 9);

@@ -4,6 +4,16 @@
 
 #include <string.h>
 
+/* ValueError: the core's sentence for text whose first NUL is byte `at`. */
+static int nul_error(const char *what, size_t at)
+{
+    char value[24], why[256];
+    snprintf(value, sizeof value, "%llu", (unsigned long long)at);
+    monostamp_rule_text(MONOSTAMP_RULE_NUL, what, value, why, sizeof why);
+    PyErr_SetString(PyExc_ValueError, why);
+    return -1;
+}
+
 const char *ms_utf8_arg(PyObject *obj, const char *what, int no_nul, Py_ssize_t *len)
 {
     if (!PyUnicode_Check(obj))
@@ -13,7 +23,7 @@ const char *ms_utf8_arg(PyObject *obj, const char *what, int no_nul, Py_ssize_t 
     if (text == NULL)
         return NULL;
     if (no_nul && strlen(text) != (size_t)*len)
-        return PyErr_Format(PyExc_ValueError, "%s=%R contains a NUL character", what, obj), NULL;
+        return nul_error(what, strlen(text) + 1), NULL;
     return text;
 }
 
@@ -67,11 +77,10 @@ int ms_option_arg(PyObject *obj, const char *what, const char *field, const char
     Py_ssize_t len;
     if (!PyUnicode_Check(obj))
         return ms_type_error(what, expected, obj);
-    const char *name = ms_utf8_arg(obj, what, 0, &len);
+    const char *name = ms_utf8_arg(obj, what, 1, &len);
     if (name == NULL)
         return -1;
-    /* A name with a NUL in it matches none of the core's. */
-    if (strlen(name) != (size_t)len || monostamp_option_from_name(field, name, out) != MONOSTAMP_OK)
+    if (monostamp_option_from_name(field, name, out) != MONOSTAMP_OK)
         return unknown_name(what, obj, field);
     return 0;
 }
@@ -104,15 +113,20 @@ int ms_path_arg(PyObject *obj, const char *what, PyObject **out_bytes)
     if (!PyUnicode_Check(obj) && !PyBytes_Check(obj) &&
         !PyObject_HasAttrString((PyObject *)Py_TYPE(obj), "__fspath__"))
         return ms_type_error(what, "str, bytes or os.PathLike", obj);
-    if (PyUnicode_FSConverter(obj, out_bytes))
-        return 0;
-    /* Its ValueError for a NUL says neither which argument nor which path;
-     * an encoding error (a UnicodeError, also a ValueError) is kept. */
-    if (PyErr_ExceptionMatches(PyExc_ValueError) && !PyErr_ExceptionMatches(PyExc_UnicodeError)) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_ValueError, "%s=%R contains a NUL character", what, obj);
+    /* As PyUnicode_FSConverter, but a NUL in the core's words. */
+    PyObject *path = PyOS_FSPath(obj);
+    PyObject *raw = path == NULL ? NULL : PyUnicode_Check(path) ? PyUnicode_EncodeFSDefault(path)
+                                                               : Py_NewRef(path);
+    Py_XDECREF(path);
+    if (raw == NULL)
+        return -1;
+    size_t at = strlen(PyBytes_AS_STRING(raw)) + 1;
+    if (at <= (size_t)PyBytes_GET_SIZE(raw)) {
+        Py_DECREF(raw);
+        return nul_error(what, at);
     }
-    return -1;
+    *out_bytes = raw;
+    return 0;
 }
 
 PyObject *ms_policy_object(ms_state *st, int policy)

@@ -81,13 +81,13 @@ static PyObject *stamp_format(PyObject *op, int digits, int use_z, PyObject *sep
     int64_t utc_ns = STAMP(op)->utc_ns;
     int32_t offset = STAMP(op)->offset;
     int n = monostamp_format_iso8601(buf, sizeof buf, utc_ns, offset, digits, use_z);
-    if (n < 0) {  /* the core's sentence, as Lua's isoformat says it */
-        char why[128];
+    if (n < 0) {  /* the core's sentence, as Lua's isoformat (whole seconds for hours) says it */
+        char why[160];
         int bad = 0;
-        n = monostamp_isoformat(buf, sizeof buf, utc_ns, offset, digits, use_z, &bad, why,
-                                sizeof why);
-        return bad > 0 ? ms_core_text(PyExc_ValueError, "Stamp.isoformat()", why)
-                       : raise_core(NULL, n, NULL, "Stamp.isoformat()");
+        int rc = monostamp_isoformat(buf, sizeof buf, utc_ns, offset, digits < 0 ? 0 : digits,
+                                     use_z, &bad, why, sizeof why);
+        return rc < 0 && bad > 0 ? ms_core_text(PyExc_ValueError, "Stamp.isoformat()", why)
+                                 : raise_core(NULL, n, NULL, "Stamp.isoformat()");
     }
     if (sep == NULL)
         return PyUnicode_FromStringAndSize(buf, n);

@@ -31,7 +31,7 @@ POLICIES = ", ".join(repr(p.value) for p in monostamp.Policy)
     ({"source": "manual", "start_ns": "5"}, TypeError, "start_ns must be int"),
     ({"source": "manual", "start_ns": -2**63 - 1}, ValueError, "out of range"),
     ({"shared": 5}, TypeError, "shared must be str, bytes or os.PathLike, not int"),
-    ({"shared": "run\0.state"}, ValueError, r"shared='run\\x00.state' contains a NUL"),
+    ({"shared": "run\0.state"}, ValueError, r"shared has a NUL character at byte 4"),
     ({"trust_group": "no"}, TypeError, "trust_group must be bool, not str"),
     ({"trust_group": 1}, TypeError, "trust_group must be bool, not int"),
     ({"bogus": 1}, TypeError, "bogus"),
@@ -169,11 +169,12 @@ def test_fromisoformat_names_position_and_reason(text, pos):
     with pytest.raises(ValueError) as info:
         Stamp.fromisoformat(text)
     msg = str(info.value)
-    assert repr(text) in msg and ("position %d:" % pos) in msg, msg
+    # The core's sentence: the 1-based character, as every binding says it.
+    assert repr(text) in msg and ("at character %d:" % (pos + 1)) in msg, msg
 
 
 def test_fromisoformat_position_counts_characters():
-    with pytest.raises(ValueError, match="position 10:"):
+    with pytest.raises(ValueError, match="at character 11:"):
         Stamp.fromisoformat("2026-12-02\u00e915:11:20Z")
 
 
@@ -252,7 +253,7 @@ def test_unusable_shared_path_is_os_error(tmp_path):
         import ctypes
         assert info.value.winerror == 3
         assert info.value.strerror.endswith(ctypes.FormatError(3).rstrip(". \r\n"))
-    with pytest.raises(ValueError, match="contains a NUL character"):
+    with pytest.raises(ValueError, match="has a NUL character at byte 2"):
         Clock(shared="a\0b")
 
 

@@ -154,6 +154,6 @@ int monostamp_ns_from_double(double s, int round_up, int64_t *out_ns);
 int monostamp_iso8601_timespec(const char *name, int64_t utc_ns, int *out_digits);
 int monostamp_draw(monostamp_clock *clock, unsigned flags, int64_t max_lead_ns, monostamp_stamp *out);
 const char *monostamp_state_file_hint(int code, const char *path);
-enum { MONOSTAMP_RULE_NOT_NEGATIVE = 1, MONOSTAMP_RULE_INT64 = 2, MONOSTAMP_RULE_SECONDS = 3, MONOSTAMP_RULE_OFFSET = 4, MONOSTAMP_RULE_OFFSET_MINUTES = 5, MONOSTAMP_RULE_DIGITS = 6 };
+enum { MONOSTAMP_RULE_NOT_NEGATIVE = 1, MONOSTAMP_RULE_INT64 = 2, MONOSTAMP_RULE_SECONDS = 3, MONOSTAMP_RULE_OFFSET = 4, MONOSTAMP_RULE_OFFSET_MINUTES = 5, MONOSTAMP_RULE_DIGITS = 6, MONOSTAMP_RULE_NUL = 7 };
 int monostamp_rule_text(int rule, const char *name, const char *value, char *buf, size_t size);
 ]]

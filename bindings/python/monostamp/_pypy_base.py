@@ -94,10 +94,15 @@ def _int(value, what):
     return value
 
 
+def _no_nul(raw, what):
+    """The bytes raw, else the core's sentence for its first NUL."""
+    if b"\0" in raw:
+        raise _rule_error(what, lib.MONOSTAMP_RULE_NUL, raw.index(b"\0") + 1)
+    return raw
+
+
 def _utf8(value, what):
-    if "\0" in value:
-        raise ValueError("%s=%r contains a NUL character" % (what, value))
-    return value.encode("utf-8", "surrogatepass")
+    return _no_nul(value.encode("utf-8", "surrogatepass"), what)
 
 
 def _path(value, what):
@@ -106,10 +111,7 @@ def _path(value, what):
     if not isinstance(value, (str, bytes)) and not hasattr(type(value), "__fspath__"):
         raise TypeError("%s must be str, bytes or os.PathLike, not %s"
                         % (what, type(value).__name__))
-    path = os.fsencode(value)
-    if b"\0" in path:
-        raise ValueError("%s=%r contains a NUL character" % (what, value))
-    return path
+    return _no_nul(os.fsencode(value), what)
 
 
 def _bool(value, what):
@@ -156,8 +158,7 @@ def _option(field, value, what, expected="str"):
     if not isinstance(value, str):
         raise TypeError("%s must be %s, not %s" % (what, expected, type(value).__name__))
     out = ffi.new("int *")
-    raw = value.encode("utf-8", "surrogatepass")
-    if b"\0" in raw or lib.monostamp_option_from_name(field.encode(), raw, out) != 0:
+    if lib.monostamp_option_from_name(field.encode(), _utf8(value, what), out) != 0:
         raise ValueError("%s=%r %s" % (what, value, ffi.string(
             lib.monostamp_options_rule(field.encode())).decode()))
     return out[0]

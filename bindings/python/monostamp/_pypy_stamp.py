@@ -64,12 +64,12 @@ class Stamp(metaclass=_Immutable):
             raise ValueError("sep=%r must be one character" % (sep,))
         text = ffi.new("char[]", 36)
         n = lib.monostamp_format_iso8601(text, 36, self._ns, self._off, digits, 1 if z else 0)
-        if n < 0:  # the core's sentence, as Lua's isoformat says it
-            why, bad = ffi.new("char[]", 128), ffi.new("int *")
-            n = lib.monostamp_isoformat(text, 36, self._ns, self._off, digits, 1 if z else 0, bad,
-                                        why, 128)
-            raise ValueError("Stamp.isoformat(): " + ffi.string(why).decode()) if bad[0] > 0 \
-                else _core_error(n, "Stamp.isoformat()")
+        if n < 0:  # the core's sentence, as Lua's isoformat (whole seconds for hours) says it
+            why, bad = ffi.new("char[]", 160), ffi.new("int *")
+            rc = lib.monostamp_isoformat(text, 36, self._ns, self._off, max(digits, 0),
+                                         1 if z else 0, bad, why, 160)
+            raise ValueError("Stamp.isoformat(): " + ffi.string(why).decode()) \
+                if rc < 0 and bad[0] > 0 else _core_error(n, "Stamp.isoformat()")
         text = ffi.string(text, n).decode()
         return text if sep == "T" else text[:10] + sep + text[11:]
 
