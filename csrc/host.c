@@ -129,7 +129,8 @@ int monostamp_clock_fault(const monostamp_clock *clock, const char *call, int co
     else if (take && code == MONOSTAMP_EINVAL)
         blamed = 2, written(buf, size, "n=%lld must be >= 1", (long long)value);
     else if (take && code == MONOSTAMP_ERANGE)
-        blamed = 2, written(buf, size, "n=%lld stamps would pass the int64 range", (long long)value);
+        blamed = 2, written(buf, size, "n=%lld stamps would pass the int64 range",
+                            (long long)value);
     else if (take && code == MONOSTAMP_EPOLICY)
         written(buf, size, "the clock's policy %s allows equal stamps, so it has no blocks; "
                 "take needs monotonicForceNanosecondIncrement or "
@@ -170,6 +171,24 @@ int monostamp_parse_fault(const char *text, size_t len, int code,
                    error->reason != NULL ? error->reason : monostamp_strerror(code),
                    code == MONOSTAMP_ERANGE ? "" : " -- give RFC 3339 text as isoformat writes "
                    "it, such as '2026-12-02T15:11:20.123456789+01:00'");
+}
+
+int monostamp_options_fault(const char *field, const char *value, int is_text, char *buf,
+                            size_t size)
+{
+    enum { SHOWN = 40 };  /* long text is shown cut short, at a character's start */
+    const char *rule = monostamp_options_rule(field);
+    size_t len = value != NULL ? strlen(value) : 0, shown = len > SHOWN ? SHOWN : len;
+    char tail[48] = "'";
+    if (field == NULL || value == NULL)
+        return MONOSTAMP_EINVAL;
+    while (is_text && shown > 0 && shown < len && ((unsigned char)value[shown] & 0xC0) == 0x80)
+        shown--;
+    if (is_text && shown < len)
+        snprintf(tail, sizeof tail, "...' (%llu bytes)", (unsigned long long)len);
+    return written(buf, size, "%s=%s%.*s%s %s", strcmp(field, "shared_path") == 0 ? "shared"
+                   : field, is_text ? "'" : "", is_text ? (int)shown : (int)len, value,
+                   is_text ? tail : "", rule != NULL ? rule : "is not accepted");
 }
 
 int monostamp_option_names(const char *field, char *buf, size_t size)

@@ -59,6 +59,19 @@ MONOSTAMP_API const char *monostamp_policy_constant(int policy);
  * Thread-safe. */
 MONOSTAMP_API const char *monostamp_options_rule(const char *field);
 
+/* Writes the sentence for the options field `field` that
+ * monostamp_options_check() refused, given as `value`: the option as the
+ * bindings name it ("shared" for "shared_path"), `value` as the host wrote
+ * it, quoted if `is_text` (its first 40 bytes, cut at a character, and
+ * "...' (N bytes)" if longer), and the field's rule ("is not accepted"
+ * without one): "max_lead_ns=-1 must be >= 0", "zone='xx...' (300 bytes)
+ * must be a zone name of at most 255 bytes".  Returns the length;
+ * MONOSTAMP_ERANGE if cut short (the field and 300 bytes always fit when
+ * `is_text`), MONOSTAMP_EINVAL for a NULL argument or a `size` of 0.
+ * Thread-safe. */
+MONOSTAMP_API int monostamp_options_fault(const char *field, const char *value, int is_text,
+                                          char *buf, size_t size);
+
 /* Flags of monostamp_draw(). */
 #define MONOSTAMP_DRAW_US 1u     /* the µs grain, as monostamp_now_us / monostamp_time_us */
 #define MONOSTAMP_DRAW_OFFSET 2u /* the offset too, as monostamp_now; else offset_s is 0 */

@@ -91,37 +91,16 @@ static void check_option_names (lua_State *L) {
   }
 }
 
-/* The value at 'idx' as a message shows it: strings quoted (a long one cut
-** short, with its length), anything else as tostring does. */
-static const char *pushshown (lua_State *L, int idx) {
-  enum { SHOWN = 40 };
-  size_t len;
-  idx = lua_absindex(L, idx);
-  if (lua_type(L, idx) != LUA_TSTRING)
-    return luaL_tolstring(L, idx, NULL);
-  lua_tolstring(L, idx, &len);
-  if (len <= SHOWN)
-    return lua_pushfstring(L, "'%s'", lua_tostring(L, idx));
-  lua_pushlstring(L, lua_tostring(L, idx), SHOWN);
-  return lua_pushfstring(L, "'%s...' (%I bytes)", lua_tostring(L, -1),
-                         (lua_Integer)len);
-}
-
-/* The field monostamp_options_check() refused, with the caller's value and
-** the core's rule for it.  Lua's option 'shared' is the core's 'shared_path'. */
+/* The field monostamp_options_check() refused, with the caller's value:
+** the core's sentence.  Lua's option 'shared' is the core's 'shared_path'. */
 static const char *options_fault (lua_State *L, const char *field) {
-  const char *option = field, *rule;
-  if (field == NULL)
+  char why[512];
+  if (field == NULL || !lua_istable(L, 1))  /* no table: defaults, never refused */
     return NULL;  /* the core's own sentence will do */
-  rule = monostamp_options_rule(field);
-  if (strcmp(field, "shared_path") == 0)
-    option = "shared";
-  if (lua_istable(L, 1))
-    lua_getfield(L, 1, option);
-  else  /* no table: defaults, which the core never refuses */
-    lua_pushnil(L);
-  return lua_pushfstring(L, "%s=%s %s", option, pushshown(L, -1),
-                         rule != NULL ? rule : "is not accepted");
+  lua_getfield(L, 1, strcmp(field, "shared_path") == 0 ? "shared" : field);
+  monostamp_options_fault(field, luaL_tolstring(L, -1, NULL), lua_type(L, -2) == LUA_TSTRING,
+                          why, sizeof why);
+  return lua_pushstring(L, why);
 }
 
 /* Types here, values by the core: a name it does not know becomes -1,

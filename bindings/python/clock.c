@@ -155,13 +155,10 @@ static int clock_args_check(const clock_args *ca)
         {"max_lead_ns", ca->max_lead_ns}, {"on_lead", ca->on_lead},
         {"shared_path", ca->shared}, {"start_ns", ca->start_ns},
     };
-    const char *rule = monostamp_options_rule(field);
     for (size_t i = 0; field != NULL && i < sizeof args / sizeof args[0]; i++) {
-        if (strcmp(args[i].field, field) == 0)
-            return PyErr_Format(PyExc_ValueError, "Clock(): %s=%R %s",
-                                strcmp(field, "shared_path") == 0 ? "shared" : field,
-                                args[i].value != NULL ? args[i].value : Py_None,
-                                rule != NULL ? rule : "is not accepted"), -1;
+        if (strcmp(args[i].field, field) == 0)  /* the core's sentence */
+            return ms_options_fault("Clock()", field, args[i].value != NULL ? args[i].value
+                                                                            : Py_None);
     }
     PyErr_Format(PyExc_ValueError, "Clock(): the options are not accepted (%s)",
                  field != NULL ? field : "no field named");

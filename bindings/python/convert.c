@@ -7,11 +7,8 @@
 /* ValueError: the core's sentence for text whose first NUL is byte `at`. */
 static int nul_error(const char *what, size_t at)
 {
-    char value[24], why[256];
-    snprintf(value, sizeof value, "%llu", (unsigned long long)at);
-    monostamp_rule_text(MONOSTAMP_RULE_NUL, what, value, why, sizeof why);
-    PyErr_SetString(PyExc_ValueError, why);
-    return -1;
+    PyObject *n = PyLong_FromSize_t(at);
+    return n == NULL ? -1 : (ms_rule_error(what, MONOSTAMP_RULE_NUL, n), Py_DECREF(n), -1);
 }
 
 const char *ms_utf8_arg(PyObject *obj, const char *what, int no_nul, Py_ssize_t *len)
@@ -68,6 +65,18 @@ int ms_seconds_arg(PyObject *obj, const char *what, int64_t *out)
 static int unknown_name(const char *what, PyObject *obj, const char *field)
 {
     PyErr_Format(PyExc_ValueError, "%s=%R %s", what, obj, monostamp_options_rule(field));
+    return -1;
+}
+
+int ms_options_fault(const char *prefix, const char *field, PyObject *value)
+{
+    int is_text = PyUnicode_Check(value);
+    PyObject *shown = is_text ? Py_NewRef(value) : PyObject_Repr(value);
+    const char *text = shown != NULL ? PyUnicode_AsUTF8(shown) : NULL;
+    char why[512];
+    if (text != NULL && monostamp_options_fault(field, text, is_text, why, sizeof why) != 0)
+        ms_core_text(PyExc_ValueError, prefix, why);  /* cut short or not */
+    Py_XDECREF(shown);
     return -1;
 }
 

@@ -133,9 +133,7 @@ PyObject *ms_core_text(PyObject *type, const char *prefix, const char *text)
 
 PyObject *ms_core_fault(ms_state *st, int code, const char *prefix, const char *text)
 {
-    if (code == MONOSTAMP_EINTR && PyErr_Occurred())
-        return NULL;  /* a signal handler's exception: that one */
-    if (text[0] == '\0')  /* no sentence for it: the code's */
+    if (text[0] == '\0')  /* no sentence for it: the code's (EINTR's handler's exception) */
         return raise_core(st, code, NULL, "%s", prefix);
     PyObject *message = core_message(prefix, text);
     if (message != NULL) {
@@ -170,9 +168,7 @@ PyObject *ms_state_file_error(ms_state *st, const char *call, const char *what, 
      * text of an OS failure first, before a call could reuse its buffer. */
     char why[4096 + 256];
     monostamp_state_file_text(code, what, path_bytes, why, sizeof why);
-    PyObject *text = PyUnicode_DecodeFSDefault(why);
-    PyObject *message = text != NULL ? PyUnicode_FromFormat("%s: %U", call, text) : NULL;
-    Py_XDECREF(text);
+    PyObject *message = core_message(call, why);
     if (message == NULL)
         return NULL;
     /* The hint's FileNotFoundError carries no filename: the path is in the

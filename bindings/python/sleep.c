@@ -173,7 +173,8 @@ static PyObject *sleep_until_ns(PyObject *module, PyObject *const *args, Py_ssiz
     ms_state *st = PyModule_GetState(module);
     if (ms_parse_args("sleep_until_ns", args, nargs, kwnames, names, 2, 1, argv) < 0 ||
         ms_int64_arg(argv[0], "sleep_until_ns(): deadline_ns", &deadline) < 0 ||
-        (argv[1] != NULL && ms_int64_arg(argv[1], "sleep_until_ns(): tolerance_ns", &tolerance) < 0))
+        (argv[1] != NULL &&
+         ms_int64_arg(argv[1], "sleep_until_ns(): tolerance_ns", &tolerance) < 0))
         return NULL;
     int64_t now = monostamp_monotonic_ns();
     char why[96];

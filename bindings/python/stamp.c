@@ -81,7 +81,7 @@ static PyObject *stamp_format(PyObject *op, int digits, int use_z, PyObject *sep
     int64_t utc_ns = STAMP(op)->utc_ns;
     int32_t offset = STAMP(op)->offset;
     int n = monostamp_format_iso8601(buf, sizeof buf, utc_ns, offset, digits, use_z);
-    if (n < 0) {  /* the core's sentence, as Lua's isoformat (whole seconds for hours) says it */
+    if (n < 0) {  /* the core's sentence, as Lua's isoformat says it (hours: as seconds) */
         char why[160];
         int bad = 0;
         int rc = monostamp_isoformat(buf, sizeof buf, utc_ns, offset, digits < 0 ? 0 : digits,
@@ -142,7 +142,8 @@ static PyObject *stamp_isoformat(PyObject *op, PyObject *const *args, Py_ssize_t
         if (rc < 0)
             return NULL;
         if (rc > 0 || v < 0 || v > 9)  /* past long long too */
-            return ms_rule_error("Stamp.isoformat(): digits", MONOSTAMP_RULE_DIGITS, argv[0]), NULL;
+            return ms_rule_error("Stamp.isoformat(): digits", MONOSTAMP_RULE_DIGITS, argv[0]),
+                   NULL;
         digits = (int)v;
     } else if (argv[2] != NULL && argv[2] != Py_None && timespec_digits(op, argv[2], &digits) < 0) {
         return NULL;

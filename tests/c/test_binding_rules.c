@@ -162,7 +162,7 @@ static void test_a_sleep_deadline(void)
 
 static void test_isoformat(void)
 {
-    char buf[MONOSTAMP_ISO8601_MAX + 1], why[128], small[8];
+    char buf[MONOSTAMP_ISO8601_MAX + 1], why[160], small[8];
     int bad = -1;
     CHECK_EQ(monostamp_isoformat(buf, sizeof buf, 0, 3600, 3, 0, &bad, why, sizeof why), 29);
     CHECK_STR_EQ(buf, "1970-01-01T01:00:00.000+01:00");
@@ -271,13 +271,15 @@ static void test_parse_fault(void)
                       "'2026-12-02T15:11:20.123456789+01:00'");
     CHECK_RC(monostamp_parse_iso8601(wide, strlen(wide), NULL, NULL, &e), MONOSTAMP_ESYNTAX);
     e.position = 2;  /* past the one character of two bytes */
-    CHECK_LT(monostamp_parse_fault(wide, strlen(wide), MONOSTAMP_ESYNTAX, &e, buf, sizeof buf), 320);
+    CHECK_LT(monostamp_parse_fault(wide, strlen(wide), MONOSTAMP_ESYNTAX, &e, buf, sizeof buf),
+             320);
     CHECK(strstr(buf, "' at character 2: ") != NULL);
     CHECK_RC(monostamp_parse_iso8601(long_text, strlen(long_text), NULL, NULL, &e),
              MONOSTAMP_ESYNTAX);
     CHECK_LT(monostamp_parse_fault(long_text, strlen(long_text), MONOSTAMP_ESYNTAX, &e, buf,
                                    sizeof buf), 320);
-    CHECK(strncmp(buf, "'2026-12-02T15:11:20.123456789+01:00 and ...' at character 36: ", 62) == 0);
+    CHECK(strncmp(buf, "'2026-12-02T15:11:20.123456789+01:00 and ...' at character 36: ",
+                  62) == 0);
     e.reason = "instant outside the int64 nanosecond range (1677..2262)";
     e.position = 0;
     CHECK_LT(monostamp_parse_fault("2263", 4, MONOSTAMP_ERANGE, &e, buf, sizeof buf), 320);

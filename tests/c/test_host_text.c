@@ -144,6 +144,17 @@ static void test_clock_fault(void)
     CHECK_EQ(monostamp_clock_fault(&c, "step_back", MONOSTAMP_EINVAL, -1, buf, sizeof buf), 2);
     CHECK_STR_EQ(buf, "ns=-1 is negative -- give ns >= 0");
     /* The clock's state, not a value: the lead bound and its fix. */
+    CHECK_LT(monostamp_options_fault("max_lead_ns", "-1", 0, buf, sizeof buf), 256);
+    CHECK_STR_EQ(buf, "max_lead_ns=-1 must be >= 0");
+    CHECK_LT(monostamp_options_fault("shared_path", "", 1, buf, sizeof buf), 256);
+    CHECK_STR_EQ(buf, "shared='' must be a non-empty path");
+    CHECK_LT(monostamp_options_fault("zone", "0123456789012345678901234567890123456789x", 1, buf,
+                                     sizeof buf), 256);
+    CHECK_STR_EQ(buf, "zone='0123456789012345678901234567890123456789...' (41 bytes) must be a "
+                      "zone name of at most 255 bytes");
+    CHECK_LT(monostamp_options_fault("colour", "5", 0, buf, sizeof buf), 256);
+    CHECK_STR_EQ(buf, "colour=5 is not accepted");
+    CHECK_RC(monostamp_options_fault(NULL, "5", 0, buf, sizeof buf), MONOSTAMP_EINVAL);
     CHECK_EQ(monostamp_clock_fault(&c, "take", MONOSTAMP_ELEAD, 5, buf, sizeof buf), 0);
     CHECK_STR_EQ(buf, "n=5 stamps would lead the source by more than max_lead_ns=1000000000 -- "
                       "take fewer at once, or make the clock with a larger max_lead_ns");

@@ -124,6 +124,7 @@ int monostamp_default_context(int code, char *buf, size_t size);
 int monostamp_uuid7_text_ns(const char *text, size_t len, int64_t *out_ns, char *why, size_t size);
 int monostamp_isoformat(char *buf, size_t size, int64_t utc_ns, int64_t offset_s, int64_t digits, int use_z, int *bad_arg, char *why, size_t why_size);
 int monostamp_clock_fault(const monostamp_clock *clock, const char *call, int code, int64_t value, char *buf, size_t size);
+int monostamp_options_fault(const char *field, const char *value, int is_text, char *buf, size_t size);
 int monostamp_parse_fault(const char *text, size_t len, int code, const monostamp_parse_error *error, char *buf, size_t size);
 int monostamp_option_from_name(const char *field, const char *name, int *out);
 int monostamp_sleep_deadline(int64_t now_ns, int64_t ns, int is_duration, int64_t tolerance_ns, int64_t *out_deadline_ns, int *bad_arg, char *why, size_t size);

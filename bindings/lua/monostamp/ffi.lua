@@ -199,13 +199,6 @@ local function checkinteger(v, arg, fname)
   return v
 end
 
--- Strings quoted, a long one cut short.
-local function shown(v)
-  if type(v) ~= "string" then return tostring(v) end
-  if #v <= 40 then return "'" .. v .. "'" end
-  return "'" .. v:sub(1, 40) .. "...' (" .. #v .. " bytes)"
-end
-
 -- The core's value for the name of an option `field` ("policy", "source",
 -- "on_lead"), else its rule raised.
 local function checkoption(field, v, arg, fname, level)
@@ -330,7 +323,7 @@ end
 
 M.Clock = require("monostamp.ffi_clock")(M, {
   C = C, argerror = argerror, failure = failure, tons = tons, checkname = checkname,
-  checkoption = checkoption, shown = shown, stamp = stamp, ns_out = ns_out,
+  checkoption = checkoption, stamp = stamp, ns_out = ns_out,
   ns_out2 = ns_out2, int_out = int_out, uuid_bytes = uuid_bytes, text_buf = text_buf,
   dclock = dclock, default_context = default_context,
 })

@@ -84,10 +84,9 @@ return function(M, I)
     if rc ~= 0 then
       local field = bad_field[0] ~= nil and str(bad_field[0]) or nil
       if field == nil then argerror(1, "clock", str(C.monostamp_strerror(rc))) end
-      local rule = C.monostamp_options_rule(field)
-      local option = field == "shared_path" and "shared" or field
-      argerror(1, "clock", option .. "=" .. I.shown(t and t[option]) .. " "
-               .. (rule ~= nil and str(rule) or "is not accepted"))
+      local v = t and t[field == "shared_path" and "shared" or field]  -- the core's sentence
+      local text = type(v) == "string" and 1 or 0
+      argerror(1, "clock", str(buf, C.monostamp_options_fault(field, tostring(v), text, buf, 512)))
     end
     rc = C.monostamp_clock_new(o, out)
     if rc == M.EINVAL then argerror(1, "clock", str(C.monostamp_strerror(rc))) end

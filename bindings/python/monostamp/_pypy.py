@@ -60,12 +60,12 @@ class Clock(metaclass=_Immutable):
             o.shared_path = keep[-1]
         bad = ffi.new("const char **")
         if lib.monostamp_options_check(o, bad) != 0:
-            field = ffi.string(bad[0]).decode()
-            given = {"policy": policy, "source": source, "zone": zone, "max_lead_ns": max_lead_ns,
-                     "on_lead": on_lead, "shared_path": shared, "start_ns": start_ns}
-            raise ValueError("Clock(): %s=%r %s" % (
-                "shared" if field == "shared_path" else field, given.get(field),
-                ffi.string(lib.monostamp_options_rule(field.encode())).decode()))
+            v = {"policy": policy, "source": source, "zone": zone, "max_lead_ns": max_lead_ns,
+                 "on_lead": on_lead, "shared_path": shared, "start_ns": start_ns}.get(
+                     ffi.string(bad[0]).decode())  # the core's sentence
+            text = v.encode("utf-8", "surrogatepass") if isinstance(v, str) else repr(v).encode()
+            raise ValueError(_core_text("Clock()", 512, lambda buf, size: (
+                lib.monostamp_options_fault(bad[0], text, isinstance(v, str), buf, size))))
         out = ffi.new("monostamp_clock **")
         rc = lib.monostamp_clock_new(o, out)
         if rc == E.ENOZONE:

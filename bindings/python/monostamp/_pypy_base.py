@@ -79,11 +79,10 @@ def _rule_error(what, rule, value):
 
 def _clock_fault(c, rc, call, name, value=0):
     """The exception for `call` (the core's `name` for it) refused on the
-    clock c: the core's sentence after "call: "."""
-    why = ffi.new("char[]", 256)
-    lib.monostamp_clock_fault(c, name, rc, value, why, 256)
-    return _core_error(rc, call, message="%s: %s" % (call, ffi.string(why).decode()) if why[0]
-                       else None)
+    clock c: the core's sentence after "call: ", else the code's."""
+    text = _core_text(call, 256, lambda buf, size: lib.monostamp_clock_fault(
+        c, name, rc, value, buf, size))
+    return _core_error(rc, call, message=None if text.endswith(": ") else text)
 
 
 def _int(value, what):
@@ -94,15 +93,12 @@ def _int(value, what):
     return value
 
 
-def _no_nul(raw, what):
-    """The bytes raw, else the core's sentence for its first NUL."""
+def _utf8(value, what, raw=None):
+    """The bytes for the core (value's UTF-8, else raw), a NUL refused."""
+    raw = value.encode("utf-8", "surrogatepass") if raw is None else raw
     if b"\0" in raw:
         raise _rule_error(what, lib.MONOSTAMP_RULE_NUL, raw.index(b"\0") + 1)
     return raw
-
-
-def _utf8(value, what):
-    return _no_nul(value.encode("utf-8", "surrogatepass"), what)
 
 
 def _path(value, what):
@@ -111,7 +107,7 @@ def _path(value, what):
     if not isinstance(value, (str, bytes)) and not hasattr(type(value), "__fspath__"):
         raise TypeError("%s must be str, bytes or os.PathLike, not %s"
                         % (what, type(value).__name__))
-    return _no_nul(os.fsencode(value), what)
+    return _utf8(None, what, os.fsencode(value))
 
 
 def _bool(value, what):

@@ -64,7 +64,7 @@ class Stamp(metaclass=_Immutable):
             raise ValueError("sep=%r must be one character" % (sep,))
         text = ffi.new("char[]", 36)
         n = lib.monostamp_format_iso8601(text, 36, self._ns, self._off, digits, 1 if z else 0)
-        if n < 0:  # the core's sentence, as Lua's isoformat (whole seconds for hours) says it
+        if n < 0:  # the core's sentence, as Lua's isoformat says it (hours: as seconds)
             why, bad = ffi.new("char[]", 160), ffi.new("int *")
             rc = lib.monostamp_isoformat(text, 36, self._ns, self._off, max(digits, 0),
                                          1 if z else 0, bad, why, 160)
