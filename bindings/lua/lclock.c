@@ -95,11 +95,11 @@ static void check_option_names (lua_State *L) {
 ** the core's sentence.  Lua's option 'shared' is the core's 'shared_path'. */
 static const char *options_fault (lua_State *L, const char *field) {
   char why[512];
+  int is_text;
   if (field == NULL || !lua_istable(L, 1))  /* no table: defaults, never refused */
     return NULL;  /* the core's own sentence will do */
-  lua_getfield(L, 1, strcmp(field, "shared_path") == 0 ? "shared" : field);
-  monostamp_options_fault(field, luaL_tolstring(L, -1, NULL), lua_type(L, -2) == LUA_TSTRING,
-                          why, sizeof why);
+  is_text = lua_getfield(L, 1, strcmp(field, "shared_path") == 0 ? "shared" : field) == LUA_TSTRING;
+  monostamp_options_fault(field, luaL_tolstring(L, -1, NULL), is_text, why, sizeof why);
   return lua_pushstring(L, why);
 }
 
