@@ -288,15 +288,14 @@ int monostamp_wall_instant(const monostamp_wall *w, int32_t offset_s, int64_t *o
 int monostamp_sleep_deadline(int64_t now_ns, int64_t ns, int is_duration, int64_t tolerance_ns,
                              int64_t *out_deadline_ns, int *bad_arg, char *why, size_t size)
 {
-    int rc = MONOSTAMP_EINVAL, arg = 1;
+    /* The argument at fault, the duration's sign first (0: none). */
+    int rc = MONOSTAMP_EINVAL, arg = is_duration && ns < 0 ? 1 : tolerance_ns < 0 ? 2 : 0;
     char value[24];
-    if (is_duration && ns < 0)
-        ;  /* ns */
-    else if (tolerance_ns < 0)
-        arg = 2, ns = tolerance_ns;
-    else if (is_duration && now_ns > 0 && ns > INT64_MAX - now_ns)
-        rc = MONOSTAMP_ERANGE;
-    else {  /* any deadline is valid */
+    if (arg == 2)
+        ns = tolerance_ns;
+    else if (arg == 0 && is_duration && now_ns > 0 && ns > INT64_MAX - now_ns)
+        rc = MONOSTAMP_ERANGE, arg = 1;
+    else if (arg == 0) {  /* any deadline is valid */
         if (out_deadline_ns != NULL)
             *out_deadline_ns = is_duration ? now_ns + ns : ns;
         return MONOSTAMP_OK;
