@@ -71,33 +71,126 @@ int monostamp_clock_describe(const monostamp_clock *clock, char *buf, size_t siz
                    monostamp_clock_is_shared(clock) ? ", shared" : "");
 }
 
+int monostamp_rule_text(int rule, const char *name, const char *value, char *buf, size_t size)
+{
+    static const char *const rules[] = {
+        [MONOSTAMP_RULE_NOT_NEGATIVE] = "%s must be >= 0, not %s",
+        [MONOSTAMP_RULE_INT64] = "%s=%s is out of range -- give an integer within int64 "
+                                 "(-9223372036854775808..9223372036854775807)",
+        [MONOSTAMP_RULE_SECONDS] = "%s=%s is out of range -- give a finite number of seconds "
+                                   "within int64 nanoseconds (under 292 years)",
+        [MONOSTAMP_RULE_OFFSET] = "%s=%s is out of range -- give seconds east of UTC within "
+                                  "+-86399",
+        [MONOSTAMP_RULE_OFFSET_MINUTES] = "%s=%s s is not whole minutes, which RFC 3339 needs",
+        [MONOSTAMP_RULE_DIGITS] = "%s=%s is out of range -- give 0..9, the digits of the "
+                                  "fraction of a second",
+        [MONOSTAMP_RULE_NUL] = "%s has a NUL character at byte %s -- give text without NUL "
+                               "characters",
+    };
+    if (rule <= 0 || rule >= COUNT(rules) || name == NULL || value == NULL)
+        return MONOSTAMP_EINVAL;
+    return written(buf, size, rules[rule], name, value);
+}
+
+/* The manual moves monostamp_clock_fault words; any other call draws. */
+static int is_move(const char *call)
+{
+    return strcmp(call, "set") == 0 || strcmp(call, "advance") == 0 ||
+           strcmp(call, "step_back") == 0;
+}
+
+/* ELEAD's sentence: what led, the bound, and the fix that fits the clock. */
+static void lead_fault(const monostamp_clock *clock, int take, int64_t n, char *buf, size_t size)
+{
+    long long bound = (long long)monostamp_clock_max_lead_ns(clock);
+    int manual = monostamp_clock_source(clock) == MONOSTAMP_SOURCE_MANUAL;
+    if (take)
+        written(buf, size, "n=%lld stamps would lead the source by more than max_lead_ns=%lld -- "
+                "take fewer at once, or make the clock with a larger max_lead_ns",
+                (long long)n, bound);
+    else
+        written(buf, size, "the next stamp would lead the %ssource by more than max_lead_ns=%lld "
+                "-- %s", manual ? "manual " : "", bound,
+                manual ? "advance it, or make the clock with a larger max_lead_ns"
+                : monostamp_clock_on_lead(clock) == MONOSTAMP_ON_LEAD_ERROR
+                    ? "make the clock with on_lead='wait' to wait instead, or a larger max_lead_ns"
+                    : "the wait for the source ran past its limit: make the clock with a larger "
+                      "max_lead_ns");
+}
+
 int monostamp_clock_fault(const monostamp_clock *clock, const char *call, int code,
                           int64_t value, char *buf, size_t size)
 {
     int take = call != NULL && strcmp(call, "take") == 0, blamed = 0;
     if (clock == NULL || call == NULL || buf == NULL || size == 0)
         return MONOSTAMP_EINVAL;
+    int move = is_move(call);
     buf[0] = '\0';
-    if (take && code == MONOSTAMP_EINVAL)
+    if (code == MONOSTAMP_ELEAD)
+        lead_fault(clock, take, value, buf, size);
+    else if (take && code == MONOSTAMP_EINVAL)
         blamed = 2, written(buf, size, "n=%lld must be >= 1", (long long)value);
     else if (take && code == MONOSTAMP_ERANGE)
-        blamed = 2, written(buf, size, "n=%lld stamps would pass the int64 range", (long long)value);
+        blamed = 2, written(buf, size, "n=%lld stamps would pass the int64 range",
+                            (long long)value);
     else if (take && code == MONOSTAMP_EPOLICY)
         written(buf, size, "the clock's policy %s allows equal stamps, so it has no blocks; "
                 "take needs monotonicForceNanosecondIncrement or "
                 "monotonicForceMicrosecondIncrement",
                 monostamp_policy_name(monostamp_clock_policy(clock)));
-    else if (!take && code == MONOSTAMP_ENOTSUP)
+    else if (move && code == MONOSTAMP_ENOTSUP)
         blamed = 1, written(buf, size, "%s needs a clock with source 'manual', this one's is "
                             "'%s' -- make the clock with source='manual'", call,
                             monostamp_source_name(monostamp_clock_source(clock)));
-    else if (!take && code == MONOSTAMP_ERANGE)
+    else if (move && code == MONOSTAMP_ERANGE)
         blamed = 2, written(buf, size, "ns=%lld would move the reading past the int64 "
                             "nanosecond range (years 1677..2262) -- give a smaller step",
                             (long long)value);
-    else if (!take && code == MONOSTAMP_EINVAL)
+    else if (move && code == MONOSTAMP_EINVAL)
         blamed = 2, written(buf, size, "ns=%lld is negative -- give ns >= 0", (long long)value);
+    else if (!take && !move && code == MONOSTAMP_ERANGE)
+        written(buf, size, "the next stamp would pass the largest int64 nanosecond "
+                "(2262-04-11T23:47:16.854775807Z)%s", monostamp_clock_is_shared(clock)
+                ? " -- the state file's sequence has reached it: share a new state file" : "");
     return blamed;
+}
+
+int monostamp_parse_fault(const char *text, size_t len, int code,
+                          const monostamp_parse_error *error, char *buf, size_t size)
+{
+    enum { SHOWN = 40 };  /* long junk is shown cut short, at a character's start */
+    size_t shown = len > SHOWN ? SHOWN : len, pos;
+    long long at = 1;
+    if (text == NULL || error == NULL)
+        return MONOSTAMP_EINVAL;
+    pos = error->position <= len ? error->position : len;
+    for (size_t i = 0; i < pos; i++)  /* characters, not bytes: UTF-8's leading bytes */
+        at += ((unsigned char)text[i] & 0xC0) != 0x80;
+    while (shown > 0 && shown < len && ((unsigned char)text[shown] & 0xC0) == 0x80)
+        shown--;
+    return written(buf, size, "'%.*s%s' at character %lld: %s%s", (int)shown, text,
+                   shown < len ? "..." : "", at,
+                   error->reason != NULL ? error->reason : monostamp_strerror(code),
+                   code == MONOSTAMP_ERANGE ? "" : " -- give RFC 3339 text as isoformat writes "
+                   "it, such as '2026-12-02T15:11:20.123456789+01:00'");
+}
+
+int monostamp_options_fault(const char *field, const char *value, int is_text, char *buf,
+                            size_t size)
+{
+    enum { SHOWN = 40 };  /* long text is shown cut short, at a character's start */
+    const char *rule = monostamp_options_rule(field);
+    size_t len = value != NULL ? strlen(value) : 0, shown = len > SHOWN ? SHOWN : len;
+    char tail[48] = "'";
+    if (field == NULL || value == NULL)
+        return MONOSTAMP_EINVAL;
+    while (is_text && shown > 0 && shown < len && ((unsigned char)value[shown] & 0xC0) == 0x80)
+        shown--;
+    if (is_text && shown < len)
+        snprintf(tail, sizeof tail, "...' (%llu bytes)", (unsigned long long)len);
+    return written(buf, size, "%s=%s%.*s%s %s", strcmp(field, "shared_path") == 0 ? "shared"
+                   : field, is_text ? "'" : "", is_text ? (int)shown : (int)len, value,
+                   is_text ? tail : "", rule != NULL ? rule : "is not accepted");
 }
 
 int monostamp_option_names(const char *field, char *buf, size_t size)
@@ -197,23 +290,26 @@ int monostamp_wall_instant(const monostamp_wall *w, int32_t offset_s, int64_t *o
 int monostamp_sleep_deadline(int64_t now_ns, int64_t ns, int is_duration, int64_t tolerance_ns,
                              int64_t *out_deadline_ns, int *bad_arg, char *why, size_t size)
 {
-    int rc = MONOSTAMP_EINVAL, arg = 1;
-    const char *fmt;
-    if (is_duration && ns < 0)
-        fmt = "ns must be >= 0, not %lld";
-    else if (tolerance_ns < 0)
-        arg = 2, ns = tolerance_ns, fmt = "tolerance_ns must be >= 0, not %lld";
-    else if (is_duration && now_ns > 0 && ns > INT64_MAX - now_ns)
-        rc = MONOSTAMP_ERANGE, fmt = "a sleep of %lld ns ends past the monotonic clock's range";
-    else {  /* any deadline is valid */
+    /* The argument at fault, the duration's sign first (0: none). */
+    int rc = MONOSTAMP_EINVAL, arg = is_duration && ns < 0 ? 1 : tolerance_ns < 0 ? 2 : 0;
+    char value[24];
+    if (arg == 2)
+        ns = tolerance_ns;
+    else if (arg == 0 && is_duration && now_ns > 0 && ns > INT64_MAX - now_ns)
+        rc = MONOSTAMP_ERANGE, arg = 1;
+    else if (arg == 0) {  /* any deadline is valid */
         if (out_deadline_ns != NULL)
             *out_deadline_ns = is_duration ? now_ns + ns : ns;
         return MONOSTAMP_OK;
     }
     if (bad_arg != NULL)
         *bad_arg = arg;
-    if (why != NULL && size > 0)
-        snprintf(why, size, fmt, (long long)ns);
+    snprintf(value, sizeof value, "%lld", (long long)ns);
+    if (why != NULL && size > 0 && rc == MONOSTAMP_ERANGE)
+        snprintf(why, size, "a sleep of %s ns ends past the monotonic clock's range", value);
+    else if (why != NULL && size > 0)
+        monostamp_rule_text(MONOSTAMP_RULE_NOT_NEGATIVE, arg == 1 ? "ns" : "tolerance_ns", value,
+                            why, size);
     return rc;
 }
 
@@ -234,26 +330,28 @@ int monostamp_sleep_start(monostamp_sleep_plan *plan, int64_t now_ns, int64_t ns
 int monostamp_isoformat(char *buf, size_t size, int64_t utc_ns, int64_t offset_s, int64_t digits,
                         int use_z, int *bad_arg, char *why, size_t why_size)
 {
-    long long offset = offset_s;
-    int n, arg = 2;
+    int n, arg = 2, rule = MONOSTAMP_RULE_OFFSET;
+    char value[24];
     if (why == NULL)
         why_size = 0;  /* snprintf then writes nothing */
-    if (offset_s < INT32_MIN || offset_s > INT32_MAX) {  /* no offset at all */
+    if (monostamp_offset_check(offset_s) != MONOSTAMP_OK) {  /* int32 too */
         n = MONOSTAMP_ERANGE;
-        snprintf(why, why_size, "offset %lld s out of range", offset);
     } else if (digits < 0 || digits > 9) {
-        n = MONOSTAMP_EINVAL, arg = 3;
-        snprintf(why, why_size, "digits=%lld is out of range -- give 0..9, the digits of the "
-                 "fraction of a second", (long long)digits);
+        n = MONOSTAMP_EINVAL, arg = 3, rule = MONOSTAMP_RULE_DIGITS;
     } else {
         n = monostamp_format_iso8601(buf, size, utc_ns, (int32_t)offset_s, (int)digits, use_z);
-        if (n == MONOSTAMP_EINVAL)
-            snprintf(why, why_size, "offset %lld s cannot be written as +hh:mm", offset);
-        else if (n == MONOSTAMP_ERANGE && size > MONOSTAMP_ISO8601_MAX)
-            arg = 1, snprintf(why, why_size, "%lld ns at offset %lld s is outside the years "
-                              "1..9999", (long long)utc_ns, offset);
-        else
-            arg = 0;  /* done, or no room in `buf`: the code says it */
+        rule = MONOSTAMP_RULE_OFFSET_MINUTES;  /* EINVAL: the offset's seconds */
+        if (n == MONOSTAMP_ERANGE && size > MONOSTAMP_ISO8601_MAX)
+            arg = 1, rule = 0, snprintf(why, why_size, "%lld ns truncated to %d digits falls "
+                                        "before the int64 nanosecond range, which no parse takes "
+                                        "back -- give more digits", (long long)utc_ns,
+                                        (int)digits);
+        else if (n != MONOSTAMP_EINVAL)
+            arg = 0, rule = 0;  /* done, or no room in `buf`: the code says it */
+    }
+    if (rule != 0 && why_size > 0) {
+        snprintf(value, sizeof value, "%lld", (long long)(arg == 3 ? digits : offset_s));
+        monostamp_rule_text(rule, arg == 3 ? "digits" : "offset", value, why, why_size);
     }
     if (bad_arg != NULL)
         *bad_arg = arg;
@@ -322,40 +420,30 @@ int monostamp_option_unknown(const char *name, char *buf, size_t size)
     return written(buf, size, "unknown option '%.*s' -- the options are %s", 64, name, list);
 }
 
-/* A string as a fault shows it: quoted, and past 40 bytes cut short with its
- * length, so that a 300-byte zone does not fill the message. */
-#define SHOWN_MAX 40
-
-int monostamp_options_fault(const monostamp_options *options, char *buf, size_t size)
+int monostamp_options_text(const monostamp_options *options, char *buf, size_t size)
 {
-    const char *field = NULL, *text = NULL, *rule;
-    int rc = monostamp_options_check(options, &field);
+    const char *field = NULL, *text = NULL;
+    char number[24];
     long long value = 0;
+    int rc = monostamp_options_check(options, &field);
     if (written(buf, size, "%s", "") < 0)
         return MONOSTAMP_EINVAL;
     if (rc == MONOSTAMP_OK)
         return rc;
-    rule = monostamp_options_rule(field);
-    if (options == NULL) {
-        written(buf, size, "options %s", rule);
+    if (options == NULL || field == NULL) {
+        written(buf, size, "options %s", monostamp_options_rule(field));
         return rc;
     }
-    if (strcmp(field, "zone") == 0)
-        text = options->zone;
-    else if (strcmp(field, "shared_path") == 0)
-        text = options->shared_path, field = "shared";  /* as the bindings name it */
+    if (strcmp(field, "zone") == 0 || strcmp(field, "shared_path") == 0)
+        text = field[0] == 'z' ? options->zone : options->shared_path;
     else if (strcmp(field, "max_lead_ns") == 0 || strcmp(field, "start_ns") == 0)
         value = field[0] == 'm' ? options->max_lead_ns : options->start_ns;
     else  /* an int field: policy, source, on_lead, trust_group */
         value = field[0] == 'p' ? options->policy : field[0] == 's' ? options->source
               : field[0] == 'o' ? options->on_lead : options->trust_group;
-    if (text == NULL)
-        written(buf, size, "%s=%lld %s", field, value, rule);
-    else if (strlen(text) <= SHOWN_MAX)
-        written(buf, size, "%s='%s' %s", field, text, rule);
-    else
-        written(buf, size, "%s='%.*s...' (%zu bytes) %s", field, SHOWN_MAX, text, strlen(text),
-                rule);
+    snprintf(number, sizeof number, "%lld", value);
+    /* One wording: the same sentence as for a value a host hands over itself. */
+    monostamp_options_fault(field, text != NULL ? text : number, text != NULL, buf, size);
     return rc;
 }
 

@@ -59,6 +59,19 @@ MONOSTAMP_API const char *monostamp_policy_constant(int policy);
  * Thread-safe. */
 MONOSTAMP_API const char *monostamp_options_rule(const char *field);
 
+/* Writes the sentence for the options field `field` that
+ * monostamp_options_check() refused, given as `value`: the option as the
+ * bindings name it ("shared" for "shared_path"), `value` as the host wrote
+ * it, quoted if `is_text` (its first 40 bytes, cut at a character, and
+ * "...' (N bytes)" if longer), and the field's rule ("is not accepted"
+ * without one): "max_lead_ns=-1 must be >= 0", "zone='xx...' (300 bytes)
+ * must be a zone name of at most 255 bytes".  Returns the length;
+ * MONOSTAMP_ERANGE if cut short (the field and 300 bytes always fit when
+ * `is_text`), MONOSTAMP_EINVAL for a NULL argument or a `size` of 0.
+ * Thread-safe. */
+MONOSTAMP_API int monostamp_options_fault(const char *field, const char *value, int is_text,
+                                          char *buf, size_t size);
+
 /* Flags of monostamp_draw(). */
 #define MONOSTAMP_DRAW_US 1u     /* the µs grain, as monostamp_now_us / monostamp_time_us */
 #define MONOSTAMP_DRAW_OFFSET 2u /* the offset too, as monostamp_now; else offset_s is 0 */
@@ -182,17 +195,17 @@ MONOSTAMP_API int monostamp_zone_unknown(const char *name, char *buf, size_t siz
  * bytes always fit),
  * MONOSTAMP_EINVAL for a NULL argument or a `size` of 0.  Thread-safe. */
 MONOSTAMP_API int monostamp_option_unknown(const char *name, char *buf, size_t size);
-/* Checks `options` as monostamp_options_check() does, and writes the
- * sentence for the field it refuses: the field as the bindings name it
- * ("shared" for shared_path), its value (a string quoted, one past 40
- * bytes cut short with its length after it) and its rule:
+/* Checks `options` as monostamp_options_check() does, and writes
+ * monostamp_options_fault()'s sentence for the field it refuses, its value
+ * taken from `options` (a string quoted, one past 40 bytes cut short with
+ * its length after it):
  * "max_lead_ns=-1 must be >= 0", "zone='xxx...' (300 bytes) must be a zone
  * name of at most 255 bytes", "shared='' must be a non-empty path".
  * Returns options_check's code, with "" in `buf` when it is 0; cut short to
  * fit `size` (256 bytes always fit); MONOSTAMP_EINVAL for a NULL `buf` or a
  * `size` of 0.  Thread-safe. */
-MONOSTAMP_API int monostamp_options_fault(const monostamp_options *options, char *buf,
-                                          size_t size);
+MONOSTAMP_API int monostamp_options_text(const monostamp_options *options, char *buf,
+                                         size_t size);
 /* Writes the sentence for `code`, a failure of monostamp_clock_init or
  * monostamp_clock_new given `options`, when the zone or the state file it
  * names is to blame: monostamp_zone_unknown's for MONOSTAMP_ENOZONE of a
@@ -215,11 +228,56 @@ MONOSTAMP_API int monostamp_clock_init_fault(int code, const monostamp_options *
  * 'manual', this one's is 'realtime' -- make the clock with
  * source='manual'"), 0 neither: the clock's state, with "the clock's
  * policy P allows equal stamps, so it has no blocks; take needs ..." for
- * take's MONOSTAMP_EPOLICY and "" for every other code.  Cut short to fit
- * `size` (256 bytes always fit); MONOSTAMP_EINVAL for a NULL argument or a
- * `size` of 0.  Thread-safe as the clock's getters are. */
+ * take's MONOSTAMP_EPOLICY.  Any other `call` ("now", "uuid7", ...) is a
+ * draw: 0 with the clock's state, MONOSTAMP_ERANGE "the next stamp would
+ * pass the largest int64 nanosecond (...)".  MONOSTAMP_ELEAD, for any
+ * call: 0 and "the next stamp would lead the source by more than
+ * max_lead_ns=N -- " and the fix that fits the clock (take: "n=N stamps
+ * would lead ...").  "" for every other code.  Cut short to fit `size` (256
+ * bytes always fit); MONOSTAMP_EINVAL for a NULL argument or a `size` of
+ * 0.  Thread-safe as the clock's getters are. */
 MONOSTAMP_API int monostamp_clock_fault(const monostamp_clock *clock, const char *call, int code,
                                         int64_t value, char *buf, size_t size);
+/* Writes the sentence for `code` and `error`, a failure of
+ * monostamp_parse_iso8601 on the `len` bytes at `text`: the text quoted
+ * (its first 40 bytes, cut at a character, and "..." if longer), the
+ * 1-based character (UTF-8) where it failed and the reason, then for
+ * MONOSTAMP_ESYNTAX the fix: "'2026-12-02X15:11:20Z' at character 11:
+ * expected 'T', 't' or ' ' between date and time -- give RFC 3339 text as
+ * isoformat writes it, such as '2026-12-02T15:11:20.123456789+01:00'".
+ * Returns the length; MONOSTAMP_ERANGE if cut short (320 bytes always fit),
+ * MONOSTAMP_EINVAL for a NULL argument or a `size` of 0.  Thread-safe. */
+MONOSTAMP_API int monostamp_parse_fault(const char *text, size_t len, int code,
+                                        const monostamp_parse_error *error, char *buf,
+                                        size_t size);
+
+/* The rules at a binding's edge, each a sentence monostamp_rule_text
+ * words about an argument `name` (with the binding's call before it, if it
+ * likes: "Clock(): max_lead_ns") and its `value` as the host writes it
+ * ("-0.5", "inf", "18446744073709551616"), so that a value past what the
+ * core can take is worded too.  The core's own checks below use them. */
+enum {
+    MONOSTAMP_RULE_NOT_NEGATIVE = 1, /* "seconds must be >= 0, not -0.5" */
+    MONOSTAMP_RULE_INT64 = 2,        /* "n=2**64 is out of range -- give an integer within
+                                      * int64 (...)" */
+    MONOSTAMP_RULE_SECONDS = 3,      /* "seconds=inf is out of range -- give a finite number of
+                                      * seconds within int64 nanoseconds (under 292 years)" */
+    MONOSTAMP_RULE_OFFSET = 4,       /* "offset=90000 is out of range -- give seconds east of
+                                      * UTC within +-86399" (monostamp_offset_check) */
+    MONOSTAMP_RULE_OFFSET_MINUTES = 5, /* "offset=30 s is not whole minutes, which RFC 3339
+                                        * needs" (to format) */
+    MONOSTAMP_RULE_DIGITS = 6,       /* "digits=10 is out of range -- give 0..9, the digits of
+                                      * the fraction of a second" */
+    MONOSTAMP_RULE_NUL = 7           /* "zone has a NUL character at byte 4 -- give text without
+                                      * NUL characters" (`value` the 1-based byte of the first
+                                      * NUL: a C string would end there) */
+};
+/* Writes the sentence of `rule` for `name` and `value`.  Returns the
+ * length; MONOSTAMP_ERANGE if cut short (160 bytes plus the two strings
+ * always fit), MONOSTAMP_EINVAL for an unknown rule, a NULL argument or a
+ * `size` of 0.  Thread-safe. */
+MONOSTAMP_API int monostamp_rule_text(int rule, const char *name, const char *value, char *buf,
+                                      size_t size);
 /* Writes the sentence for `code`, a failure of the default clock, when
  * the state file MONOSTAMP_SHARED names is to blame
  * (monostamp_state_file_fault): monostamp_state_file_text's for
@@ -332,11 +390,12 @@ MONOSTAMP_API int monostamp_sleep_start(monostamp_sleep_plan *plan, int64_t now_
  * them (`digits` 0..9 only).  The length, or the code with *bad_arg the
  * argument at fault (1: `utc_ns`, 2: `offset_s`, 3: `digits`; 0: none,
  * `buf` too small) and `why` (if not NULL; cut short to fit `why_size`)
- * its sentence: "offset 4294967296 s out of range" (beyond int32),
- * "digits=10 is out of range -- give 0..9, the digits of the fraction of
- * a second", "offset 30 s cannot be written as
- * +hh:mm", "N ns at offset M s is outside the years 1..9999" (128 bytes
- * always fit).  Thread-safe. */
+ * its sentence: monostamp_rule_text's for MONOSTAMP_RULE_OFFSET (a day or
+ * more), MONOSTAMP_RULE_DIGITS and MONOSTAMP_RULE_OFFSET_MINUTES ("offset",
+ * "digits"), or "N ns truncated to D digits falls before the int64
+ * nanosecond range, which no parse takes back -- give more digits" (the
+ * only instants int64 ns and a day's offset cannot write) (160
+ * bytes always fit).  Thread-safe. */
 /* A binding's uuid7_ns(text): the stamp in the UUIDv7 whose canonical
  * text is the `len` bytes at `text` (monostamp_uuid_parse, then
  * monostamp_uuid7_ns).  0 and *out_ns; else MONOSTAMP_EINVAL or

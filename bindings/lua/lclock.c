@@ -57,13 +57,8 @@ static int getoption (lua_State *L, const char *field, int t) {
 /* A string option, or NULL; the table keeps it alive after the pop. */
 static const char *opt_string (lua_State *L, const char *field) {
   const char *s = NULL;
-  size_t len;
-  if (getoption(L, field, LUA_TSTRING)) {
-    s = lua_tolstring(L, -1, &len);
-    if (strlen(s) != len)  /* "/x/a\0b" would open "/x/a" */
-      luaL_argerror(L, 1, lua_pushfstring(L, "%s: embedded NUL at byte %d",
-                                          field, (int)strlen(s) + 1));
-  }
+  if (getoption(L, field, LUA_TSTRING))
+    s = lms_tostring(L, -1, 1, field);
   lua_pop(L, 1);
   return s;
 }
@@ -113,7 +108,7 @@ int lms_clock_new (lua_State *L) {
   monostamp_options_init(&options);
   if (!lua_isnoneornil(L, 1))
     tooptions(L, &options);
-  rc = monostamp_options_fault(&options, why, sizeof why);
+  rc = monostamp_options_text(&options, why, sizeof why);
   if (rc != MONOSTAMP_OK)
     return lms_result(L, rc, 0, 1, NULL, why);
   lua_settop(L, 1);  /* keep the table, and with it the strings in 'options' */
@@ -150,14 +145,26 @@ static int fail (lua_State *L, int rc, int first, const char *call, const char *
   return lms_result(L, rc, 0, 0, call, why);
 }
 
+/* A call refused: the core's sentence, and the argument it blames (1: the
+** clock, 2: the value) numbered as the caller wrote it. */
+static int clock_fault (lua_State *L, int rc, int first, monostamp_clock *clock,
+                        const char *call, int64_t value) {
+  char why[256];
+  int arg = monostamp_clock_fault(clock, call, rc, value, why, sizeof why);
+  if (arg > 0)
+    return lms_result(L, rc, 0, arg + first - 2, NULL, why);
+  return fail(L, rc, first, call, why[0] != '\0' ? why : NULL);
+}
+
 /* now, now_us: the stamp and its offset; time_ns, time_us: the stamp. */
 #define STAMP_CALL(name, type, nres, ...) \
   static int c_##name (lua_State *L) { \
     int first; \
     type out; \
-    int rc = monostamp_##name(target(L, &first), &out); \
+    monostamp_clock *clock = target(L, &first); \
+    int rc = monostamp_##name(clock, &out); \
     if (rc != MONOSTAMP_OK) \
-      return fail(L, rc, first, #name, NULL); \
+      return clock_fault(L, rc, first, clock, #name, 0); \
     __VA_ARGS__; \
     return nres; \
   }
@@ -173,23 +180,13 @@ static int c_uuid7 (lua_State *L) {
   int first;
   uint8_t id[16];
   char text[MONOSTAMP_UUID_TEXT_SIZE];
-  int rc = monostamp_uuid7(target(L, &first), id);
+  monostamp_clock *clock = target(L, &first);
+  int rc = monostamp_uuid7(clock, id);
   if (rc != MONOSTAMP_OK)
-    return fail(L, rc, first, "uuid7", NULL);
+    return clock_fault(L, rc, first, clock, "uuid7", 0);
   monostamp_uuid_format(id, text);
   lua_pushlstring(L, text, MONOSTAMP_UUID_TEXT_SIZE - 1);
   return 1;
-}
-
-/* take, set and advance refused: the core's sentence, and the argument it
-** blames (1: the clock, 2: the value) numbered as the caller wrote it. */
-static int clock_fault (lua_State *L, int rc, int first, monostamp_clock *clock,
-                        const char *call, int64_t value) {
-  char why[256];
-  int arg = monostamp_clock_fault(clock, call, rc, value, why, sizeof why);
-  if (arg > 0)
-    return lms_result(L, rc, 0, arg + first - 2, NULL, why);
-  return fail(L, rc, first, call, why[0] != '\0' ? why : NULL);
 }
 
 /* take(n): first, n, step of n stamps reserved at once. */

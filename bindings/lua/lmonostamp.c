@@ -63,11 +63,15 @@ int64_t lms_tons (lua_State *L, int idx, int arg, const char *field) {
       "%s%sinteger expected, got %s", pre, sep, luaL_typename(L, idx)));
 }
 
-const char *lms_checkname (lua_State *L, int arg) {
+const char *lms_tostring (lua_State *L, int idx, int arg, const char *field) {
   size_t len;
-  const char *s = luaL_checklstring(L, arg, &len);
-  if (strlen(s) != len)
-    luaL_argerror(L, arg, lua_pushfstring(L, "embedded NUL at byte %d", (int)strlen(s) + 1));
+  const char *s = lua_tolstring(L, idx, &len);
+  if (s != NULL && strlen(s) != len) {  /* "/x/a\0b" would open "/x/a" */
+    char why[256];
+    monostamp_rule_text(MONOSTAMP_RULE_NUL, field, lua_pushfstring(L, "%d", (int)strlen(s) + 1),
+                        why, sizeof why);
+    luaL_argerror(L, arg, lua_pushstring(L, why));
+  }
   return s;
 }
 
@@ -77,6 +81,11 @@ int lms_option (lua_State *L, int arg, const char *field, const char *name) {
     luaL_argerror(L, arg, lua_pushfstring(L, "%s='%s' %s", field, name,
                                           monostamp_options_rule(field)));
   return value;
+}
+
+int lms_checkoption (lua_State *L, int arg, const char *field) {
+  luaL_checkstring(L, arg);
+  return lms_option(L, arg, field, lms_tostring(L, arg, arg, field));
 }
 
 static int ms_monotonic_ns (lua_State *L) {
@@ -105,7 +114,7 @@ static int ms_clock_info (lua_State *L) {
 }
 
 static int ms_isoformat (lua_State *L) {
-  char buf[MONOSTAMP_ISO8601_MAX + 1], why[128];
+  char buf[MONOSTAMP_ISO8601_MAX + 1], why[160];
   int64_t utc_ns = lms_checkns(L, 1);
   lua_Integer offset_s = luaL_checkinteger(L, 2);
   lua_Integer digits = luaL_optinteger(L, 3, 9);
@@ -124,11 +133,11 @@ static int ms_parse (lua_State *L) {
   int64_t utc_ns = 0;
   int32_t offset_s = 0;
   monostamp_parse_error error = {0, NULL};
+  char why[320];
   int rc = monostamp_parse_iso8601(text, len, &utc_ns, &offset_s, &error);
-  if (rc != MONOSTAMP_OK)  /* positions are 1-based, as Lua's string indices */
-    return lms_result(L, rc, 0, 0, "parse", lua_pushfstring(L, "%s at byte %d: %s",
-        monostamp_strerror(rc), (int)error.position + 1,
-        error.reason ? error.reason : "invalid"));
+  if (rc != MONOSTAMP_OK)  /* the core's sentence, where in characters */
+    return monostamp_parse_fault(text, len, rc, &error, why, sizeof why),
+           lms_result(L, rc, 0, 0, "parse", why);
   lua_pushinteger(L, (lua_Integer)utc_ns);
   lua_pushinteger(L, (lua_Integer)offset_s);
   return 2;

@@ -56,13 +56,14 @@ LMS_FUNC int lms_result (lua_State *L, int rc, int nres, int arg,
 ** ('field', if not NULL, names the table field). */
 LMS_FUNC int64_t lms_tons (lua_State *L, int idx, int arg, const char *field);
 #define lms_checkns(L, arg)	lms_tons(L, arg, arg, NULL)
-/* A string for the core: one with an embedded NUL is refused, never cut. */
-LMS_FUNC const char *lms_checkname (lua_State *L, int arg);
+/* The string at 'idx' (NULL if none) for the core: one with an embedded
+** NUL is an argument error of 'arg', naming 'field', never cut short. */
+LMS_FUNC const char *lms_tostring (lua_State *L, int idx, int arg, const char *field);
 /* The value the core gives 'name' for the option 'field' ("policy",
 ** "source", "on_lead"), else an argument error of 'arg' with its rule;
-** lms_checkoption: the name at 'arg'. */
+** lms_checkoption: the string at 'arg'. */
 LMS_FUNC int lms_option (lua_State *L, int arg, const char *field, const char *name);
-#define lms_checkoption(L, arg, field)	lms_option(L, arg, field, lms_checkname(L, arg))
+LMS_FUNC int lms_checkoption (lua_State *L, int arg, const char *field);
 
 /* lsleep.c: the sleeps, and the plan's nap, step and finish for
 ** monostamp/sleep_finish.lua. */

@@ -155,13 +155,10 @@ static int clock_args_check(const clock_args *ca)
         {"max_lead_ns", ca->max_lead_ns}, {"on_lead", ca->on_lead},
         {"shared_path", ca->shared}, {"start_ns", ca->start_ns},
     };
-    const char *rule = monostamp_options_rule(field);
     for (size_t i = 0; field != NULL && i < sizeof args / sizeof args[0]; i++) {
-        if (strcmp(args[i].field, field) == 0)
-            return PyErr_Format(PyExc_ValueError, "Clock(): %s=%R %s",
-                                strcmp(field, "shared_path") == 0 ? "shared" : field,
-                                args[i].value != NULL ? args[i].value : Py_None,
-                                rule != NULL ? rule : "is not accepted"), -1;
+        if (strcmp(args[i].field, field) == 0)  /* the core's sentence */
+            return ms_options_fault("Clock()", field, args[i].value != NULL ? args[i].value
+                                                                            : Py_None);
     }
     PyErr_Format(PyExc_ValueError, "Clock(): the options are not accepted (%s)",
                  field != NULL ? field : "no field named");
@@ -253,22 +250,12 @@ static void clock_dealloc(PyObject *op)
     Py_DECREF(type);
 }
 
-/* Raises for a failed stamp from this clock. */
+/* Raises for a failed stamp from this clock: the core's sentence. */
 static PyObject *clock_error(PyObject *op, int rc, const char *call)
 {
-    ms_state *st = STATE_OF(op);
-    PyObject *shared = CLOCK(op)->shared;
-    if (rc == MONOSTAMP_ELEAD)
-        return raise_core(st, rc, NULL, "%s with max_lead_ns=%lld", call,
-                          (long long)monostamp_clock_max_lead_ns(CLOCK(op)->core));
-    int named = shared != NULL && shared != Py_None;
-    if (rc == MONOSTAMP_ERANGE)
-        return raise_core(st, rc, named ? shared : NULL,
-                          named ? "%s: the next stamp would pass the largest int64 nanosecond "
-                                  "(shared='%S')"
-                                : "%s: the next stamp would pass the largest int64 nanosecond",
-                          call, shared);
-    return raise_core(st, rc, NULL, "%s", call);
+    char why[256];
+    monostamp_clock_fault(CLOCK(op)->core, call, rc, 0, why, sizeof why);
+    return ms_core_fault(STATE_OF(op), rc, call, why);
 }
 
 /* The module's functions on the default clock share these docs. */
@@ -281,7 +268,7 @@ static PyObject *clock_now(PyObject *op, PyObject *unused)
     monostamp_stamp stamp;
     int rc = monostamp_now(CLOCK(op)->core, &stamp);
     if (rc != MONOSTAMP_OK)
-        return clock_error(op, rc, "now()");
+        return clock_error(op, rc, CALL_NAME(op, "now()"));
     return ms_stamp_new(CLOCK(op)->stamp_type, stamp.utc_ns, stamp.offset_s);
 }
 
@@ -294,7 +281,7 @@ static PyObject *clock_time_ns(PyObject *op, PyObject *unused)
     int64_t ns;
     int rc = monostamp_time_ns(CLOCK(op)->core, &ns);
     if (rc != MONOSTAMP_OK)
-        return clock_error(op, rc, "time_ns()");
+        return clock_error(op, rc, CALL_NAME(op, "time_ns()"));
     return PyLong_FromLongLong(ns);
 }
 
@@ -319,7 +306,7 @@ static PyObject *clock_time(PyObject *self, PyObject *unused)
         return NULL;
     int rc = monostamp_time_us(CLOCK(op)->core, &ns);
     if (rc != MONOSTAMP_OK)
-        return raise_core(STATE_OF(op), rc, NULL, "time()");
+        return clock_error(op, rc, CALL_NAME(op, "time()"));
     /* Whole µs apart near today are distinct doubles. */
     return PyFloat_FromDouble((double)ns / 1e9);
 }
@@ -339,7 +326,7 @@ static PyObject *clock_now_datetime(PyObject *self, PyObject *const *args, Py_ss
         return NULL;
     int rc = monostamp_now_us(CLOCK(op)->core, &stamp);
     if (rc != MONOSTAMP_OK)
-        return raise_core(STATE_OF(op), rc, NULL, "now_datetime()");
+        return clock_error(op, rc, CALL_NAME(op, "now_datetime()"));
     PyObject *dt = ms_datetime_from_stamp(STATE_OF(op), stamp.utc_ns, stamp.offset_s);
     if (dt == NULL || tz == NULL || tz == Py_None)
         return dt;
@@ -400,11 +387,9 @@ static PyObject *clock_manual(PyObject *self, PyObject *arg, const char *name,
         Py_RETURN_NONE;
     /* The core's sentence for a refused move, after "Clock.set(): ". */
     char why[256], call[40];
-    if (monostamp_clock_fault(core, name, rc, ns, why, sizeof why) > 0) {
-        snprintf(call, sizeof call, "Clock.%s()", name);
-        return ms_core_text(PyExc_ValueError, call, why);
-    }
-    return raise_core(NULL, rc, NULL, "Clock.%s(%R)", name, arg);
+    snprintf(call, sizeof call, "Clock.%s()", name);
+    monostamp_clock_fault(core, name, rc, ns, why, sizeof why);
+    return ms_core_fault(NULL, rc, call, why);
 }
 
 static int manual_step_back(monostamp_clock *clock, int64_t ns)

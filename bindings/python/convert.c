@@ -4,6 +4,13 @@
 
 #include <string.h>
 
+/* ValueError: the core's sentence for text whose first NUL is byte `at`. */
+static int nul_error(const char *what, size_t at)
+{
+    PyObject *n = PyLong_FromSize_t(at);
+    return n == NULL ? -1 : (ms_rule_error(what, MONOSTAMP_RULE_NUL, n), Py_DECREF(n), -1);
+}
+
 const char *ms_utf8_arg(PyObject *obj, const char *what, int no_nul, Py_ssize_t *len)
 {
     if (!PyUnicode_Check(obj))
@@ -13,7 +20,7 @@ const char *ms_utf8_arg(PyObject *obj, const char *what, int no_nul, Py_ssize_t 
     if (text == NULL)
         return NULL;
     if (no_nul && strlen(text) != (size_t)*len)
-        return PyErr_Format(PyExc_ValueError, "%s=%R contains a NUL character", what, obj), NULL;
+        return nul_error(what, strlen(text) + 1), NULL;
     return text;
 }
 
@@ -30,31 +37,27 @@ int ms_long_arg(PyObject *obj, const char *what, long long *out)
 
 int ms_int64_arg(PyObject *obj, const char *what, int64_t *out)
 {
-    long long v;
+    long long v = 0;
     int rc = ms_long_arg(obj, what, &v);
-    if (rc > 0)
-        PyErr_Format(PyExc_ValueError, "%s=%R is out of range for int64 nanoseconds", what, obj);
     if (rc != 0)
-        return -1;
+        return rc > 0 ? ms_rule_error(what, MONOSTAMP_RULE_INT64, obj) : -1;
     *out = (int64_t)v;
     return 0;
 }
 
 int ms_seconds_arg(PyObject *obj, const char *what, int64_t *out)
 {
-    int64_t s = 0;
+    long long s = 0;
     int rc;
     if (PyBool_Check(obj) || (!PyLong_Check(obj) && !PyFloat_Check(obj)))
         return ms_type_error(what, "int or float", obj);
     if (PyFloat_Check(obj))
         rc = monostamp_ns_from_double(PyFloat_AS_DOUBLE(obj), 1, out);
-    else if (ms_int64_arg(obj, what, &s) < 0)
+    else if ((rc = ms_long_arg(obj, what, &s)) < 0)
         return -1;
-    else
-        rc = monostamp_ns_from_seconds(s, 0, out);
-    if (rc != MONOSTAMP_OK)
-        return PyErr_Format(PyExc_ValueError, "%s=%R is out of range", what, obj), -1;
-    return 0;
+    else  /* past long long: the same rule */
+        rc = rc > 0 ? MONOSTAMP_ERANGE : monostamp_ns_from_seconds(s, 0, out);
+    return rc != MONOSTAMP_OK ? ms_rule_error(what, MONOSTAMP_RULE_SECONDS, obj) : 0;
 }
 
 /* Raises ValueError "<what>=<obj> must be one of 'a', 'b', ...", the
@@ -65,17 +68,28 @@ static int unknown_name(const char *what, PyObject *obj, const char *field)
     return -1;
 }
 
+int ms_options_fault(const char *prefix, const char *field, PyObject *value)
+{
+    int is_text = PyUnicode_Check(value);
+    PyObject *shown = is_text ? Py_NewRef(value) : PyObject_Repr(value);
+    const char *text = shown != NULL ? PyUnicode_AsUTF8(shown) : NULL;
+    char why[512];
+    if (text != NULL && monostamp_options_fault(field, text, is_text, why, sizeof why) != 0)
+        ms_core_text(PyExc_ValueError, prefix, why);  /* cut short or not */
+    Py_XDECREF(shown);
+    return -1;
+}
+
 int ms_option_arg(PyObject *obj, const char *what, const char *field, const char *expected,
                   int *out)
 {
     Py_ssize_t len;
     if (!PyUnicode_Check(obj))
         return ms_type_error(what, expected, obj);
-    const char *name = ms_utf8_arg(obj, what, 0, &len);
+    const char *name = ms_utf8_arg(obj, what, 1, &len);
     if (name == NULL)
         return -1;
-    /* A name with a NUL in it matches none of the core's. */
-    if (strlen(name) != (size_t)len || monostamp_option_from_name(field, name, out) != MONOSTAMP_OK)
+    if (monostamp_option_from_name(field, name, out) != MONOSTAMP_OK)
         return unknown_name(what, obj, field);
     return 0;
 }
@@ -108,15 +122,20 @@ int ms_path_arg(PyObject *obj, const char *what, PyObject **out_bytes)
     if (!PyUnicode_Check(obj) && !PyBytes_Check(obj) &&
         !PyObject_HasAttrString((PyObject *)Py_TYPE(obj), "__fspath__"))
         return ms_type_error(what, "str, bytes or os.PathLike", obj);
-    if (PyUnicode_FSConverter(obj, out_bytes))
-        return 0;
-    /* Its ValueError for a NUL says neither which argument nor which path;
-     * an encoding error (a UnicodeError, also a ValueError) is kept. */
-    if (PyErr_ExceptionMatches(PyExc_ValueError) && !PyErr_ExceptionMatches(PyExc_UnicodeError)) {
-        PyErr_Clear();
-        PyErr_Format(PyExc_ValueError, "%s=%R contains a NUL character", what, obj);
+    /* As PyUnicode_FSConverter, but a NUL in the core's words. */
+    PyObject *path = PyOS_FSPath(obj);
+    PyObject *raw = path == NULL ? NULL : PyUnicode_Check(path) ? PyUnicode_EncodeFSDefault(path)
+                                                               : Py_NewRef(path);
+    Py_XDECREF(path);
+    if (raw == NULL)
+        return -1;
+    size_t at = strlen(PyBytes_AS_STRING(raw)) + 1;
+    if (at <= (size_t)PyBytes_GET_SIZE(raw)) {
+        Py_DECREF(raw);
+        return nul_error(what, at);
     }
-    return -1;
+    *out_bytes = raw;
+    return 0;
 }
 
 PyObject *ms_policy_object(ms_state *st, int policy)

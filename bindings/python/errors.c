@@ -111,18 +111,47 @@ PyObject *ms_raise(PyObject *type, const char *fmt, ...)
     return NULL;
 }
 
-PyObject *ms_core_text(PyObject *type, const char *prefix, const char *text)
+/* The core's text holds what the caller gave (a zone's name, a path) as
+ * bytes: decoded as the file system's names are. */
+static PyObject *core_message(const char *prefix, const char *text)
 {
-    /* The core's text holds what the caller gave (a zone's name, a path)
-     * as bytes: decoded as the file system's names are. */
     PyObject *why = PyUnicode_DecodeFSDefault(text);
     PyObject *message = why != NULL ? PyUnicode_FromFormat("%s: %U", prefix, why) : NULL;
     Py_XDECREF(why);
+    return message;
+}
+
+PyObject *ms_core_text(PyObject *type, const char *prefix, const char *text)
+{
+    PyObject *message = core_message(prefix, text);
     if (message != NULL) {
         PyErr_SetObject(type, message);
         Py_DECREF(message);
     }
     return NULL;
+}
+
+PyObject *ms_core_fault(ms_state *st, int code, const char *prefix, const char *text)
+{
+    if (text[0] == '\0')  /* no sentence for it: the code's (EINTR's handler's exception) */
+        return raise_core(st, code, NULL, "%s", prefix);
+    PyObject *message = core_message(prefix, text);
+    if (message != NULL) {
+        raise_message(st, code, NULL, message);
+        Py_DECREF(message);
+    }
+    return NULL;
+}
+
+int ms_rule_error(const char *what, int rule, PyObject *value)
+{
+    PyObject *shown = PyObject_Repr(value);  /* an int's or a float's: ASCII */
+    const char *text = shown != NULL ? PyUnicode_AsUTF8(shown) : NULL;
+    char why[512];
+    if (text != NULL && monostamp_rule_text(rule, what, text, why, sizeof why) >= 0)
+        PyErr_SetString(PyExc_ValueError, why);
+    Py_XDECREF(shown);
+    return -1;
 }
 
 PyObject *ms_zone_error(const char *call, const char *name)
@@ -139,9 +168,7 @@ PyObject *ms_state_file_error(ms_state *st, const char *call, const char *what, 
      * text of an OS failure first, before a call could reuse its buffer. */
     char why[4096 + 256];
     monostamp_state_file_text(code, what, path_bytes, why, sizeof why);
-    PyObject *text = PyUnicode_DecodeFSDefault(why);
-    PyObject *message = text != NULL ? PyUnicode_FromFormat("%s: %U", call, text) : NULL;
-    Py_XDECREF(text);
+    PyObject *message = core_message(call, why);
     if (message == NULL)
         return NULL;
     /* The hint's FileNotFoundError carries no filename: the path is in the

@@ -122,9 +122,11 @@ static PyObject *uuid_object(ms_state *st, const uint8_t id[16])
 PyObject *ms_draw_uuid7(ms_state *st, monostamp_clock *clock, const char *call)
 {
     uint8_t id[16];
+    char why[256];
     int rc = monostamp_uuid7(clock, id);
-    if (rc != MONOSTAMP_OK)
-        return raise_core(st, rc, NULL, "%s", call);
+    if (rc != MONOSTAMP_OK)  /* the core's sentence for the clock's state */
+        return monostamp_clock_fault(clock, "uuid7", rc, 0, why, sizeof why),
+               ms_core_fault(st, rc, call, why);
     return uuid_object(st, id);
 }
 
@@ -179,11 +181,10 @@ PyObject *ms_uuid7_ns(PyObject *module, PyObject *arg)
 /* n for take(): an int (or an object with __index__), 1 or more. */
 static int count_arg(PyObject *arg, const char *fname, int64_t *out)
 {
-    if (PyBool_Check(arg) || !PyIndex_Check(arg)) {
-        char what[64];
-        snprintf(what, sizeof what, "%s: n", fname);
+    char what[64];
+    snprintf(what, sizeof what, "%s: n", fname);
+    if (PyBool_Check(arg) || !PyIndex_Check(arg))
         return ms_type_error(what, "an int", arg);
-    }
     PyObject *n = PyNumber_Index(arg);
     if (n == NULL)
         return -1;
@@ -192,10 +193,8 @@ static int count_arg(PyObject *arg, const char *fname, int64_t *out)
     Py_DECREF(n);
     if (v == -1 && PyErr_Occurred())
         return -1;
-    if (overflow) {  /* within int64, the core's rule says the rest */
-        PyErr_Format(PyExc_ValueError, "%s: n=%R is out of range for int64", fname, arg);
-        return -1;
-    }
+    if (overflow)  /* within int64, the core's rule says the rest */
+        return ms_rule_error(what, MONOSTAMP_RULE_INT64, arg);
     *out = (int64_t)v;
     return 0;
 }
@@ -222,12 +221,9 @@ PyObject *ms_draw_take(ms_state *st, monostamp_clock *clock, PyObject *arg, cons
         return NULL;
     int rc = monostamp_clock_take(clock, n, &first, &step);
     char why[256];
-    /* The core's sentence: n at fault, or the clock's policy. */
-    if (rc != MONOSTAMP_OK &&
-        (monostamp_clock_fault(clock, "take", rc, n, why, sizeof why) > 0 ||
-         rc == MONOSTAMP_EPOLICY))
-        return ms_core_text(PyExc_ValueError, fname, why);
+    /* The core's sentence: n at fault, the clock's policy or its bound. */
     if (rc != MONOSTAMP_OK)
-        return raise_core(st, rc, NULL, "%s", fname);
+        return monostamp_clock_fault(clock, "take", rc, n, why, sizeof why),
+               ms_core_fault(st, rc, fname, why);
     return block_range(first, n, step);
 }

@@ -79,6 +79,16 @@ PyObject *ms_raise(PyObject *type, const char *fmt, ...);
 /* Raises `type` with "prefix: " before `text`, a sentence the core wrote
  * (monostamp_host.h), unchanged.  Returns NULL. */
 PyObject *ms_core_text(PyObject *type, const char *prefix, const char *text);
+/* Raises "prefix: " and `text`, the core's sentence for `code`, as
+ * raise_core maps the code (LeadError, ValueError, ...); raise_core's
+ * for an empty `text`.  Returns NULL. */
+PyObject *ms_core_fault(ms_state *st, int code, const char *prefix, const char *text);
+/* ValueError "prefix: " and the core's sentence for the options field
+ * `field` monostamp_options_check refused, given as `value`.  Returns -1. */
+int ms_options_fault(const char *prefix, const char *field, PyObject *value);
+/* ValueError with the core's sentence of `rule` (monostamp_rule_text) for
+ * `what` ("Stamp(): offset") and repr(value).  Returns -1. */
+int ms_rule_error(const char *what, int rule, PyObject *value);
 /* ValueError for a zone monostamp_zone_open refused: the core's sentence,
  * "did you mean" when it has one; `name` (its UTF-8) may be NULL. */
 PyObject *ms_zone_error(const char *call, const char *name);

@@ -144,17 +144,20 @@ static PyObject *ms_sleep(PyObject *module, PyObject *const *args, Py_ssize_t na
     int64_t duration, tolerance = MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS;
     ms_state *st = PyModule_GetState(module);
     if (ms_parse_args("sleep", args, nargs, kwnames, names, 2, 1, argv) < 0 ||
-        ms_seconds_arg(argv[0], "seconds", &duration) < 0 ||
-        (argv[1] != NULL && ms_seconds_arg(argv[1], "tolerance", &tolerance) < 0))
+        ms_seconds_arg(argv[0], "sleep(): seconds", &duration) < 0 ||
+        (argv[1] != NULL && ms_seconds_arg(argv[1], "sleep(): tolerance", &tolerance) < 0))
         return NULL;
-    /* The core's rule; the words are the binding's, in seconds. */
+    /* The core's rule and words; a sign's in seconds, as given. */
     int64_t deadline;
-    int rc = monostamp_sleep_deadline(now, duration, 1, tolerance, &deadline, NULL, NULL, 0);
+    int bad = 0;
+    char why[96];
+    int rc = monostamp_sleep_deadline(now, duration, 1, tolerance, &deadline, &bad, why,
+                                      sizeof why);
     if (rc == MONOSTAMP_EINVAL)
-        return raise_core(st, rc, NULL, "sleep(%R, tolerance=%R): seconds and tolerance must be >= 0",
-                          argv[0], argv[1] != NULL ? argv[1] : Py_None);
+        return ms_rule_error(bad == 1 ? "sleep(): seconds" : "sleep(): tolerance",
+                             MONOSTAMP_RULE_NOT_NEGATIVE, argv[bad - 1]), NULL;
     if (rc != 0)
-        return raise_core(st, rc, NULL, "sleep(%R): the deadline is out of range", argv[0]);
+        return ms_core_text(PyExc_ValueError, "sleep()", why);
     return sleep_to(st, deadline, tolerance, now, "sleep", argv[0]);
 }
 
@@ -169,8 +172,9 @@ static PyObject *sleep_until_ns(PyObject *module, PyObject *const *args, Py_ssiz
     int64_t deadline, tolerance = MONOSTAMP_DEFAULT_SLEEP_TOLERANCE_NS;
     ms_state *st = PyModule_GetState(module);
     if (ms_parse_args("sleep_until_ns", args, nargs, kwnames, names, 2, 1, argv) < 0 ||
-        ms_int64_arg(argv[0], "deadline_ns", &deadline) < 0 ||
-        (argv[1] != NULL && ms_int64_arg(argv[1], "tolerance_ns", &tolerance) < 0))
+        ms_int64_arg(argv[0], "sleep_until_ns(): deadline_ns", &deadline) < 0 ||
+        (argv[1] != NULL &&
+         ms_int64_arg(argv[1], "sleep_until_ns(): tolerance_ns", &tolerance) < 0))
         return NULL;
     int64_t now = monostamp_monotonic_ns();
     char why[96];

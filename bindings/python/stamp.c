@@ -45,9 +45,7 @@ static PyObject *stamp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         if (rc < 0)
             return NULL;
         if (rc > 0 || monostamp_offset_check(offset) != MONOSTAMP_OK)
-            return ms_raise(PyExc_ValueError,
-                            "Stamp(): offset=%R is out of range -- give seconds east of UTC within "
-                            "+-86399", offset_obj);
+            return ms_rule_error("Stamp(): offset", MONOSTAMP_RULE_OFFSET, offset_obj), NULL;
     }
     /* A subclass by its own allocator (GC header, __dict__). */
     PyObject *self = type->tp_dealloc != ms_stamp_dealloc
@@ -83,15 +81,13 @@ static PyObject *stamp_format(PyObject *op, int digits, int use_z, PyObject *sep
     int64_t utc_ns = STAMP(op)->utc_ns;
     int32_t offset = STAMP(op)->offset;
     int n = monostamp_format_iso8601(buf, sizeof buf, utc_ns, offset, digits, use_z);
-    if (n < 0) {
-        if (n == MONOSTAMP_EINVAL && offset % 60 != 0)
-            return PyErr_Format(PyExc_ValueError,
-                                "cannot format monostamp.Stamp(utc_ns=%lld, offset=%d) as ISO "
-                                "8601: offset=%d s is not whole minutes, which RFC 3339 needs",
-                                (long long)utc_ns, (int)offset, (int)offset);
-        return raise_core(NULL, n, NULL,
-                          "cannot format monostamp.Stamp(utc_ns=%lld, offset=%d) as ISO 8601",
-                          (long long)utc_ns, (int)offset);
+    if (n < 0) {  /* the core's sentence, as Lua's isoformat says it (hours: as seconds) */
+        char why[160];
+        int bad = 0;
+        int rc = monostamp_isoformat(buf, sizeof buf, utc_ns, offset, digits < 0 ? 0 : digits,
+                                     use_z, &bad, why, sizeof why);
+        return rc < 0 && bad > 0 ? ms_core_text(PyExc_ValueError, "Stamp.isoformat()", why)
+                                 : raise_core(NULL, n, NULL, "Stamp.isoformat()");
     }
     if (sep == NULL)
         return PyUnicode_FromStringAndSize(buf, n);
@@ -145,16 +141,9 @@ static PyObject *stamp_isoformat(PyObject *op, PyObject *const *args, Py_ssize_t
         int rc = ms_long_arg(argv[0], "Stamp.isoformat(): digits", &v);
         if (rc < 0)
             return NULL;
-        if (rc > 0) /* past long long */
-            return ms_raise(PyExc_ValueError,
-                            "Stamp.isoformat(): digits=%R is out of range -- give 0..9, the "
-                            "digits of the fraction of a second", argv[0]);
-        char why[128];
-        int bad = 0;
-        if (v < 0 || v > 9) {  /* the core's sentence, as Lua's isoformat says it */
-            monostamp_isoformat(NULL, 0, 0, 0, v, 0, &bad, why, sizeof why);
-            return ms_core_text(PyExc_ValueError, "Stamp.isoformat()", why);
-        }
+        if (rc > 0 || v < 0 || v > 9)  /* past long long too */
+            return ms_rule_error("Stamp.isoformat(): digits", MONOSTAMP_RULE_DIGITS, argv[0]),
+                   NULL;
         digits = (int)v;
     } else if (argv[2] != NULL && argv[2] != Py_None && timespec_digits(op, argv[2], &digits) < 0) {
         return NULL;
@@ -173,15 +162,6 @@ static PyObject *stamp_isoformat(PyObject *op, PyObject *const *args, Py_ssize_t
     return stamp_format(op, digits, use_z, sep);
 }
 
-/* The character index of byte `pos` in the UTF-8 `text`. */
-static Py_ssize_t char_index(const char *text, size_t pos)
-{
-    Py_ssize_t n = 0;
-    for (size_t i = 0; i < pos; i++)
-        n += ((unsigned char)text[i] & 0xC0) != 0x80;
-    return n;
-}
-
 PyDoc_STRVAR(stamp_fromisoformat_doc, "fromisoformat($type, text, /)\n--\n\n"
 "The Stamp of text as isoformat() writes it (RFC 3339, 0..9 fractional\n"
 "digits, exactly); ValueError says where and why other text fails.");
@@ -196,11 +176,10 @@ static PyObject *stamp_fromisoformat(PyObject *cls, PyObject *text_obj)
     if (text == NULL)
         return NULL;
     int rc = monostamp_parse_iso8601(text, (size_t)len, &utc_ns, &offset, &error);
-    if (rc != MONOSTAMP_OK) {
-        size_t pos = error.position <= (size_t)len ? error.position : (size_t)len;
-        return raise_core(NULL, rc, NULL, "invalid ISO 8601 text %R at position %zd%s%s", text_obj,
-                          char_index(text, pos), error.reason != NULL ? ": " : "",
-                          error.reason != NULL ? error.reason : "");
+    if (rc != MONOSTAMP_OK) {  /* the core's sentence, as Lua's parse says it */
+        char why[320];
+        monostamp_parse_fault(text, (size_t)len, rc, &error, why, sizeof why);
+        return ms_core_text(PyExc_ValueError, "Stamp.fromisoformat()", why);
     }
     return ms_stamp_of_class((PyTypeObject *)cls, utc_ns, offset);
 }

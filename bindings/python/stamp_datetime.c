@@ -506,9 +506,7 @@ PyObject *ms_stamp_fromtimestamp(PyObject *cls, PyObject *const *args, Py_ssize_
     else
         bad = bad || monostamp_ns_from_seconds(s, 0, &utc_ns) != MONOSTAMP_OK;
     if (bad)
-        return PyErr_Format(PyExc_ValueError,
-                            "fromtimestamp(%R): out of range: must be finite and within int64 "
-                            "nanoseconds since the epoch", t);
+        return ms_rule_error("Stamp.fromtimestamp(): t", MONOSTAMP_RULE_SECONDS, t), NULL;
     if (ms_zone_offset_at(st, zone, utc_ns, &offset) < 0)
         return NULL;
     return ms_stamp_of_class((PyTypeObject *)cls, utc_ns, offset);

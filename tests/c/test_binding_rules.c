@@ -162,7 +162,7 @@ static void test_a_sleep_deadline(void)
 
 static void test_isoformat(void)
 {
-    char buf[MONOSTAMP_ISO8601_MAX + 1], why[128], small[8];
+    char buf[MONOSTAMP_ISO8601_MAX + 1], why[160], small[8];
     int bad = -1;
     CHECK_EQ(monostamp_isoformat(buf, sizeof buf, 0, 3600, 3, 0, &bad, why, sizeof why), 29);
     CHECK_STR_EQ(buf, "1970-01-01T01:00:00.000+01:00");
@@ -173,7 +173,12 @@ static void test_isoformat(void)
     CHECK_RC(monostamp_isoformat(buf, sizeof buf, 0, INT64_C(4294967296), 10, 0, &bad, why,
                                  sizeof why), MONOSTAMP_ERANGE);
     CHECK_EQ(bad, 2);
-    CHECK_STR_EQ(why, "offset 4294967296 s out of range");
+    CHECK_STR_EQ(why, "offset=4294967296 is out of range -- give seconds east of UTC within "
+                      "+-86399");
+    CHECK_RC(monostamp_isoformat(buf, sizeof buf, 0, -86400, 3, 0, &bad, why, sizeof why),
+             MONOSTAMP_ERANGE);
+    CHECK_EQ(bad, 2);
+    CHECK_STR_EQ(why, "offset=-86400 is out of range -- give seconds east of UTC within +-86399");
     CHECK_RC(monostamp_isoformat(buf, sizeof buf, 0, 0, 10, 0, &bad, why, sizeof why),
              MONOSTAMP_EINVAL);
     CHECK_EQ(bad, 3);
@@ -182,11 +187,12 @@ static void test_isoformat(void)
     CHECK_RC(monostamp_isoformat(buf, sizeof buf, 0, 30, 9, 0, &bad, why, sizeof why),
              MONOSTAMP_EINVAL);
     CHECK_EQ(bad, 2);
-    CHECK_STR_EQ(why, "offset 30 s cannot be written as +hh:mm");
+    CHECK_STR_EQ(why, "offset=30 s is not whole minutes, which RFC 3339 needs");
     CHECK_RC(monostamp_isoformat(buf, sizeof buf, INT64_MIN, 0, 0, 0, &bad, why, sizeof why),
              MONOSTAMP_ERANGE);
     CHECK_EQ(bad, 1);
-    CHECK_STR_EQ(why, "-9223372036854775808 ns at offset 0 s is outside the years 1..9999");
+    CHECK_STR_EQ(why, "-9223372036854775808 ns truncated to 0 digits falls before the int64 "
+                      "nanosecond range, which no parse takes back -- give more digits");
     /* A buffer too small is no argument's fault. */
     CHECK_RC(monostamp_isoformat(small, sizeof small, 0, 0, 9, 0, &bad, why, sizeof why),
              MONOSTAMP_ERANGE);
@@ -223,8 +229,72 @@ static void test_uuid7_text(void)
     CHECK_RC(monostamp_uuid7_text_ns(NULL, 0, &ns, why, sizeof why), MONOSTAMP_EINVAL);
 }
 
+/* Each rule's sentence, with the host's own text for the value. */
+static void test_rule_text(void)
+{
+    char buf[192], small[8];
+    CHECK_EQ(monostamp_rule_text(MONOSTAMP_RULE_NOT_NEGATIVE, "seconds", "-0.5", buf,
+                                 sizeof buf), 30);
+    CHECK_STR_EQ(buf, "seconds must be >= 0, not -0.5");
+    CHECK_RC(monostamp_rule_text(MONOSTAMP_RULE_INT64, "n", "1", buf, 0), MONOSTAMP_EINVAL);
+    CHECK_LT(monostamp_rule_text(MONOSTAMP_RULE_INT64, "n", "18446744073709551616", buf,
+                                 sizeof buf), (int)sizeof buf);
+    CHECK_STR_EQ(buf, "n=18446744073709551616 is out of range -- give an integer within int64 "
+                      "(-9223372036854775808..9223372036854775807)");
+    CHECK_LT(monostamp_rule_text(MONOSTAMP_RULE_SECONDS, "seconds", "nan", buf, sizeof buf), 160);
+    CHECK_STR_EQ(buf, "seconds=nan is out of range -- give a finite number of seconds within "
+                      "int64 nanoseconds (under 292 years)");
+    CHECK_RC(monostamp_rule_text(MONOSTAMP_RULE_OFFSET, "offset", "86400", small, sizeof small),
+             MONOSTAMP_ERANGE);
+    CHECK_STR_EQ(small, "offset=");
+    CHECK_RC(monostamp_rule_text(0, "x", "1", buf, sizeof buf), MONOSTAMP_EINVAL);
+    CHECK_LT(monostamp_rule_text(MONOSTAMP_RULE_NUL, "zone", "4", buf, sizeof buf), 160);
+    CHECK_STR_EQ(buf, "zone has a NUL character at byte 4 -- give text without NUL characters");
+    CHECK_RC(monostamp_rule_text(MONOSTAMP_RULE_NUL + 1, "x", "1", buf, sizeof buf),
+             MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_rule_text(MONOSTAMP_RULE_DIGITS, NULL, "1", buf, sizeof buf),
+             MONOSTAMP_EINVAL);
+}
+
+/* Where text failed to parse, in characters, and why. */
+static void test_parse_fault(void)
+{
+    static const char bad_t[] = "2026-12-02X15:11:20Z", wide[] = "\xc3\xa9-12-02";
+    static const char long_text[] = "2026-12-02T15:11:20.123456789+01:00 and then \xc3\xa9";
+    char buf[320], small[4];
+    monostamp_parse_error e = {0, NULL};
+    CHECK_RC(monostamp_parse_iso8601(bad_t, strlen(bad_t), NULL, NULL, &e), MONOSTAMP_ESYNTAX);
+    CHECK_LT(monostamp_parse_fault(bad_t, strlen(bad_t), MONOSTAMP_ESYNTAX, &e, buf, sizeof buf),
+             (int)sizeof buf);
+    CHECK_STR_EQ(buf, "'2026-12-02X15:11:20Z' at character 11: expected 'T', 't' or ' ' between "
+                      "date and time -- give RFC 3339 text as isoformat writes it, such as "
+                      "'2026-12-02T15:11:20.123456789+01:00'");
+    CHECK_RC(monostamp_parse_iso8601(wide, strlen(wide), NULL, NULL, &e), MONOSTAMP_ESYNTAX);
+    e.position = 2;  /* past the one character of two bytes */
+    CHECK_LT(monostamp_parse_fault(wide, strlen(wide), MONOSTAMP_ESYNTAX, &e, buf, sizeof buf),
+             320);
+    CHECK(strstr(buf, "' at character 2: ") != NULL);
+    CHECK_RC(monostamp_parse_iso8601(long_text, strlen(long_text), NULL, NULL, &e),
+             MONOSTAMP_ESYNTAX);
+    CHECK_LT(monostamp_parse_fault(long_text, strlen(long_text), MONOSTAMP_ESYNTAX, &e, buf,
+                                   sizeof buf), 320);
+    CHECK(strncmp(buf, "'2026-12-02T15:11:20.123456789+01:00 and ...' at character 36: ",
+                  62) == 0);
+    e.reason = "instant outside the int64 nanosecond range (1677..2262)";
+    e.position = 0;
+    CHECK_LT(monostamp_parse_fault("2263", 4, MONOSTAMP_ERANGE, &e, buf, sizeof buf), 320);
+    CHECK_STR_EQ(buf, "'2263' at character 1: instant outside the int64 nanosecond range "
+                      "(1677..2262)");
+    CHECK_RC(monostamp_parse_fault("x", 1, MONOSTAMP_ESYNTAX, &e, small, sizeof small),
+             MONOSTAMP_ERANGE);
+    CHECK_RC(monostamp_parse_fault(NULL, 1, MONOSTAMP_ESYNTAX, &e, buf, sizeof buf),
+             MONOSTAMP_EINVAL);
+}
+
 int main(void)
 {
+    RUN(test_rule_text);
+    RUN(test_parse_fault);
     RUN(test_option_names_round_trip);
     RUN(test_a_policy_goes_by_its_constant_too);
     RUN(test_an_offset_is_strictly_within_a_day);

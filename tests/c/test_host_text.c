@@ -143,8 +143,29 @@ static void test_clock_fault(void)
                       "(years 1677..2262) -- give a smaller step");
     CHECK_EQ(monostamp_clock_fault(&c, "step_back", MONOSTAMP_EINVAL, -1, buf, sizeof buf), 2);
     CHECK_STR_EQ(buf, "ns=-1 is negative -- give ns >= 0");
-    /* The clock's state, not a value: nothing to add to the core's sentence. */
+    /* The clock's state, not a value: the lead bound and its fix. */
+    CHECK_LT(monostamp_options_fault("max_lead_ns", "-1", 0, buf, sizeof buf), 256);
+    CHECK_STR_EQ(buf, "max_lead_ns=-1 must be >= 0");
+    CHECK_LT(monostamp_options_fault("shared_path", "", 1, buf, sizeof buf), 256);
+    CHECK_STR_EQ(buf, "shared='' must be a non-empty path");
+    CHECK_LT(monostamp_options_fault("zone", "0123456789012345678901234567890123456789x", 1, buf,
+                                     sizeof buf), 256);
+    CHECK_STR_EQ(buf, "zone='0123456789012345678901234567890123456789...' (41 bytes) must be a "
+                      "zone name of at most 255 bytes");
+    CHECK_LT(monostamp_options_fault("colour", "5", 0, buf, sizeof buf), 256);
+    CHECK_STR_EQ(buf, "colour=5 is not accepted");
+    CHECK_RC(monostamp_options_fault(NULL, "5", 0, buf, sizeof buf), MONOSTAMP_EINVAL);
     CHECK_EQ(monostamp_clock_fault(&c, "take", MONOSTAMP_ELEAD, 5, buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "n=5 stamps would lead the source by more than max_lead_ns=1000000000 -- "
+                      "take fewer at once, or make the clock with a larger max_lead_ns");
+    CHECK_EQ(monostamp_clock_fault(&c, "now", MONOSTAMP_ELEAD, 0, buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "the next stamp would lead the source by more than max_lead_ns=1000000000 "
+                      "-- the wait for the source ran past its limit: make the clock with a "
+                      "larger max_lead_ns");
+    CHECK_EQ(monostamp_clock_fault(&c, "now", MONOSTAMP_ERANGE, 0, buf, sizeof buf), 0);
+    CHECK_STR_EQ(buf, "the next stamp would pass the largest int64 nanosecond "
+                      "(2262-04-11T23:47:16.854775807Z)");
+    CHECK_EQ(monostamp_clock_fault(&c, "now", MONOSTAMP_EINVAL, 0, buf, sizeof buf), 0);
     CHECK_STR_EQ(buf, "");
     CHECK_EQ(monostamp_clock_fault(&c, "set", MONOSTAMP_EPOLICY, 5, buf, sizeof buf), 0);
     CHECK_STR_EQ(buf, "");
@@ -211,32 +232,32 @@ static void test_options_fault(void)
     char buf[256], zone[301];
     monostamp_options o;
     monostamp_options_init(&o);
-    CHECK_RC(monostamp_options_fault(&o, buf, sizeof buf), 0);
+    CHECK_RC(monostamp_options_text(&o, buf, sizeof buf), 0);
     CHECK_STR_EQ(buf, "");
     o.max_lead_ns = -1;
-    CHECK_RC(monostamp_options_fault(&o, buf, sizeof buf), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_options_text(&o, buf, sizeof buf), MONOSTAMP_EINVAL);
     CHECK_STR_EQ(buf, "max_lead_ns=-1 must be >= 0");
     monostamp_options_init(&o);
     o.has_start_ns = 1, o.start_ns = 5;
-    CHECK_RC(monostamp_options_fault(&o, buf, sizeof buf), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_options_text(&o, buf, sizeof buf), MONOSTAMP_EINVAL);
     CHECK_STR_EQ(buf, "start_ns=5 is only for the manual source");
     monostamp_options_init(&o);
     o.shared_path = "";
-    CHECK_RC(monostamp_options_fault(&o, buf, sizeof buf), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_options_text(&o, buf, sizeof buf), MONOSTAMP_EINVAL);
     CHECK_STR_EQ(buf, "shared='' must be a non-empty path");
     monostamp_options_init(&o);
     memset(zone, 'x', 300), zone[300] = '\0';
     o.zone = zone;
-    CHECK_RC(monostamp_options_fault(&o, buf, sizeof buf), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_options_text(&o, buf, sizeof buf), MONOSTAMP_EINVAL);
     CHECK_STR_EQ(buf, "zone='xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' (300 bytes) must be a "
                       "zone name of at most 255 bytes");
     monostamp_options_init(&o);
     o.on_lead = 7;
-    CHECK_RC(monostamp_options_fault(&o, buf, sizeof buf), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_options_text(&o, buf, sizeof buf), MONOSTAMP_EINVAL);
     CHECK_STR_EQ(buf, "on_lead=7 must be one of 'wait', 'error'");
-    CHECK_RC(monostamp_options_fault(NULL, buf, sizeof buf), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_options_text(NULL, buf, sizeof buf), MONOSTAMP_EINVAL);
     CHECK_STR_EQ(buf, "options must not be NULL");
-    CHECK_RC(monostamp_options_fault(&o, NULL, 0), MONOSTAMP_EINVAL);
+    CHECK_RC(monostamp_options_text(&o, NULL, 0), MONOSTAMP_EINVAL);
 }
 
 /* A clock's failure: the zone's or the state file's sentence, else none. */

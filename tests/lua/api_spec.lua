@@ -354,7 +354,7 @@ describe("isoformat and parse", function()
       local where = "iso8601_bad.tsv line " .. row.line
       assert.is_nil(ns, where)
       assert.equal(monostamp[row[3]], code, where)
-      assert.truthy(msg:find("at byte " .. (tonumber(row[2]) + 1) .. ": ", 1, true), where .. ": " .. msg)
+      assert.truthy(msg:find("at character " .. (tonumber(row[2]) + 1) .. ": ", 1, true), where .. ": " .. msg)
       assert.truthy(msg:find(row[4], 1, true), where .. ": " .. msg)
     end
   end)

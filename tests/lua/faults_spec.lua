@@ -2,7 +2,8 @@
 -- C module (Lua 5.3-5.5, make test-lua) and the LuaJIT FFI module (make
 -- test-luajit), one of the shared specs: inside Lua's own frame ("bad
 -- argument #n to 'f' (...)", or nil and the message) the very text the
--- Python extension shows after its prefix (tests/python/test_faults.py).
+-- Python extension shows after its prefix (tests/python/test_faults.py);
+-- a row whose Lua call is - is Python's alone.
 -- Lua 5.1 syntax, so that LuaJIT reads it too.
 local here = debug.getinfo(1, "S").source:match("^@(.*)/[^/]*$") or "."
 local m = require(jit and "monostamp.ffi" or "monostamp")
@@ -56,6 +57,7 @@ describe("every fault in the core's words", function()
       text = text:gsub("{" .. key .. "}", function() return path end)
     end
     it(name, function()
+      if call == "-" then return end  -- a fault only Python can commit
       local ok, a, b = run(call)
       if kind == "arg" then
         assert.is_false(ok, "no error for " .. call)
@@ -65,7 +67,8 @@ describe("every fault in the core's words", function()
       else
         assert.is_true(ok, tostring(a))
         assert.is_nil(a)
-        assert.equal(kind == "nil:take" and "take: " .. text or text, b)
+        local f = kind:match("^nil:(.+)$")
+        assert.equal(f and f .. ": " .. text or text, b)
       end
       assert.is_nil(tostring(ok and b or a):find("[\128-\255]"))  -- ASCII only
     end)

@@ -65,10 +65,11 @@ describe("testing.patch", function()
       local restore = testing.patch(c)
       finally(restore)
       os.time(); os.time()
-      raises("monostamp.testing.patch: os.time(): time_ns: stamp would lead its source "
-             .. "by more than max_lead_ns", os.time)
-      raises("monostamp.testing.patch: os.date(): now: stamp would lead", os.date, "%H")
-      raises("monostamp.testing.patch: os.date(): time_ns: stamp would lead", os.date, "!%H")
+      raises("monostamp.testing.patch: os.time(): time_ns: the next stamp would lead the manual "
+             .. "source by more than max_lead_ns=1", os.time)
+      raises("monostamp.testing.patch: os.date(): now: the next stamp would lead", os.date, "%H")
+      raises("monostamp.testing.patch: os.date(): time_ns: the next stamp would lead", os.date,
+             "!%H")
     end)
   end)
 

@@ -31,7 +31,7 @@ POLICIES = ", ".join(repr(p.value) for p in monostamp.Policy)
     ({"source": "manual", "start_ns": "5"}, TypeError, "start_ns must be int"),
     ({"source": "manual", "start_ns": -2**63 - 1}, ValueError, "out of range"),
     ({"shared": 5}, TypeError, "shared must be str, bytes or os.PathLike, not int"),
-    ({"shared": "run\0.state"}, ValueError, r"shared='run\\x00.state' contains a NUL"),
+    ({"shared": "run\0.state"}, ValueError, r"shared has a NUL character at byte 4"),
     ({"trust_group": "no"}, TypeError, "trust_group must be bool, not str"),
     ({"trust_group": 1}, TypeError, "trust_group must be bool, not int"),
     ({"bogus": 1}, TypeError, "bogus"),
@@ -48,7 +48,8 @@ def test_clock_arguments(kwargs, exc, match):
     ({"start_ns": 5, "source": "realtime_coarse"},
      "Clock(): start_ns=5 is only for the manual source"),
     ({"zone": "x" * 300},
-     "Clock(): zone='%s' must be a zone name of at most 255 bytes" % ("x" * 300)),
+     # The core's sentence, as Lua's: a long text cut short, with its length.
+     "Clock(): zone='%s...' (300 bytes) must be a zone name of at most 255 bytes" % ("x" * 40)),
     ({"zone": "Mars/Olympus_Mons"},
      "Clock(): zone='Mars/Olympus_Mons' is not a zone this machine knows -- give 'UTC', "
      "an IANA name such as 'Europe/Berlin' (from TZDIR, else the system's database) or a "
@@ -169,11 +170,12 @@ def test_fromisoformat_names_position_and_reason(text, pos):
     with pytest.raises(ValueError) as info:
         Stamp.fromisoformat(text)
     msg = str(info.value)
-    assert repr(text) in msg and ("position %d:" % pos) in msg, msg
+    # The core's sentence: the 1-based character, as every binding says it.
+    assert repr(text) in msg and ("at character %d:" % (pos + 1)) in msg, msg
 
 
 def test_fromisoformat_position_counts_characters():
-    with pytest.raises(ValueError, match="position 10:"):
+    with pytest.raises(ValueError, match="at character 11:"):
         Stamp.fromisoformat("2026-12-02\u00e915:11:20Z")
 
 
@@ -252,7 +254,7 @@ def test_unusable_shared_path_is_os_error(tmp_path):
         import ctypes
         assert info.value.winerror == 3
         assert info.value.strerror.endswith(ctypes.FormatError(3).rstrip(". \r\n"))
-    with pytest.raises(ValueError, match="contains a NUL character"):
+    with pytest.raises(ValueError, match="has a NUL character at byte 2"):
         Clock(shared="a\0b")
 
 

@@ -30,12 +30,14 @@ def test_a_fault_reads_as_the_core_words_it(tmp_path, name, call, exception, pre
                                             _kind, text):
     if name.endswith("_posix") and sys.platform == "win32":
         pytest.skip("a POSIX-only row (faults.tsv)")
+    if call == "-":
+        pytest.skip("a fault only Lua can commit (faults.tsv)")
     places = {"missing": str(tmp_path / "gone" / "state"), "foreign": str(tmp_path / "junk")}
     (tmp_path / "junk").write_bytes(b"#" * 4096)
     for key, path in places.items():
         call = call.replace("{%s}" % key, repr(path))
         text = text.replace("{%s}" % key, path)
-    with pytest.raises(getattr(builtins, exception)) as info:
+    with pytest.raises(getattr(builtins, exception, None) or getattr(monostamp, exception)) as info:
         eval(call, {"m": monostamp})
     error = info.value
     message = error.strerror if isinstance(error, OSError) and error.strerror else str(error)

@@ -214,13 +214,13 @@ def test_without_the_finish_the_core_sleeps_alone(spins):
 
 
 def test_bad_arguments_name_the_value():
-    with pytest.raises(ValueError, match=r"^sleep\(-0.5, tolerance=None\): seconds and tolerance"):
+    with pytest.raises(ValueError, match=r"^sleep\(\): seconds must be >= 0, not -0.5$"):
         monostamp.sleep(-0.5)
-    with pytest.raises(ValueError, match=r"tolerance=-1e-06"):
+    with pytest.raises(ValueError, match=r"^sleep\(\): tolerance must be >= 0, not -1e-06$"):
         monostamp.sleep(1e-3, tolerance=-1e-6)
     with pytest.raises(ValueError, match=r"seconds=inf is out of range"):
         monostamp.sleep(float("inf"))
-    with pytest.raises(ValueError, match=r"the deadline is out of range"):
+    with pytest.raises(ValueError, match=r"ns ends past the monotonic clock's range"):
         monostamp.sleep(2**63 // 10**9)  # now + that passes INT64_MAX after 1 s of uptime
     with pytest.raises(TypeError, match="tolerance must be int or float, not str"):
         monostamp.sleep(0, tolerance="0")

@@ -158,9 +158,9 @@ local function tons(v, arg, fname, field, level)
 end
 
 -- A string for the core: one with a NUL inside is refused, never cut.  A
--- plain argument takes a number as its text (as luaL_checklstring), a
--- table field does not (as the C module's options).
-local function checkname(v, arg, fname, field, level)
+-- plain argument (the option `option`'s) takes a number as its text (as
+-- luaL_checklstring), a table field does not (as the C module's options).
+local function checkname(v, arg, fname, field, level, option)
   local pre = field and (field .. ": ") or ""
   level = level or 1
   if type(v) == "number" and not field then v = tostring(v) end
@@ -168,7 +168,10 @@ local function checkname(v, arg, fname, field, level)
     argerror(arg, fname, pre .. "string expected, got " .. type(v), level)
   end
   local nul = v:find("\0", 1, true)
-  if nul then argerror(arg, fname, pre .. "embedded NUL at byte " .. nul, level) end
+  if nul then  -- the core's sentence
+    argerror(arg, fname, ffi.string(text_buf, C.monostamp_rule_text(C.MONOSTAMP_RULE_NUL,
+             field or option, tostring(nul), text_buf, 256)), level)
+  end
   return v
 end
 
@@ -188,7 +191,7 @@ end
 -- "on_lead"), else its rule raised.
 local function checkoption(field, v, arg, fname, level)
   level = level or 1
-  v = checkname(v, arg, fname, nil, level + 1)
+  v = checkname(v, arg, fname, nil, level + 1, field)
   if C.monostamp_option_from_name(field, v, int_out) ~= 0 then
     argerror(arg, fname, field .. "='" .. v .. "' " .. ffi.string(C.monostamp_options_rule(field)),
              level)
@@ -279,7 +282,7 @@ function M.isoformat(utc_ns, offset_s, digits, use_z)
   digits = digits == nil and 9 or checkinteger(digits, 3, "isoformat")
   local why = text_buf + 64  -- the text is at most 35 bytes
   local n = C.monostamp_isoformat(text_buf, 36, utc_ns, offset_s, digits, use_z and 1 or 0,
-                                  int_out, why, 128)
+                                  int_out, why, 160)
   if n >= 0 then return ffi.string(text_buf, n) end
   if int_out[0] > 0 then argerror(int_out[0], "isoformat", ffi.string(why)) end
   return failure(n, "isoformat")
@@ -293,10 +296,9 @@ function M.parse(text)
   local offset = ffi.new("int32_t[1]")
   local err = ffi.new("monostamp_parse_error")
   local rc = C.monostamp_parse_iso8601(text, #text, ns_out, offset, err)
-  if rc ~= 0 then  -- positions are 1-based, as Lua's string indices
-    return failure(rc, "parse", ffi.string(C.monostamp_strerror(rc)) .. " at byte "
-                   .. tonumber(err.position) + 1 .. ": "
-                   .. (err.reason ~= nil and ffi.string(err.reason) or "invalid"))
+  if rc ~= 0 then  -- the core's sentence, where in characters
+    return failure(rc, "parse", ffi.string(text_buf, C.monostamp_parse_fault(text, #text, rc, err,
+                                                                           text_buf, 320)))
   end
   return ns_out[0], offset[0]
 end

@@ -72,7 +72,7 @@ return function(M, I)
     local o = ffi.new("monostamp_options")
     C.monostamp_options_init(o)
     if t ~= nil then tooptions(t, o) end
-    if C.monostamp_options_fault(o, buf, 256) ~= 0 then argerror(1, "clock", str(buf)) end
+    if C.monostamp_options_text(o, buf, 256) ~= 0 then argerror(1, "clock", str(buf)) end
     local rc = C.monostamp_clock_new(o, out)
     if rc == M.EINVAL then argerror(1, "clock", str(C.monostamp_strerror(rc))) end
     if rc ~= 0 then  -- the core's sentence when the zone or the state file is to blame
@@ -87,26 +87,26 @@ return function(M, I)
   -- body(p, context, name, arg, x): `context(rc, call)` names a failure
   -- (MONOSTAMP_SHARED=path too for the default clock); `arg` numbers x as
   -- the caller wrote it: 2 for a method, 1 for a module function.
+  -- A call refused: the core's sentence, and the argument it blames (1: the
+  -- clock, 2: the value); `arg` as for the bodies below.
+  local function clock_fault(p, rc, context, call, arg, value)
+    local blamed = C.monostamp_clock_fault(p, call, rc, value, buf, 256)
+    if blamed > 0 then argerror(blamed + arg - 2, call, str(buf), 1) end  -- tail-called
+    return failure(rc, context, buf[0] ~= 0 and str(buf) or nil)
+  end
   local function stamp_call(fn)
     return function(p, context, name)
       local rc = fn(p, stamp)
-      if rc ~= 0 then return failure(rc, context(rc, name)) end
+      if rc ~= 0 then return clock_fault(p, rc, context(rc, name), name, 1, 0) end
       return stamp.utc_ns, stamp.offset_s
     end
   end
   local function ns_call(fn)
     return function(p, context, name)
       local rc = fn(p, ns_out)
-      if rc ~= 0 then return failure(rc, context(rc, name)) end
+      if rc ~= 0 then return clock_fault(p, rc, context(rc, name), name, 1, 0) end
       return ns_out[0]
     end
-  end
-  -- take, set and advance refused: the core's sentence, and the argument it
-  -- blames (1: the clock, 2: the value); `arg` as for the bodies below.
-  local function clock_fault(p, rc, context, call, arg, value)
-    local blamed = C.monostamp_clock_fault(p, call, rc, value, buf, 256)
-    if blamed > 0 then argerror(blamed + arg - 2, call, str(buf), 1) end  -- tail-called
-    return failure(rc, context, buf[0] ~= 0 and str(buf) or nil)
   end
   local SHARED = {
     now = stamp_call(C.monostamp_now),
@@ -116,7 +116,7 @@ return function(M, I)
     policy = function(p) return str(C.monostamp_policy_name(C.monostamp_clock_policy(p))) end,
     uuid7 = function(p, context)
       local rc = C.monostamp_uuid7(p, I.uuid_bytes)
-      if rc ~= 0 then return failure(rc, context(rc, "uuid7")) end
+      if rc ~= 0 then return clock_fault(p, rc, context(rc, "uuid7"), "uuid7", 1, 0) end
       C.monostamp_uuid_format(I.uuid_bytes, buf)
       return str(buf, 36)
     end,

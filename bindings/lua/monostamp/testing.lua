@@ -30,7 +30,7 @@ local function ns_or_raise(fname, what, v, text_ok)
   elseif text_ok and type(v) == "string" then
     local ns, err = monostamp.parse(v)
     if ns then return ns end
-    argerror(2, fname, string.format("%s%q: %s", what, v, (err:gsub("^parse: ", ""))))
+    argerror(2, fname, what .. err:gsub("^parse: ", ""))  -- the core's sentence quotes v
   end
   local got = math.type(v) == "float" and ("float " .. tostring(v)) or type(v)
   argerror(2, fname, string.format("%sinteger nanoseconds%s expected, got %s", what,

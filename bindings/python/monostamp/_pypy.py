@@ -14,8 +14,9 @@ from operator import index as _index
 from . import _pypy_patch
 from ._pypy_base import (  # noqa: F401  (the extension's names, re-exported)
     DEFAULT_SLEEP_TOLERANCE_NS, PATCH_MAX_LEAD_NS, LeadError, _EPOCH_NAIVE, _MIN, _OFFSET,
-    _POLICIES, _US, __version__, E, _bool, _core_error, _core_text, _draw_c, _Immutable, _int,
-    _option, _path, _state_file_error, _timezone, _utf8, _zone_error, _zone_name, ffi, lib)
+    _POLICIES, _US, __version__, E, _bool, _clock_fault, _core_error, _core_text, _draw_c,
+    _Immutable, _int, _option, _path, _rule_error, _state_file_error, _timezone, _utf8,
+    _zone_error, _zone_name, ffi, lib)
 from ._pypy_stamp import Stamp
 from ._pypy_patch import (  # noqa: F401
     _activate, _adopt, _check_start, _deactivate, _foreign, _installed)
@@ -59,12 +60,12 @@ class Clock(metaclass=_Immutable):
             o.shared_path = keep[-1]
         bad = ffi.new("const char **")
         if lib.monostamp_options_check(o, bad) != 0:
-            field = ffi.string(bad[0]).decode()
-            given = {"policy": policy, "source": source, "zone": zone, "max_lead_ns": max_lead_ns,
-                     "on_lead": on_lead, "shared_path": shared, "start_ns": start_ns}
-            raise ValueError("Clock(): %s=%r %s" % (
-                "shared" if field == "shared_path" else field, given.get(field),
-                ffi.string(lib.monostamp_options_rule(field.encode())).decode()))
+            v = {"policy": policy, "source": source, "zone": zone, "max_lead_ns": max_lead_ns,
+                 "on_lead": on_lead, "shared_path": shared, "start_ns": start_ns}.get(
+                     ffi.string(bad[0]).decode())  # the core's sentence
+            text = v.encode("utf-8", "surrogatepass") if isinstance(v, str) else repr(v).encode()
+            raise ValueError(_core_text("Clock()", 512, lambda buf, size: (
+                lib.monostamp_options_fault(bad[0], text, isinstance(v, str), buf, size))))
         out = ffi.new("monostamp_clock **")
         rc = lib.monostamp_clock_new(o, out)
         if rc == E.ENOZONE:
@@ -115,14 +116,9 @@ class Clock(metaclass=_Immutable):
     def _failed(self, call):
         """After a draw returned INT64_MIN: the core's error, if it was one."""
         rc = lib.monostamp_pypy_code()
-        call = call if self is default_clock else "Clock." + call
-        if rc == E.ELEAD:
-            call += " with max_lead_ns=%d" % lib.monostamp_clock_max_lead_ns(self._c)
-        elif rc == E.ERANGE:
-            call += ": the next stamp would pass the largest int64 nanosecond" + (
-                " (shared=%r)" % (self._shared,) if self._shared is not None else "")
-        if rc != 0:
-            raise _core_error(rc, call)
+        if rc != 0:  # the core's sentence
+            raise _clock_fault(self._c, rc, call if self is default_clock else "Clock." + call,
+                               call[:-2].encode())
 
     def now(self):
         ns = _draw_c(self._c, _OFFSET, 0)
@@ -164,10 +160,7 @@ class Clock(metaclass=_Immutable):
         if rc == 0:
             return
         # The core's sentence for a refused move, after "Clock.set(): ".
-        why = ffi.new("char[]", 256)
-        if lib.monostamp_clock_fault(self._c, name.encode(), rc, ns, why, 256) > 0:
-            raise ValueError("Clock.%s(): %s" % (name, ffi.string(why).decode()))
-        raise _core_error(rc, "Clock.%s(%r)" % (name, arg))
+        raise _clock_fault(self._c, rc, "Clock.%s()" % name, name.encode(), ns)
 
     def set(self, ns, /):
         self._manual("set", ns, lib.monostamp_manual_set)
@@ -195,7 +188,8 @@ class Clock(metaclass=_Immutable):
         raw = ffi.new("uint8_t[16]")
         rc = lib.monostamp_uuid7(self._c, raw)
         if rc != 0:
-            raise _core_error(rc, "uuid7()" if self is default_clock else "Clock.uuid7()")
+            raise _clock_fault(self._c, rc, "uuid7()" if self is default_clock else "Clock.uuid7()",
+                               b"uuid7")
         return uuid.UUID(bytes=bytes(ffi.buffer(raw)))
 
     def take(self, n):
@@ -204,16 +198,11 @@ class Clock(metaclass=_Immutable):
             raise TypeError("%s: n must be an int, not %s" % (fname, type(n).__name__))
         count = _index(n)
         if not -(1 << 63) <= count < 1 << 63:  # within int64, the core's rule says the rest
-            raise ValueError("%s: n=%r is out of range for int64" % (fname, n))
+            raise _rule_error(fname + ": n", lib.MONOSTAMP_RULE_INT64, n)
         first, step = ffi.new("int64_t *"), ffi.new("int64_t *")
         rc = lib.monostamp_clock_take(self._c, count, first, step)
-        # The core's sentence: n at fault, or the clock's policy.
-        why = ffi.new("char[]", 256)
-        if rc != 0 and (lib.monostamp_clock_fault(self._c, b"take", rc, count, why, 256) > 0
-                        or rc == E.EPOLICY):
-            raise ValueError("%s: %s" % (fname, ffi.string(why).decode()))
-        if rc != 0:
-            raise _core_error(rc, fname)
+        if rc != 0:  # the core's sentence: n at fault, the clock's policy or its bound
+            raise _clock_fault(self._c, rc, fname, b"take", count)
         return range(first[0], first[0] + count * step[0], step[0])
 
     def __repr__(self):
@@ -439,12 +428,15 @@ def _run_dirs_sweep(parent):
     return n
 
 
-def _sleep(what, now, ns, is_duration, tolerance_ns):
-    out = ffi.new("int64_t *")
-    rc = lib.monostamp_sleep_deadline(now, ns, is_duration, tolerance_ns, out, ffi.NULL,
-                                      ffi.NULL, 0)
-    if rc != 0:  # the arguments' signs were checked: the deadline is out of range
-        raise _core_error(rc, "%s: the deadline is out of range" % what)
+def _sleep(what, args, now, ns, is_duration, tolerance_ns):
+    """Sleeps to the core's checked deadline; `args` (name, value) as given."""
+    out, bad, why = ffi.new("int64_t *"), ffi.new("int *"), ffi.new("char[]", 96)
+    rc = lib.monostamp_sleep_deadline(now, ns, is_duration, tolerance_ns, out, bad, why, 96)
+    if rc == E.EINVAL:  # the core's rule and words; a sign's in the unit as given
+        raise _rule_error(args[bad[0] - 1][0], lib.MONOSTAMP_RULE_NOT_NEGATIVE,
+                          args[bad[0] - 1][1])
+    if rc != 0:
+        raise ValueError("%s: %s" % (what, ffi.string(why).decode()))
     # The long part in time.sleep(), where signal handlers run (Ctrl-C ends
     # it), then the core's own sleep for the last 2 ms: not the CPython
     # binding's plan and Python finish.
@@ -464,10 +456,10 @@ def _seconds(value, what):
     if isinstance(value, float):
         bad = lib.monostamp_ns_from_double(value, 1, out) != 0
     else:
-        bad = not -(1 << 63) <= _int(value, what) * 10**9 < (1 << 63)
+        bad = not -(1 << 63) <= value * 10**9 < (1 << 63)
         out[0] = 0 if bad else value * 10**9
     if bad:
-        raise ValueError("%s=%r is out of range" % (what, value))
+        raise _rule_error(what, lib.MONOSTAMP_RULE_SECONDS, value)
     return out[0]
 
 
@@ -476,25 +468,18 @@ _DEFAULT_TOLERANCE = DEFAULT_SLEEP_TOLERANCE_NS / 1e9
 
 def sleep(seconds, tolerance=_DEFAULT_TOLERANCE):
     now_ns = lib.monostamp_monotonic_ns()
-    ns = _seconds(seconds, "seconds")
-    tol = _seconds(tolerance, "tolerance")
-    if ns < 0 or tol < 0:
-        given = None if tolerance is _DEFAULT_TOLERANCE else tolerance
-        raise ValueError("sleep(%r, tolerance=%r): seconds and tolerance must be >= 0: %s"
-                         % (seconds, given, ffi.string(lib.monostamp_strerror(
-                             E.EINVAL)).decode()))
-    _sleep("sleep(%r)" % (seconds,), now_ns, ns, 1, tol)
+    ns = _seconds(seconds, "sleep(): seconds")
+    tol = _seconds(tolerance, "sleep(): tolerance")
+    _sleep("sleep()", (("sleep(): seconds", seconds), ("sleep(): tolerance", tolerance)), now_ns,
+           ns, 1, tol)
 
 
 def sleep_until_ns(deadline_ns, tolerance_ns=DEFAULT_SLEEP_TOLERANCE_NS):
-    deadline = _int(deadline_ns, "deadline_ns")
-    tol = _int(tolerance_ns, "tolerance_ns")
-    now = lib.monostamp_monotonic_ns()
-    why = ffi.new("char[]", 96)
-    if lib.monostamp_sleep_deadline(now, deadline, 0, tol, ffi.new("int64_t *"), ffi.NULL, why,
-                                    96) != 0:
-        raise ValueError("sleep_until_ns(): " + ffi.string(why).decode())
-    _sleep("sleep_until_ns()", now, deadline, 0, tol)
+    deadline = _int(deadline_ns, "sleep_until_ns(): deadline_ns")
+    tol = _int(tolerance_ns, "sleep_until_ns(): tolerance_ns")
+    _sleep("sleep_until_ns()", (("sleep_until_ns(): deadline_ns", deadline_ns),
+                                ("sleep_until_ns(): tolerance_ns", tolerance_ns)),
+           lib.monostamp_monotonic_ns(), deadline, 0, tol)
 
 
 def _sleep_finish(finish):

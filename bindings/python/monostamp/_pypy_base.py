@@ -71,18 +71,34 @@ def _core_error(code, context, filename=None, message=None):
     return ValueError(message)
 
 
+def _rule_error(what, rule, value):
+    """ValueError with the core's sentence of `rule` for what=repr(value)."""
+    return ValueError(_core_text(None, 512, lambda buf, size: lib.monostamp_rule_text(
+        rule, what.encode(), repr(value).encode(), buf, size)))
+
+
+def _clock_fault(c, rc, call, name, value=0):
+    """The exception for `call` (the core's `name` for it) refused on the
+    clock c: the core's sentence after "call: ", else the code's."""
+    text = _core_text(call, 256, lambda buf, size: lib.monostamp_clock_fault(
+        c, name, rc, value, buf, size))
+    return _core_error(rc, call, message=None if text.endswith(": ") else text)
+
+
 def _int(value, what):
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError("%s must be int, not %s" % (what, type(value).__name__))
     if not -(1 << 63) <= value < (1 << 63):
-        raise ValueError("%s=%r is out of range for int64 nanoseconds" % (what, value))
+        raise _rule_error(what, lib.MONOSTAMP_RULE_INT64, value)
     return value
 
 
-def _utf8(value, what):
-    if "\0" in value:
-        raise ValueError("%s=%r contains a NUL character" % (what, value))
-    return value.encode("utf-8", "surrogatepass")
+def _utf8(value, what, raw=None):
+    """The bytes for the core (value's UTF-8, else raw), a NUL refused."""
+    raw = value.encode("utf-8", "surrogatepass") if raw is None else raw
+    if b"\0" in raw:
+        raise _rule_error(what, lib.MONOSTAMP_RULE_NUL, raw.index(b"\0") + 1)
+    return raw
 
 
 def _path(value, what):
@@ -91,10 +107,7 @@ def _path(value, what):
     if not isinstance(value, (str, bytes)) and not hasattr(type(value), "__fspath__"):
         raise TypeError("%s must be str, bytes or os.PathLike, not %s"
                         % (what, type(value).__name__))
-    path = os.fsencode(value)
-    if b"\0" in path:
-        raise ValueError("%s=%r contains a NUL character" % (what, value))
-    return path
+    return _utf8(None, what, os.fsencode(value))
 
 
 def _bool(value, what):
@@ -121,12 +134,13 @@ def _zone_name(zone):
 
 
 def _core_text(call, size, write):
-    """The core's sentence, written by write(buf, size), after "call: "."""
+    """The core's sentence, written by write(buf, size), after "call: " (if any)."""
     import os
 
     buf = ffi.new("char[]", size)
     write(buf, size)
-    return "%s: %s" % (call, os.fsdecode(ffi.string(buf)))
+    text = os.fsdecode(ffi.string(buf))
+    return text if call is None else "%s: %s" % (call, text)
 
 
 def _zone_error(call, name):
@@ -140,8 +154,7 @@ def _option(field, value, what, expected="str"):
     if not isinstance(value, str):
         raise TypeError("%s must be %s, not %s" % (what, expected, type(value).__name__))
     out = ffi.new("int *")
-    raw = value.encode("utf-8", "surrogatepass")
-    if b"\0" in raw or lib.monostamp_option_from_name(field.encode(), raw, out) != 0:
+    if lib.monostamp_option_from_name(field.encode(), _utf8(value, what), out) != 0:
         raise ValueError("%s=%r %s" % (what, value, ffi.string(
             lib.monostamp_options_rule(field.encode())).decode()))
     return out[0]

@@ -4,7 +4,7 @@ import datetime as _dt
 from operator import index as _index
 
 from ._pypy_base import (_EPOCH, _EPOCH_NAIVE, _Immutable, _core_error, _int, _offset_in,
-                         _timezone, ffi, lib)
+                         _rule_error, _timezone, ffi, lib)
 
 
 class Stamp(metaclass=_Immutable):
@@ -17,10 +17,10 @@ class Stamp(metaclass=_Immutable):
     def __new__(cls, utc_ns, offset=0):
         self = object.__new__(cls)
         self._ns = _int(utc_ns, "utc_ns")
-        offset = _int(offset, "offset")
-        if lib.monostamp_offset_check(offset) != 0:
-            raise ValueError("Stamp(): offset=%r is out of range -- give seconds east of UTC "
-                             "within +-86399" % (offset,))
+        if isinstance(offset, bool) or not isinstance(offset, int):
+            _int(offset, "offset")  # its TypeError
+        if not -(1 << 63) <= offset < 1 << 63 or lib.monostamp_offset_check(offset) != 0:
+            raise _rule_error("Stamp(): offset", lib.MONOSTAMP_RULE_OFFSET, offset)
         self._off = offset
         return self
 
@@ -56,25 +56,20 @@ class Stamp(metaclass=_Immutable):
             digits = 9
         elif isinstance(digits, bool) or not isinstance(digits, int):
             raise TypeError("Stamp.isoformat(): digits must be int, not " + type(digits).__name__)
-        elif not -(1 << 63) <= digits < 1 << 63:
-            raise ValueError("Stamp.isoformat(): digits=%r is out of range -- give 0..9, the "
-                             "digits of the fraction of a second" % (digits,))
-        elif not 0 <= digits <= 9:  # the core's sentence, as Lua's isoformat says it
-            why = ffi.new("char[]", 128)
-            lib.monostamp_isoformat(ffi.NULL, 0, 0, 0, digits, 0, ffi.new("int *"), why, 128)
-            raise ValueError("Stamp.isoformat(): " + ffi.string(why).decode())
+        elif not 0 <= digits <= 9:
+            raise _rule_error("Stamp.isoformat(): digits", lib.MONOSTAMP_RULE_DIGITS, digits)
         if not isinstance(sep, str):
             raise TypeError("sep must be str, not " + type(sep).__name__)
         if len(sep) != 1:
             raise ValueError("sep=%r must be one character" % (sep,))
         text = ffi.new("char[]", 36)
         n = lib.monostamp_format_iso8601(text, 36, self._ns, self._off, digits, 1 if z else 0)
-        if n < 0:
-            what = "cannot format %r as ISO 8601" % (Stamp._make(self._ns, self._off),)
-            if self._off % 60:
-                raise ValueError("%s: offset=%d s is not whole minutes, which RFC 3339 needs"
-                                 % (what, self._off))
-            raise _core_error(n, what)
+        if n < 0:  # the core's sentence, as Lua's isoformat says it (hours: as seconds)
+            why, bad = ffi.new("char[]", 160), ffi.new("int *")
+            rc = lib.monostamp_isoformat(text, 36, self._ns, self._off, max(digits, 0),
+                                         1 if z else 0, bad, why, 160)
+            raise ValueError("Stamp.isoformat(): " + ffi.string(why).decode()) \
+                if rc < 0 and bad[0] > 0 else _core_error(n, "Stamp.isoformat()")
         text = ffi.string(text, n).decode()
         return text if sep == "T" else text[:10] + sep + text[11:]
 
@@ -88,10 +83,11 @@ class Stamp(metaclass=_Immutable):
         ns, off, err = ffi.new("int64_t *"), ffi.new("int32_t *"), ffi.new(
             "monostamp_parse_error *")
         rc = lib.monostamp_parse_iso8601(raw, len(raw), ns, off, err)
-        if rc != 0:  # the position in characters, not bytes
-            pos = len(raw[:err.position].decode("utf-8", "replace"))
-            reason = ": " + ffi.string(err.reason).decode() if err.reason != ffi.NULL else ""
-            raise _core_error(rc, "invalid ISO 8601 text %r at position %d%s" % (text, pos, reason))
+        if rc != 0:  # the core's sentence, as Lua's parse says it
+            why = ffi.new("char[]", 320)
+            lib.monostamp_parse_fault(raw, len(raw), rc, err, why, 320)
+            raise ValueError("Stamp.fromisoformat(): " + ffi.string(why).decode("utf-8",
+                                                                                "surrogateescape"))
         return cls._make(ns[0], off[0])
 
     @classmethod
@@ -141,8 +137,7 @@ class Stamp(metaclass=_Immutable):
             bad = not -(1 << 63) <= t * 10**9 < (1 << 63)
             out[0] = 0 if bad else t * 10**9
         if bad:
-            raise ValueError("fromtimestamp(%r): out of range: must be finite and within int64 "
-                             "nanoseconds since the epoch" % (t,))
+            raise _rule_error("Stamp.fromtimestamp(): t", lib.MONOSTAMP_RULE_SECONDS, t)
         return cls._make(out[0], _offset_in(zone, out[0], "Stamp.fromtimestamp()"))
 
     def astimezone(self, zone=None):
