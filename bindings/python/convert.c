@@ -57,14 +57,6 @@ int ms_seconds_arg(PyObject *obj, const char *what, int64_t *out)
     return 0;
 }
 
-/* Raises ValueError "<what>=<obj> must be one of 'a', 'b', ...", the
- * core's rule for the field. */
-static int unknown_name(const char *what, PyObject *obj, const char *field)
-{
-    PyErr_Format(PyExc_ValueError, "%s=%R %s", what, obj, monostamp_options_rule(field));
-    return -1;
-}
-
 int ms_option_arg(PyObject *obj, const char *what, const char *field, const char *expected,
                   int *out)
 {
@@ -74,9 +66,11 @@ int ms_option_arg(PyObject *obj, const char *what, const char *field, const char
     const char *name = ms_utf8_arg(obj, what, 0, &len);
     if (name == NULL)
         return -1;
-    /* A name with a NUL in it matches none of the core's. */
+    /* A name with a NUL in it matches none of the core's; the core's rule
+     * for the field says "must be one of 'a', 'b', ...". */
     if (strlen(name) != (size_t)len || monostamp_option_from_name(field, name, out) != MONOSTAMP_OK)
-        return unknown_name(what, obj, field);
+        return PyErr_Format(PyExc_ValueError, "%s=%R %s", what, obj,
+                            monostamp_options_rule(field)), -1;
     return 0;
 }
 

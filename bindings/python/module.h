@@ -15,15 +15,14 @@
 /* Whole quarter-hour UTC offsets strictly within a day: -95..95. */
 #define MS_TZ_QUARTERS 191
 
-/* Set once by the exec slot and read-only after it, but for the cache
- * dicts (thread-safe, bounded: stamp_datetime.c): no lock. */
+/* Set once by the exec slot and read-only after it, but for the zone
+ * cache (a dict: thread-safe, bounded: stamp_datetime.c): no lock. */
 typedef struct {
     PyTypeObject *stamp_type, *clock_type, *sleep_plan_type;
     PyObject *lead_error;
     /* Policy's members by monostamp_policy, a tuple: ms_policy_members. */
     _Atomic(PyObject *) policies;
     PyObject *str_utcoffset, *str_fromutc;
-    PyObject *tz_by_offset; /* int offset -> datetime.timezone */
     PyObject *zones;        /* zone name -> capsule of a monostamp_zone */
     PyObject *tz_quarter[MS_TZ_QUARTERS]; /* by offset / 900 + MS_TZ_QUARTERS / 2 */
     PyObject *default_clock; /* NULL if the core's was unusable at exec */
