@@ -115,10 +115,12 @@ PyObject *ms_policy_object(ms_state *st, int policy);
 int ms_bool_arg(PyObject *obj, const char *what, int *out);
 /* str, bytes or os.PathLike as new bytes in the file system encoding. */
 int ms_path_arg(PyObject *obj, const char *what, PyObject **out_bytes);
-/* monostamp_clock_publish of `clock` into the state file `path` (None: the
- * file it shares): True, False if it shares none and None was given, or
- * NULL with the error, `what` naming the argument (module.c). */
-PyObject *ms_publish(ms_state *st, monostamp_clock *clock, PyObject *path, const char *what);
+/* monostamp_clock_publish of `clock` into the state file args[0] (none or
+ * None: the file it shares), for the private `call`(path=None, /): True,
+ * False if it shares none and None was given, or NULL with the error
+ * (module.c). */
+PyObject *ms_publish(ms_state *st, monostamp_clock *clock, PyObject *const *args,
+                     Py_ssize_t nargs, const char *call);
 
 /* stamp_datetime.c: the aware datetime of a stamp (OverflowError outside
  * years 1..9999); the exec slot's datetime part. */
