@@ -440,12 +440,7 @@ PyDoc_STRVAR(clock_publish_doc, "_publish($self, path=None, /)\n--\n\n"
 
 static PyObject *clock_publish(PyObject *op, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs > 1) {
-        PyErr_SetString(PyExc_TypeError, "_publish() takes at most 1 argument");
-        return NULL;
-    }
-    return ms_publish(STATE_OF(op), CLOCK(op)->core, nargs == 1 ? args[0] : Py_None,
-                      "Clock._publish(): path");
+    return ms_publish(STATE_OF(op), CLOCK(op)->core, args, nargs, "Clock._publish");
 }
 
 /* As Clock(...) would make it again; the default clock says it is one. */

@@ -60,14 +60,6 @@ int ms_seconds_arg(PyObject *obj, const char *what, int64_t *out)
     return rc != MONOSTAMP_OK ? ms_rule_error(what, MONOSTAMP_RULE_SECONDS, obj) : 0;
 }
 
-/* Raises ValueError "<what>=<obj> must be one of 'a', 'b', ...", the
- * core's rule for the field. */
-static int unknown_name(const char *what, PyObject *obj, const char *field)
-{
-    PyErr_Format(PyExc_ValueError, "%s=%R %s", what, obj, monostamp_options_rule(field));
-    return -1;
-}
-
 int ms_options_fault(const char *prefix, const char *field, PyObject *value)
 {
     int is_text = PyUnicode_Check(value);
@@ -89,8 +81,10 @@ int ms_option_arg(PyObject *obj, const char *what, const char *field, const char
     const char *name = ms_utf8_arg(obj, what, 1, &len);
     if (name == NULL)
         return -1;
+    /* The core's rule for the field says "must be one of 'a', 'b', ...". */
     if (monostamp_option_from_name(field, name, out) != MONOSTAMP_OK)
-        return unknown_name(what, obj, field);
+        return PyErr_Format(PyExc_ValueError, "%s=%R %s", what, obj,
+                            monostamp_options_rule(field)), -1;
     return 0;
 }
 

@@ -4,6 +4,7 @@
 #include "module.h"
 #include "patch.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define STATE(module) ((ms_state *)PyModule_GetState(module))
@@ -109,21 +110,25 @@ static PyObject *ms_state_counts(PyObject *module, PyObject *path)
                          (long long)counts.largest_lead_ns);
 }
 
-/* monostamp_clock_publish of `clock` to `path` (None: its own file): True,
- * False for a clock that shares no file and was given none, or an error. */
-PyObject *ms_publish(ms_state *st, monostamp_clock *clock, PyObject *path, const char *what)
+/* monostamp_clock_publish of `clock` to the path in args (none, or None:
+ * its own file): True, False for a clock that shares no file and was given
+ * none, or an error. */
+PyObject *ms_publish(ms_state *st, monostamp_clock *clock, PyObject *const *args,
+                     Py_ssize_t nargs, const char *call)
 {
-    PyObject *bytes = NULL;
+    PyObject *path = nargs == 1 ? args[0] : Py_None, *bytes = NULL;
+    if (nargs > 1)
+        return PyErr_Format(PyExc_TypeError, "%s() takes at most 1 argument", call);
+    char what[40];
+    snprintf(what, sizeof what, "%s(): path", call);
     if (path != Py_None && ms_path_arg(path, what, &bytes) < 0)
         return NULL;
     int rc = monostamp_clock_publish(clock, bytes != NULL ? PyBytes_AsString(bytes) : NULL);
     Py_XDECREF(bytes);
     if (rc == MONOSTAMP_ENOTSUP && path == Py_None)
         return Py_NewRef(Py_False);
-    if (rc != MONOSTAMP_OK) {
-        raise_core(st, rc, path, "%s: %R", what, path);
-        return NULL;
-    }
+    if (rc != MONOSTAMP_OK)
+        return raise_core(st, rc, path, "%s: %R", what, path);
     return Py_NewRef(Py_True);
 }
 
@@ -135,17 +140,10 @@ PyDoc_STRVAR(publish_default_doc, "_publish_default(path=None, /)\n--\n\n"
 static PyObject *ms_publish_default(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     monostamp_clock *clock;
-    if (nargs > 1) {
-        PyErr_SetString(PyExc_TypeError, "_publish_default() takes at most 1 argument");
-        return NULL;
-    }
     int rc = monostamp_default_clock(&clock);
-    if (rc != MONOSTAMP_OK) {
-        raise_core(STATE(module), rc, Py_None, "the default clock");
-        return NULL;
-    }
-    return ms_publish(STATE(module), clock, nargs == 1 ? args[0] : Py_None,
-                      "_publish_default(): path");
+    if (rc != MONOSTAMP_OK)
+        return raise_core(STATE(module), rc, Py_None, "the default clock");
+    return ms_publish(STATE(module), clock, args, nargs, "_publish_default");
 }
 
 PyDoc_STRVAR(monotonic_ns_doc, "monotonic_ns()\n--\n\n"
@@ -304,7 +302,7 @@ static int ms_exec(PyObject *module)
 
 /* The state's references, each visited and cleared. */
 #define REFS(X) X(stamp_type) X(clock_type) X(default_clock) X(lead_error) \
-    X(str_utcoffset) X(str_fromutc) X(tz_by_offset) X(zones) X(sleep_finish)
+    X(str_utcoffset) X(str_fromutc) X(zones) X(sleep_finish)
 #define VISIT(field) Py_VISIT(st->field);
 #define CLEAR(field) Py_CLEAR(st->field);
 

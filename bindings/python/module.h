@@ -15,15 +15,14 @@
 /* Whole quarter-hour UTC offsets strictly within a day: -95..95. */
 #define MS_TZ_QUARTERS 191
 
-/* Set once by the exec slot and read-only after it, but for the cache
- * dicts (thread-safe, bounded: stamp_datetime.c): no lock. */
+/* Set once by the exec slot and read-only after it, but for the zone
+ * cache (a dict: thread-safe, bounded: stamp_datetime.c): no lock. */
 typedef struct {
     PyTypeObject *stamp_type, *clock_type, *sleep_plan_type;
     PyObject *lead_error;
     /* Policy's members by monostamp_policy, a tuple: ms_policy_members. */
     _Atomic(PyObject *) policies;
     PyObject *str_utcoffset, *str_fromutc;
-    PyObject *tz_by_offset; /* int offset -> datetime.timezone */
     PyObject *zones;        /* zone name -> capsule of a monostamp_zone */
     PyObject *tz_quarter[MS_TZ_QUARTERS]; /* by offset / 900 + MS_TZ_QUARTERS / 2 */
     PyObject *default_clock; /* NULL if the core's was unusable at exec */
@@ -126,10 +125,12 @@ PyObject *ms_policy_object(ms_state *st, int policy);
 int ms_bool_arg(PyObject *obj, const char *what, int *out);
 /* str, bytes or os.PathLike as new bytes in the file system encoding. */
 int ms_path_arg(PyObject *obj, const char *what, PyObject **out_bytes);
-/* monostamp_clock_publish of `clock` into the state file `path` (None: the
- * file it shares): True, False if it shares none and None was given, or
- * NULL with the error, `what` naming the argument (module.c). */
-PyObject *ms_publish(ms_state *st, monostamp_clock *clock, PyObject *path, const char *what);
+/* monostamp_clock_publish of `clock` into the state file args[0] (none or
+ * None: the file it shares), for the private `call`(path=None, /): True,
+ * False if it shares none and None was given, or NULL with the error
+ * (module.c). */
+PyObject *ms_publish(ms_state *st, monostamp_clock *clock, PyObject *const *args,
+                     Py_ssize_t nargs, const char *call);
 
 /* stamp_datetime.c: the aware datetime of a stamp (OverflowError outside
  * years 1..9999); the exec slot's datetime part. */

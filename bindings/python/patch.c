@@ -265,25 +265,19 @@ PyDoc_STRVAR(activate_doc, "_activate(clock, /)\n--\n\n"
 "Makes `clock` (a Clock, None: the default clock) the one the patched\n"
 "functions draw from, installing them first.  Use monostamp.patch().");
 
-/* Why a patch may not start here (patch.h), or NULL. */
-static const char *unsupported_here(void)
-{
-#ifdef Py_GIL_DISABLED
-    return "on a free-threaded build (its ml_meth writes would race with other threads' "
-           "calls; not audited or tested there)";
-#else
-    if (!in_main_interpreter())
-        return "outside the main interpreter (the patched method tables are the process's)";
-    return NULL;
-#endif
-}
-
-/* -1 with RuntimeError if a patch may not start or stop here, else 0. */
+/* -1 with RuntimeError if a patch may not start or stop here (patch.h),
+ * else 0. */
 static int refuse_here(const char *verb)
 {
-    const char *reason = unsupported_here();
-    if (reason == NULL)
+#ifdef Py_GIL_DISABLED
+    const char *reason = "on a free-threaded build (its ml_meth writes would race with other "
+                         "threads' calls; not audited or tested there)";
+#else
+    if (in_main_interpreter())
         return 0;
+    const char *reason = "outside the main interpreter (the patched method tables are the "
+                         "process's)";
+#endif
     PyErr_Format(PyExc_RuntimeError, "monostamp.patch() cannot %s %s", verb, reason);
     return -1;
 }

@@ -47,10 +47,8 @@ static PyObject *stamp_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
         if (rc > 0 || monostamp_offset_check(offset) != MONOSTAMP_OK)
             return ms_rule_error("Stamp(): offset", MONOSTAMP_RULE_OFFSET, offset_obj), NULL;
     }
-    /* A subclass by its own allocator (GC header, __dict__). */
-    PyObject *self = type->tp_dealloc != ms_stamp_dealloc
-                         ? type->tp_alloc(type, 0)
-                         : (PyObject *)PyObject_New(ms_stamp_object, type);
+    /* tp_alloc: a subclass's has its GC header and __dict__. */
+    PyObject *self = type->tp_alloc(type, 0);
     if (self != NULL) {
         STAMP(self)->utc_ns = utc_ns;
         STAMP(self)->offset = (int32_t)offset;

@@ -1,16 +1,16 @@
 /* stamp_datetime.c: a Stamp and datetime, float seconds and zones, through
  * the datetime C API (the Stamp's one includer of datetime.h: each has its
  * own PyDateTimeAPI); the calendar is the core's.  Timezones are made once
- * per quarter-hour offset, zones by name opened once and kept. */
+ * per quarter-hour offset (others, historical only, per call), zones by
+ * name opened once and kept. */
 #include "stamp.h"
 
 #include <datetime.h>
 
 #define NS_PER_S INT64_C(1000000000)
 
-/* The caches' bounds: hostile input must not grow them; past the bound
- * the objects are made per call. */
-#define TZ_CACHE_MAX 512
+/* The zone cache's bound: hostile input must not grow it; past the bound
+ * zones are opened per call. */
 #define ZONE_CACHE_MAX 64
 
 /* A new reference to d[key]; NULL, no error set, if absent. */
@@ -25,12 +25,6 @@ static PyObject *dict_get(PyObject *d, PyObject *key)
     Py_XINCREF(v);
     return v;
 #endif
-}
-
-/* d[key] = value unless d is full, which is no error. */
-static int dict_put(PyObject *d, PyObject *key, PyObject *value, Py_ssize_t max)
-{
-    return PyDict_Size(d) >= max ? 0 : PyDict_SetItem(d, key, value);
 }
 
 /* ------------------------------------------------------- offsets, tzinfo */
@@ -145,7 +139,7 @@ int ms_datetime_exec(ms_state *st)
         return -1;
     if ((st->str_utcoffset = PyUnicode_InternFromString("utcoffset")) == NULL ||
         (st->str_fromutc = PyUnicode_InternFromString("fromutc")) == NULL ||
-        (st->tz_by_offset = PyDict_New()) == NULL || (st->zones = PyDict_New()) == NULL)
+        (st->zones = PyDict_New()) == NULL)
         return -1;
     /* Every offset in use today is whole quarter hours (+05:45 too):
      * datetime() finds those by index, no int made, no lookup. */
@@ -155,8 +149,8 @@ int ms_datetime_exec(ms_state *st)
     return 0;
 }
 
-/* The datetime.timezone of `offset_s`, cached; checked, as the table
- * must never be indexed past its ends. */
+/* The datetime.timezone of `offset_s`; checked, as the table must never
+ * be indexed past its ends. */
 static PyObject *timezone_of(ms_state *st, int32_t offset_s)
 {
     if (monostamp_offset_check(offset_s) != MONOSTAMP_OK)
@@ -165,15 +159,7 @@ static PyObject *timezone_of(ms_state *st, int32_t offset_s)
                             "strictly within +-86400 s", (int)offset_s);
     if (offset_s % 900 == 0)
         return Py_NewRef(st->tz_quarter[offset_s / 900 + MS_TZ_QUARTERS / 2]);
-    PyObject *key = PyLong_FromLong(offset_s);
-    if (key == NULL)
-        return NULL;
-    PyObject *tz = dict_get(st->tz_by_offset, key);
-    if (tz == NULL && !PyErr_Occurred() && (tz = new_timezone(offset_s)) != NULL &&
-        dict_put(st->tz_by_offset, key, tz, TZ_CACHE_MAX) < 0)
-        Py_CLEAR(tz);
-    Py_DECREF(key);
-    return tz;
+    return new_timezone(offset_s);
 }
 
 /* ----------------------------------------------------- stamp -> datetime */
@@ -395,7 +381,9 @@ static int named_zone_offset(ms_state *st, PyObject *name, int64_t utc_ns, int32
             monostamp_zone_close(zone);
             return -1;
         }
-        if (dict_put(st->zones, name, capsule, ZONE_CACHE_MAX) < 0) {
+        /* A full cache is no error. */
+        if (PyDict_Size(st->zones) < ZONE_CACHE_MAX &&
+            PyDict_SetItem(st->zones, name, capsule) < 0) {
             Py_DECREF(capsule);
             return -1;
         }
