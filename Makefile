@@ -617,6 +617,12 @@ bench-preload: $(BUILD)/libmonostamp_preload.so $(BUILD)/bench/bench_preload ## 
 DEPS_TARGETS := all lib install lua demo test test-all test-release $(TEST_NATIVE) $(TEST_ALL_MORE) \
                 test-tzrule-full test-pythons test-real-suites soak windows-wheel \
                 bench bench-sleep bench-nginx bench-preload bench-real-suites fuzz
+# Not under make test's sub-makes (MONOSTAMP_DEPS_DONE): there each would
+# be a job of its own, and make starts a goal's recipe only on its next walk
+# over the goals once a prerequisite was a job, after every other goal's
+# builds: the Python suite would wait for all of them.
+ifndef MONOSTAMP_DEPS_DONE
 $(foreach t,$(DEPS_TARGETS),$(eval $(t): | deps-$(t)))
+endif
 deps-%:
 	@sh $(DEPS) $*
