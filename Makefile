@@ -4,8 +4,8 @@
 # needs and points here for the rest).
 #
 #   make test       the native suites, quick (at most 4 minutes on 2 cores
-#                   once the dependencies are installed: two at a time, the
-#                   Python suite on two workers): C (plain, ASan+UBSan,
+#                   once the dependencies are installed: three at a time,
+#                   the Python suite first, on two workers): C (plain, ASan+UBSan,
 #                   TSan), Python on $(PYTHON), Lua 5.4 and LuaJIT, the header
 #                   as C and C++, make install, the exports, the preload library
 #   make test-all   what CI runs (.ci/run): make test, then everything else:
@@ -92,8 +92,11 @@ help: ## this list
 # rest (TEST_ALL_MORE): the native ones first, then what runs under Wine,
 # the soak, and what needs root, a download or an install: the chroots,
 # nginx and the real suite.
-TEST_NATIVE := test-c test-asan test-tsan test-header test-cxx test-install \
-               test-exports test-python test-lua test-luajit test-preload test-perf test-markdown
+# Longest first: make starts the goals in this order, so the Python suite
+# (the longest pole, two workers) and the perf gate start early and the
+# short ones fill the tail.
+TEST_NATIVE := test-python test-perf test-asan test-c test-tsan test-exports test-lua \
+               test-luajit test-cxx test-install test-preload test-header test-markdown
 # make dist and make test-dist stand for make test-pythons here: test-dist
 # runs the same lean suite on the other CPythons (3.10-3.13 and 3.14/3.15),
 # each on the wheel a user would install rather than on a gcc build, so CI
@@ -103,12 +106,20 @@ TEST_ALL_MORE := test-python-tsan test-lua53 test-lua-asan \
                  test-preload-asan test-preload-tsan test-fuzz test-windows test-soak \
                  test-forky test-pypy dist test-dist test-nginx test-real-time-machine docs
 
-# TEST_JOBS (2) suites at once, each one's output printed whole when it ends.
-# Its own deps-test installs what they all need, once, before they start
-# side by side (MONOSTAMP_DEPS_DONE: theirs return at once).
-##@ TEST_JOBS=2       how many of make test's suites run at once
-TEST_JOBS ?= 2
+# TEST_JOBS (3) suites at once, each one's output printed whole when it ends:
+# three on two cores, as the C suites mostly wait (their sleeps, the
+# children they watch) and would leave a core idle beside one other suite.
+# What the Python suite needs is built first (the wheel's serial build
+# beside the Lua module and the libraries): make starts a goal's recipe only
+# once it has started every other goal's builds, so otherwise the longest
+# suite would wait for all of them.  Its own deps-test installs what they
+# all need, once, before they start side by side (MONOSTAMP_DEPS_DONE:
+# theirs return at once).
+##@ TEST_JOBS=3       how many of make test's suites run at once
+TEST_JOBS ?= 3
+TEST_FIRST = lua $(PY_WHEEL) $(BUILD)/libmonostamp.a $(BUILD)/libmonostamp.so
 test: ## the native suites, quick: C (plain, ASan+UBSan, TSan), Python, Lua 5.4, LuaJIT, header, exports, preload
+	@MONOSTAMP_DEPS_DONE=1 $(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target $(TEST_FIRST)
 	@MONOSTAMP_DEPS_DONE=1 $(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target $(TEST_NATIVE)
 	@echo "make test: all suites passed"
 
@@ -606,6 +617,12 @@ bench-preload: $(BUILD)/libmonostamp_preload.so $(BUILD)/bench/bench_preload ## 
 DEPS_TARGETS := all lib install lua demo test test-all test-release $(TEST_NATIVE) $(TEST_ALL_MORE) \
                 test-tzrule-full test-pythons test-real-suites soak windows-wheel \
                 bench bench-sleep bench-nginx bench-preload bench-real-suites fuzz
+# Not under make test's sub-makes (MONOSTAMP_DEPS_DONE): there each would
+# be a job of its own, and make starts a goal's recipe only on its next walk
+# over the goals once a prerequisite was a job, after every other goal's
+# builds: the Python suite would wait for all of them.
+ifndef MONOSTAMP_DEPS_DONE
 $(foreach t,$(DEPS_TARGETS),$(eval $(t): | deps-$(t)))
+endif
 deps-%:
 	@sh $(DEPS) $*

@@ -111,8 +111,15 @@ def test_four_processes_no_equal_value(stamper, preloaded, tmp_path):
 
 @needs_library
 def test_date_1000_distinct(preloaded):
+    """1000 `date` processes, four loops of 250 at once on one state file:
+    each one's first reading finds the sequence an hour ahead and naps its
+    lead bound before it answers, so side by side the naps overlap, and
+    the values must differ across processes that run at the same time."""
     floor = push_ahead(preloaded, 3600)
-    script = 'i=0; while [ $i -lt 1000 ]; do date +%s%N; i=$((i+1)); done'
+    # Each `date` prints its line with one write() of a few bytes: lines
+    # from the four loops never mix on the pipe.
+    script = ('for j in 1 2 3 4; do (i=0; while [ $i -lt 250 ]; do date +%s%N; i=$((i+1)); done) & '
+              'done; wait')
     out = subprocess.run(["sh", "-c", script], env=preloaded, check=True,
                          capture_output=True, text=True).stdout.split()
     values = [int(v) for v in out]
