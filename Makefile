@@ -375,7 +375,8 @@ test-pythons: lua ## the Python suite, leaner, on every other CPython 3.10+ on t
 # preload paths against recorded counts; uuid7() and the import timed.
 # Then its self-check (tests/perf/test_gate.py): a module __getattr__ put
 # back into a copy of the package, and the extension built at -O0, each
-# fail it.  On
+# fail it (on two workers: counts do not depend on what runs beside them,
+# and the check is the tail of make test).  On
 # this tree's wheel (PY_UNPACKED); PERF_SITE=dir measures the monostamp
 # package in dir instead (an installed wheel's site-packages, with that
 # venv's PYTHON).
@@ -385,7 +386,7 @@ test-perf: $(BUILD)/plain/libcore.a $(BUILD)/libmonostamp_preload.so lua $(if $(
 	    --site $(if $(PERF_SITE),$(PERF_SITE),$(PY_UNPACKED))
 	@MONOSTAMP_PERF_BUILD=$(abspath $(BUILD)) \
 	    MONOSTAMP_PERF_SITE=$(abspath $(if $(PERF_SITE),$(PERF_SITE),$(PY_UNPACKED))) \
-	    $(PYTHON) -m pytest -q -p no:cacheprovider tests/perf/test_gate.py
+	    $(PYTHON) -m pytest -q -p no:cacheprovider -n 2 tests/perf/test_gate.py
 
 # Lua: the C part is built into $(BUILD)/lua/monostamp/core.so; require
 # "monostamp" is bindings/lua/monostamp.lua, which loads it as monostamp.core
