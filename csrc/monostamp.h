@@ -495,8 +495,7 @@ typedef struct monostamp_state_info {
  * MONOSTAMP_OK and *out; an EOS code (ENOENT: no file there)
  * MONOSTAMP_EFOREIGN for a file that is not a state file;
  * MONOSTAMP_EVERSION for another layout; MONOSTAMP_EINVAL for a NULL or
- * empty argument.  The three values are read one by one, not as a
- * snapshot.  Thread-safe. */
+ * empty argument.  The three values are read one by one (no snapshot).  Thread-safe. */
 MONOSTAMP_API int monostamp_state_file_info(const char *path, monostamp_state_info *out);
 
 /* What the clocks on a state file counted, summed over every clock of any
@@ -506,9 +505,8 @@ typedef struct monostamp_counts {
     uint64_t repeats;        /* of them, made from a reading (at the caller's grain) not
                                 above the last stamp: repeats without monostamp */
     uint64_t backward_steps; /* readings below their clock's previous reading */
-    int64_t largest_lead_ns; /* the largest lead of a stamp over its reading (>= 0),
-                                of clocks reading the real clock (a manual one's is its
-                                test's doing, not a lead over real time) */
+    int64_t largest_lead_ns; /* the largest lead of a stamp over its reading (>= 0), of
+                                real-clock sources only (a manual one's is no lead) */
 } monostamp_counts;
 /* Reads the counts of the state file at `path`, with the errors of
  * monostamp_state_file_info: numbers any process on the file may have
