@@ -154,13 +154,13 @@ def test_a_patched_run_counts_the_patched_calls(pytester, monkeypatch, tmp_path)
 
 def test_only_a_real_clock_s_lead_is_counted(tmp_path):
     # A manual clock set a century ahead, then back a year, leads its own
-    # reading by a year: the file's largest lead does not change.  A coarse
-    # real clock's repeats lead their tick, and that lead shows.
+    # reading by a year: the file's largest lead does not change.  A real
+    # clock's block of 1000 us leads its one reading by 999 us, whatever the
+    # platform's tick, and that lead shows.
     path = str(tmp_path / "state")
     monostamp.create_state_file(path)
-    real = monostamp.Clock(source="realtime_coarse", shared=path)
-    for _ in range(2000):
-        real.time_ns()
+    real = monostamp.Clock(policy="monotonicForceMicrosecondIncrement", shared=path)
+    real.take(1000)
     real._publish()
     lead = real.stats()["max_lead_ns"]
     assert lead > 0 and _ext._state_counts(path)[3] == lead
