@@ -28,14 +28,23 @@ static inline const char *path_in_dir(const char *name)
     return path;
 }
 
-/* A realtime clock in UTC on the state file `path`. */
-static inline int open_shared(monostamp_clock *clock, const char *path)
+/* A realtime clock in UTC on the state file `path`, under `policy`. */
+static inline int open_shared_policy(monostamp_clock *clock, const char *path, int policy)
 {
     monostamp_options o;
     monostamp_options_init(&o);
     o.zone = "UTC";
+    o.policy = policy;
     o.shared_path = path;
     return monostamp_clock_init(clock, &o);
+}
+
+/* The same under the default policy. */
+static inline int open_shared(monostamp_clock *clock, const char *path)
+{
+    monostamp_options o;
+    monostamp_options_init(&o);
+    return open_shared_policy(clock, path, o.policy);
 }
 
 /* Writes `size` bytes to `path`, made or truncated; aborts on a short write. */

@@ -34,16 +34,6 @@
  * inside the default 1 s bound. */
 #define BLOCK 100000
 
-static int open_clock(monostamp_clock *clock, const char *path, int policy)
-{
-    monostamp_options o;
-    monostamp_options_init(&o);
-    o.zone = "UTC";
-    o.policy = policy;
-    o.shared_path = path;
-    return monostamp_clock_init(clock, &o);
-}
-
 static int64_t wall_ns(void)
 {
     struct timespec ts;
@@ -73,8 +63,8 @@ static void unstamped_clock_after_0(int policy, int64_t first_take)
     int64_t first = 0, step = 0, ns = 0, next = 0;
     CHECK_EQ(check_make_temp_dir(dir, sizeof dir, "monostamp-unstamped"), 0);
     CHECK_OK(monostamp_state_file_create(path_in_dir("state"), 0));
-    CHECK_OK(open_clock(&leader, path_in_dir("state"), policy));
-    CHECK_OK(open_clock(&late, path_in_dir("state"), policy));
+    CHECK_OK(open_shared_policy(&leader, path_in_dir("state"), policy));
+    CHECK_OK(open_shared_policy(&late, path_in_dir("state"), policy));
     /* A fresh file: the leader's first stamp is the real clock's. */
     int64_t before = wall_ns();
     CHECK_OK(monostamp_clock_take(&leader, BLOCK, &first, &step));
@@ -119,10 +109,10 @@ static void test_a_fresh_file_still_starts_at_the_real_clock(void)
     int64_t x = 0, y = 0;
     CHECK_EQ(check_make_temp_dir(dir, sizeof dir, "monostamp-unstamped"), 0);
     CHECK_OK(monostamp_state_file_create(path_in_dir("state"), 0));
-    CHECK_OK(open_clock(&a, path_in_dir("state"),
-                        MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT));
-    CHECK_OK(open_clock(&b, path_in_dir("state"),
-                        MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT));
+    CHECK_OK(open_shared_policy(&a, path_in_dir("state"),
+                                MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT));
+    CHECK_OK(open_shared_policy(&b, path_in_dir("state"),
+                                MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT));
     CHECK_OK(monostamp_state_file_info(path_in_dir("state"), &info));
     CHECK_EQ(info.last_ns, INT64_MIN);
     int64_t before = wall_ns();
@@ -154,8 +144,8 @@ static void test_a_hand_made_file_is_raised_at_the_join(void)
         CHECK_EQ(check_make_temp_dir(dir, sizeof dir, "monostamp-unstamped"), 0);
         write_file(path_in_dir("state"), bytes, sizeof bytes);
         int64_t before = wall_ns();
-        CHECK_OK(open_clock(&clock, path_in_dir("state"),
-                            MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT));
+        CHECK_OK(open_shared_policy(&clock, path_in_dir("state"),
+                                    MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT));
         CHECK_OK(monostamp_state_file_info(path_in_dir("state"), &info));
         CHECK_GE(info.last_ns, before + 900 * MS);
         monostamp_clock_destroy(&clock);
