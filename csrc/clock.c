@@ -497,8 +497,6 @@ static MONOSTAMP__ALWAYS_INLINE int next_once(monostamp__clock *clock, enum grai
         *out_ns = grain == GRAIN_US ? floor_us(reading) : reading;
         return MONOSTAMP_OK;
     }
-    if (grain == GRAIN_US && policy == MONOSTAMP_MONOTONIC_FORCE_NANOSECOND_INCREMENT)
-        policy = MONOSTAMP_MONOTONIC_FORCE_MICROSECOND_INCREMENT;
     rc = settle(clock, policy, reading, ns_of_second, bound, try_kind, out_ns);
     /* The forcing policies' µs stamps are whole already; allowDuplicates'
      * max(r, last) may hold a ns stamp of another clock on the state. */
