@@ -1,7 +1,7 @@
 /* commands.c: what the package's commands ask the core (monostamp_host.h):
  * monostamp run's private directories (the name this runner's starts with,
  * the sweep of those whose runner is gone) and the line of a state file's
- * counts (monostamp/_report.py). */
+ * counts (the pytest plugin's summary, monostamp stats, monostamp run --report). */
 #include "module.h"
 
 PyDoc_STRVAR(run_dir_prefix_doc, "_run_dir_prefix($module, /)\n--\n\n"
@@ -28,7 +28,8 @@ static PyObject *run_dirs_sweep(PyObject *module, PyObject *parent)
     int n = monostamp_run_dirs_sweep(PyBytes_AsString(bytes));
     Py_DECREF(bytes);
     if (n < 0)
-        return raise_core((ms_state *)PyModule_GetState(module), n, parent, "_run_dirs_sweep(%R)", parent);
+        return raise_core((ms_state *)PyModule_GetState(module), n, parent,
+                          "_run_dirs_sweep(%R)", parent);
     return PyLong_FromLong(n);
 }
 
